@@ -1,0 +1,24 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "conflict-sim",
+  products: [
+    .library(name: "Simulator", targets: ["Simulator"]),
+    .library(name: "Replica", targets: ["Replica"]),
+    .library(name: "Scenarios", targets: ["Scenarios"]),
+    .executable(name: "sim-cli", targets: ["sim-cli"]),
+  ],
+  targets: [
+    .target(name: "Simulator"),
+    .target(name: "Replica", dependencies: ["Simulator"]),
+    .target(name: "Scenarios", dependencies: ["Simulator", "Replica"]),
+    // The command-line tool's logic, as a library so that tests can drive it in-process.
+    .target(name: "SimCLI", dependencies: ["Simulator", "Replica", "Scenarios"]),
+    .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
+    .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
+    // Depends on the executable too, so that `swift test` builds the binary the tests spawn.
+    .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "sim-cli"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

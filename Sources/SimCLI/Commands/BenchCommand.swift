@@ -1,0 +1,92 @@
+import Simulator
+
+/// `sim-cli bench [kernel|scenario|fuzz|scale]`: throughput figures.
+enum BenchCommand {
+  static let subjects = ["kernel", "scenario", "fuzz", "scale"]
+  static let spec = CommandSpec(
+    name: "bench", summary: "Print throughput figures (events/s, runs/s, seeds/s, memory).",
+    discussion: """
+      kernel    events/s of a ping-pong workload at 16, 1,000 and 100,000 pending events, next to a
+                bare hand-written heap loop running the same workload (the yardstick).
+      Build with -c release: debug builds are many times slower.
+      """,
+    positionals: [.init(name: "kernel|scenario|fuzz|scale", help: "Which benchmark (default: kernel).", optional: true)],
+    options: [
+      .value("--events", "N", "kernel: events per trial (default 2000000)."),
+      .value("--trials", "N", "kernel: trials per size; the median is printed (default 3)."),
+      Formats.option,
+    ],
+    subjects: subjects,
+    examples: ["swift run -c release sim-cli bench kernel", "sim-cli bench kernel --format json"])
+
+  static let command = Command(spec: spec) { args, console in
+    switch args.positionals.first ?? "kernel" {
+    case "kernel":
+      return kernel(args, console)
+    case "scenario":
+      console.err(UsageError.notBuilt(command: "bench scenario", arrives: "scenario files and the oracle").render(command: spec))
+      return .usage
+    default:
+      console.err(UsageError.notBuilt(command: "bench \(args.positionals[0])", arrives: "the fuzzer").render(command: spec))
+      return .usage
+    }
+  }
+
+  static func kernel(_ args: ParsedArguments, _ console: Console) -> ExitCode {
+    guard let events = IntegerOption.parse(args, "--events", default: 2_000_000, in: 1_000...1_000_000_000, spec: spec, console: console),
+      let trials = IntegerOption.parse(args, "--trials", default: 3, in: 1...100, spec: spec, console: console)
+    else { return .usage }
+    #if DEBUG
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench kernel'.\n")
+    #endif
+    let json = args.value("--format") == "json"
+    var results: [KernelBenchmark.Result] = []
+    for pending in [16, 1_000, 100_000] {
+      console.err("bench kernel: \(pending) pending…\n")
+      results.append(KernelBenchmark.measure(pending: pending, events: Int(events), trials: Int(trials)))
+    }
+    if json {
+      let value: JSONValue = [
+        "benchmark": "kernel",
+        "results": .array(results.map { r in
+          [
+            "pending": .int(Int64(r.pending)),
+            "eventsPerSecond": .int(Int64(r.eventsPerSecond.rounded())),
+            "bareLoopEventsPerSecond": .int(Int64(r.bareEventsPerSecond.rounded())),
+          ]
+        }),
+      ]
+      console.out(value.serialized() + "\n")
+    } else {
+      var text = "kernel: ping-pong on EventLoop vs. a bare heap loop (median of \(trials) × \(events) events)\n"
+      text += "  pending     events/s    bare loop/s   bare/kernel\n"
+      for r in results {
+        text += "  " + pad(String(r.pending), 7) + "  " + pad(group(r.eventsPerSecond), 11) + "  " + pad(group(r.bareEventsPerSecond), 13)
+          + "  " + pad(String(format2(r.slowdown)) + "×", 11) + "\n"
+      }
+      console.out(text)
+    }
+    return .success
+  }
+
+  static func pad(_ s: String, _ width: Int) -> String {
+    s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
+  }
+
+  /// 9,812,345
+  static func group(_ x: Double) -> String {
+    let digits = String(Int64(x.rounded()))
+    var out = ""
+    for (i, ch) in digits.enumerated() {
+      if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+      out.append(ch)
+    }
+    return out
+  }
+
+  static func format2(_ x: Double) -> String {
+    let hundredths = Int64((x * 100).rounded())
+    let frac = hundredths % 100
+    return "\(hundredths / 100).\(frac < 10 ? "0" : "")\(frac)"
+  }
+}

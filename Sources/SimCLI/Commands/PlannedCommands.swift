@@ -1,0 +1,90 @@
+// Commands whose contract (cli.md) is fixed but which are not built yet. Each shows its help
+// and, when run, says what it arrives with and exits 64.
+
+enum RunCommand {
+  static let spec = CommandSpec(
+    name: "run", summary: "Run one scenario and print what it lost.",
+    positionals: [.init(name: "FILE|NAME", help: "A scenario file, or the name of one in scenarios/.")],
+    options: [
+      .value("--seed", "N", "Override the scenario's seed."),
+      .value("--policy", "SPEC", "Override the policy, e.g. 'field-lww-hlc delete=tombstone'."),
+      .value("--trace", "FILE.jsonl", "Write the trace as JSON Lines."),
+      .value("--timeline", "FILE.svg", "Write a timeline picture."),
+      Formats.option,
+    ],
+    examples: ["sim-cli run two-device-acceptance", "sim-cli run fat-note-lww --policy crdt --format json"])
+  static let command = Command.notBuilt(spec, arrives: "scenario files and the oracle")
+}
+
+enum ListCommand {
+  static let spec = CommandSpec(name: "list", summary: "List the named scenarios with their about lines.", options: [Formats.option])
+  static let command = Command.notBuilt(spec, arrives: "scenario files and the oracle")
+}
+
+enum CheckCommand {
+  static let spec = CommandSpec(
+    name: "check", summary: "Parse and lint scenarios without running them (CloudKit-safety included).",
+    positionals: [.init(name: "FILE|NAME", help: "Scenario files or names.", variadic: true)],
+    options: [Formats.option])
+  static let command = Command.notBuilt(spec, arrives: "scenario files and the oracle")
+}
+
+enum PoliciesCommand {
+  static let spec = CommandSpec(name: "policies", summary: "List the policy presets with their axis values.", options: [Formats.option])
+  static let command = Command.notBuilt(spec, arrives: "the replica model and the policy presets")
+}
+
+enum FuzzCommand {
+  static let spec = CommandSpec(
+    name: "fuzz", summary: "Fuzz a policy over random workloads; shrink every failure to a scenario file.",
+    options: [
+      .value("--scenario", "FILE|NAME", "Shape workloads from this scenario's devices and schema."),
+      .value("--policy", "SPEC", "The policy under test."),
+      .value("--seeds", "A..B", "The seeds to run."),
+      .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
+      .value("--jobs", "N", "Parallel workers; the core count by default."),
+      .value("--shard", "K/N", "Run only the seeds with seed mod N == K-1."),
+      .value("--out", "FILE.jsonl", "Write one JSON line per seed."),
+      .flag("--resume", "Continue an interrupted campaign from --out."),
+      .value("--max-failures", "N", "Stop after N failing seeds."),
+      .value("--minimize-to", "DIR", "Write shrunk scenario files here."),
+      Formats.option,
+    ])
+  static let command = Command.notBuilt(spec, arrives: "the fuzzer")
+}
+
+enum ShrinkCommand {
+  static let spec = CommandSpec(
+    name: "shrink", summary: "Minimise one failing run to a small scenario file.",
+    positionals: [.init(name: "FILE|NAME", help: "A scenario file or name.")],
+    options: [
+      .value("--seed", "N", "The failing seed."),
+      .value("--policy", "SPEC", "The policy under test."),
+      .value("--out", "FILE", "Where to write the minimal scenario."),
+      .value("--timeline", "FILE.svg", "Write a timeline picture of the minimal run."),
+    ])
+  static let command = Command.notBuilt(spec, arrives: "the fuzzer")
+}
+
+enum CompareCommand {
+  static let spec = CommandSpec(
+    name: "compare", summary: "Table of policies × scenarios → violation counts by kind.",
+    options: [
+      .value("--scenario", "FILE|NAME", "A scenario to include (repeatable).", repeatable: true),
+      .value("--policies", "all|P,P", "The policies to compare."),
+      .value("--seeds", "A..B", "The seeds to run each pair on."),
+      .value("--format", "FORMAT", "Output format.", choices: ["text", "json", "markdown"]),
+    ])
+  static let command = Command.notBuilt(spec, arrives: "the fuzzer")
+}
+
+enum ExplainCommand {
+  static let spec = CommandSpec(
+    name: "explain", summary: "The causal chain behind every anomaly of a run.",
+    positionals: [.init(name: "FILE|NAME", help: "A scenario file or name.")],
+    options: [
+      .value("--seed", "N", "Override the scenario's seed."),
+      .value("--policy", "SPEC", "Override the policy."),
+    ])
+  static let command = Command.notBuilt(spec, arrives: "the timeline and explanations")
+}

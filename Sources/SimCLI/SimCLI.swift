@@ -1,0 +1,104 @@
+/// The `sim-cli` command-line tool.
+public enum SimCLI {
+  static let commands: [Command] = [
+    RunCommand.command,
+    ListCommand.command,
+    CheckCommand.command,
+    PoliciesCommand.command,
+    FuzzCommand.command,
+    ShrinkCommand.command,
+    CompareCommand.command,
+    ExplainCommand.command,
+    BenchCommand.command,
+    SelftestCommand.command,
+  ]
+
+  static func command(named name: String) -> Command? { commands.first { $0.spec.name == name } }
+
+  /// Runs the tool with `arguments` (without the program name) and returns the exit code.
+  public static func main(arguments: [String], console: Console) -> ExitCode {
+    guard let first = arguments.first else {
+      console.err(UsageError.missingCommand.render(command: nil))
+      return .usage
+    }
+    switch first {
+    case "--version", "-V", "version":
+      console.out("sim-cli \(Version.string)\n")
+      return .success
+    case "--help", "-h":
+      console.out(topLevelHelp())
+      return .success
+    case "help":
+      guard arguments.count > 1 else {
+        console.out(topLevelHelp())
+        return .success
+      }
+      guard let command = command(named: arguments[1]) else {
+        return unknownCommand(arguments[1], console: console)
+      }
+      console.out(command.spec.helpText())
+      return .success
+    default:
+      break
+    }
+    guard let command = command(named: first) else {
+      if first.hasPrefix("-") {
+        let suggestion = Suggestions.closest(to: first, in: ["--help", "--version"])
+        console.err(UsageError.unknownOption(first, suggestion: suggestion).render(command: nil))
+        return .usage
+      }
+      return unknownCommand(first, console: console)
+    }
+    let rest = Array(arguments.dropFirst())
+    let beforeSeparator = rest.prefix { $0 != "--" }
+    if beforeSeparator.contains("--help") || beforeSeparator.contains("-h") {
+      console.out(command.spec.helpText())
+      return .success
+    }
+    switch ArgumentParser.parse(rest, as: command.spec) {
+    case .failure(let error):
+      console.err(error.render(command: command.spec))
+      return .usage
+    case .success(let parsed):
+      return command.run(parsed, console)
+    }
+  }
+
+  static func unknownCommand(_ name: String, console: Console) -> ExitCode {
+    let names = commands.map(\.spec.name) + ["help"]
+    console.err(UsageError.unknownCommand(name, suggestion: Suggestions.closest(to: name, in: names)).render(command: nil))
+    return .usage
+  }
+
+  static func topLevelHelp() -> String {
+    var text = """
+      sim-cli \(Version.string) — what will this sync design lose?
+
+      A deterministic simulator of devices syncing through a CloudKit-like server. It replays
+      scenarios or fuzzes random ones, and reports lost edits, resurrected deletes, dropped
+      events, stranded records and divergence.
+
+      Usage: sim-cli COMMAND [OPTIONS]
+
+      Commands:
+
+      """
+    for c in commands where !c.spec.hidden {
+      text += CommandSpec.row(c.spec.name, c.spec.summary)
+    }
+    text += "\nDeveloper commands:\n"
+    for c in commands where c.spec.hidden {
+      text += CommandSpec.row(c.spec.name, c.spec.summary)
+    }
+    text += """
+
+      Options:
+        -h, --help                Show help (also: sim-cli COMMAND --help, sim-cli help COMMAND).
+        --version                 Print the version.
+
+      Exit codes: 0 ok · 1 expectation failed or violation found · 64 usage · 65 bad scenario · 70 internal error.
+
+      """
+    return text
+  }
+}

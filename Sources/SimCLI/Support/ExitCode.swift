@@ -1,0 +1,13 @@
+/// The exit codes of `cli.md`.
+public enum ExitCode: Int32, Sendable {
+  /// Ran, and every expectation held.
+  case success = 0
+  /// Ran, and an expectation failed or a violation was found.
+  case failure = 1
+  /// Usage error.
+  case usage = 64
+  /// Bad scenario file.
+  case dataError = 65
+  /// Internal error: a bug in the simulator.
+  case internalError = 70
+}

@@ -1,0 +1,125 @@
+/// A priority queue of events ordered by `(time, sequence)`: earliest first, and events at the
+/// same instant in the order they were inserted. A hand-written binary min-heap, fully
+/// `@inlinable` so that it specialises for the event type of the module that uses it.
+///
+///     var q = EventQueue<String>()
+///     q.insert("b", at: VirtualTime(nanoseconds: 5))
+///     q.insert("a", at: VirtualTime(nanoseconds: 5))
+///     q.popMin()?.event   // "b" — same instant, inserted first
+///
+/// The sequence number is assigned by the queue on insertion, so ordering never depends on the
+/// payload, on hashing or on memory addresses.
+///
+/// - Complexity: `insert` and `popMin` are O(log *n*); `min` is O(1).
+public struct EventQueue<Event> {
+  public struct Entry {
+    public let time: VirtualTime
+    public let sequence: UInt64
+    public let event: Event
+
+    @inlinable
+    init(time: VirtualTime, sequence: UInt64, event: Event) {
+      self.time = time
+      self.sequence = sequence
+      self.event = event
+    }
+
+    @inlinable @inline(__always)
+    func _precedes(_ other: Entry) -> Bool {
+      time.nanoseconds < other.time.nanoseconds
+        || (time.nanoseconds == other.time.nanoseconds && sequence < other.sequence)
+    }
+  }
+
+  @usableFromInline var _storage: [Entry] = []
+  @usableFromInline var _nextSequence: UInt64 = 0
+
+  @inlinable
+  public init() {}
+
+  @inlinable
+  public init(minimumCapacity: Int) { _storage.reserveCapacity(minimumCapacity) }
+
+  /// The number of events waiting.
+  @inlinable public var count: Int { _storage.count }
+  @inlinable public var isEmpty: Bool { _storage.isEmpty }
+  /// The next event to leave, without removing it.
+  @inlinable public var min: Entry? { _storage.first }
+  /// How many events have ever been inserted (the next sequence number).
+  @inlinable public var insertedCount: UInt64 { _nextSequence }
+
+  /// Adds an event; returns the sequence number it was given.
+  @inlinable
+  @discardableResult
+  public mutating func insert(_ event: Event, at time: VirtualTime) -> UInt64 {
+    let sequence = _nextSequence
+    _nextSequence &+= 1
+    _storage.append(Entry(time: time, sequence: sequence, event: event))
+    _siftUp(_storage.count - 1)
+    #if DEBUG
+      _checkInvariantsIfSmall()
+    #endif
+    return sequence
+  }
+
+  /// Removes and returns the earliest event.
+  @inlinable
+  public mutating func popMin() -> Entry? {
+    let n = _storage.count
+    if n == 0 { return nil }
+    if n == 1 { return _storage.removeLast() }
+    _storage.swapAt(0, n - 1)
+    let result = _storage.removeLast()
+    _siftDown(0)
+    #if DEBUG
+      _checkInvariantsIfSmall()
+    #endif
+    return result
+  }
+
+  /// Removes every event, returning them in the order they would have left.
+  public mutating func removeAll() -> [Entry] {
+    var result: [Entry] = []
+    result.reserveCapacity(count)
+    while let e = popMin() { result.append(e) }
+    return result
+  }
+
+  @inlinable
+  mutating func _siftUp(_ index: Int) {
+    _storage.withUnsafeMutableBufferPointer { heap in
+      var child = index
+      let moving = heap[child]
+      while child > 0 {
+        let parent = (child - 1) >> 1
+        if !moving._precedes(heap[parent]) { break }
+        heap[child] = heap[parent]
+        child = parent
+      }
+      heap[child] = moving
+    }
+  }
+
+  @inlinable
+  mutating func _siftDown(_ index: Int) {
+    _storage.withUnsafeMutableBufferPointer { heap in
+      let n = heap.count
+      var parent = index
+      let moving = heap[parent]
+      while true {
+        let left = 2 &* parent &+ 1
+        if left >= n { break }
+        let right = left &+ 1
+        var best = left
+        if right < n, heap[right]._precedes(heap[left]) { best = right }
+        if !heap[best]._precedes(moving) { break }
+        heap[parent] = heap[best]
+        parent = best
+      }
+      heap[parent] = moving
+    }
+  }
+}
+
+extension EventQueue: Sendable where Event: Sendable {}
+extension EventQueue.Entry: Sendable where Event: Sendable {}

@@ -1,0 +1,18 @@
+/// SplitMix64 (Steele, Lea, Flood 2014): used only to expand one 64-bit seed into the state of
+/// ``SimRandom``, and to derive independent sub-streams.
+@frozen
+public struct SplitMix64: Sendable {
+  public var state: UInt64
+
+  @inlinable
+  public init(seed: UInt64) { state = seed }
+
+  @inlinable
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

@@ -1,0 +1,107 @@
+/// A kind of trace record, declared by the module that records it, with the names of its three
+/// integer fields for export.
+///
+///     static let send = TraceKind(code: 3, name: "send", fields: ("msg", "to", "bytes"))
+public struct TraceKind: Sendable, Hashable {
+  public let code: UInt16
+  public let name: StaticString
+  public let fieldNames: (StaticString, StaticString, StaticString)
+
+  public init(code: UInt16, name: StaticString, fields: (StaticString, StaticString, StaticString) = ("a", "b", "c")) {
+    self.code = code
+    self.name = name
+    self.fieldNames = fields
+  }
+
+  public static func == (a: TraceKind, b: TraceKind) -> Bool { a.code == b.code }
+  public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+/// One compact trace record: what happened, when, where, and three integers. `detail` is an
+/// optional short text for people (a record id, a field name); it is hashed too.
+public struct TraceRecord: Sendable {
+  public var time: VirtualTime
+  public var kind: TraceKind
+  public var node: Int32
+  public var a: Int64
+  public var b: Int64
+  public var c: Int64
+  public var detail: String?
+
+  @inlinable
+  public init(time: VirtualTime, kind: TraceKind, node: Int32, a: Int64 = 0, b: Int64 = 0, c: Int64 = 0, detail: String? = nil) {
+    self.time = time
+    self.kind = kind
+    self.node = node
+    self.a = a
+    self.b = b
+    self.c = c
+    self.detail = detail
+  }
+}
+
+/// Records a run and hashes it as it goes. The hash covers every record in a canonical encoding
+/// (time, kind code, node, the three integers, the detail), so two runs have the same hash iff
+/// they recorded the same sequence — the determinism check of the whole simulator.
+///
+/// In ``Mode/hashOnly`` (fuzzing) nothing is kept but the hash and the count; in ``Mode/full``
+/// the records are kept for export as JSON Lines.
+public struct TraceRecorder: Sendable {
+  public enum Mode: Sendable { case hashOnly, full }
+
+  public let mode: Mode
+  public var hasher: StableHasher { _hasher }
+  public var count: Int { _count }
+  public var records: [TraceRecord] { _records }
+  @usableFromInline var _hasher = StableHasher()
+  @usableFromInline var _count = 0
+  @usableFromInline var _records: [TraceRecord] = []
+
+  public init(mode: Mode = .hashOnly) { self.mode = mode }
+
+  /// Whether records are being kept (callers may skip building `detail` text when not).
+  @inlinable public var keepsRecords: Bool { mode == .full }
+
+  /// The hash of everything recorded so far, as 16 hex digits.
+  public var hash: String { _hasher.hexDigest }
+
+  @inlinable
+  public mutating func record(_ r: TraceRecord) {
+    _hasher.combine(r.time.nanoseconds)
+    _hasher.combine(UInt64(r.kind.code) | UInt64(UInt32(bitPattern: r.node)) << 16)
+    _hasher.combine(r.a)
+    _hasher.combine(r.b)
+    _hasher.combine(r.c)
+    if let d = r.detail { _hasher.combine(d) } else { _hasher.combine(byte: 0) }
+    _count &+= 1
+    if mode == .full { _records.append(r) }
+  }
+
+  @inlinable
+  public mutating func record(_ kind: TraceKind, at time: VirtualTime, node: Int32, _ a: Int64 = 0, _ b: Int64 = 0, _ c: Int64 = 0, detail: String? = nil) {
+    record(TraceRecord(time: time, kind: kind, node: node, a: a, b: b, c: c, detail: detail))
+  }
+
+  /// The kept records as JSON Lines, keys sorted: `{"a":…,"kind":"send","node":"phone","t":…}`.
+  /// `nodeNames[i]` names node `i`; other nodes are written as numbers.
+  public func jsonLines(nodeNames: [String] = []) -> String {
+    var out = ""
+    out.reserveCapacity(records.count * 96)
+    for r in records {
+      var object: [String: JSONValue] = [
+        "t": .int(r.time.nanoseconds),
+        "time": .string(r.time.description),
+        "kind": .string(r.kind.name.description),
+        "node": r.node >= 0 && Int(r.node) < nodeNames.count ? .string(nodeNames[Int(r.node)]) : .int(Int64(r.node)),
+      ]
+      let names = [r.kind.fieldNames.0, r.kind.fieldNames.1, r.kind.fieldNames.2]
+      for (name, value) in zip(names, [r.a, r.b, r.c]) where name.description != "-" {
+        object[name.description] = .int(value)
+      }
+      if let d = r.detail { object["detail"] = .string(d) }
+      JSONValue.object(object).write(to: &out)
+      out.append("\n")
+    }
+    return out
+  }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import Simulator
+
+@Suite struct TraceAndJSONTests {
+  static let kind = TraceKind(code: 9, name: "send", fields: ("msg", "to", "-"))
+
+  @Test func fnv1aMatchesTheReferenceValues() {
+    var h = StableHasher()
+    #expect(h.value == 0xcbf2_9ce4_8422_2325)
+    h.combine(byte: UInt8(ascii: "a"))
+    #expect(h.value == 0xaf63_dc4c_8601_ec8c)
+    #expect(h.hexDigest == "af63dc4c8601ec8c")
+  }
+
+  @Test func stringBoundariesChangeTheHash() {
+    var a = StableHasher()
+    a.combine("ab")
+    a.combine("c")
+    var b = StableHasher()
+    b.combine("a")
+    b.combine("bc")
+    #expect(a.value != b.value)
+  }
+
+  @Test func hashOnlyAndFullRecordingAgree() {
+    var quick = TraceRecorder(mode: .hashOnly)
+    var full = TraceRecorder(mode: .full)
+    for i in 0..<100 {
+      let r = TraceRecord(time: VirtualTime(nanoseconds: Int64(i)), kind: Self.kind, node: Int32(i % 3), a: Int64(i), b: 2, detail: i % 10 == 0 ? "n\(i)" : nil)
+      quick.record(r)
+      full.record(r)
+    }
+    #expect(quick.hash == full.hash)
+    #expect(quick.records.isEmpty)
+    #expect(full.records.count == 100)
+  }
+
+  @Test func everyFieldOfARecordIsHashed() {
+    func hash(_ r: TraceRecord) -> String {
+      var t = TraceRecorder()
+      t.record(r)
+      return t.hash
+    }
+    let base = TraceRecord(time: VirtualTime(nanoseconds: 5), kind: Self.kind, node: 1, a: 1, b: 2, c: 3, detail: "x")
+    var variants = [base]
+    variants.append({ var r = base; r.time = VirtualTime(nanoseconds: 6); return r }())
+    variants.append({ var r = base; r.node = 2; return r }())
+    variants.append({ var r = base; r.a = 9; return r }())
+    variants.append({ var r = base; r.b = 9; return r }())
+    variants.append({ var r = base; r.c = 9; return r }())
+    variants.append({ var r = base; r.detail = "y"; return r }())
+    variants.append({ var r = base; r.detail = nil; return r }())
+    variants.append({ var r = base; r.kind = TraceKind(code: 10, name: "other"); return r }())
+    #expect(Set(variants.map(hash)).count == variants.count)
+  }
+
+  @Test func jsonLinesHaveSortedKeysAndNamedFields() {
+    var t = TraceRecorder(mode: .full)
+    t.record(Self.kind, at: VirtualTime(nanoseconds: 1_500_000_000), node: 0, 7, 1, detail: "n1")
+    #expect(t.jsonLines(nodeNames: ["phone", "server"]) == #"{"detail":"n1","kind":"send","msg":7,"node":"phone","t":1500000000,"time":"1.500s","to":1}"# + "\n")
+  }
+
+  @Test func jsonValuesSerializeDeterministically() {
+    let v: JSONValue = ["z": 1, "a": ["s": "quote\" back\\ nl\n ctl\u{1}"], "m": [true, nil, .double(1.5), .double(.nan)]]
+    #expect(v.serialized() == #"{"a":{"s":"quote\" back\\ nl\n ctl\u0001"},"m":[true,null,1.5,null],"z":1}"#)
+    #expect(v.serialized(pretty: true).hasPrefix("{\n  \"a\": {\n    \"s\""))
+    // Foundation agrees that it is valid JSON.
+    #expect((try? JSONSerialization.jsonObject(with: Data(v.serialized().utf8))) != nil)
+  }
+
+  @Test func atomicWritesReplaceWholeFilesAndFailCleanly() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(getpid())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("out.txt").path
+    try AtomicFile.write("first", to: path)
+    try AtomicFile.write("second", to: path)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "second")
+    #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write("x", to: folder.path + "/missing/out.txt") }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.txt"])
+  }
+}
