@@ -17,6 +17,8 @@ let package = Package(
     .target(name: "SimCLI", dependencies: ["Simulator", "Replica", "Scenarios"]),
     .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
+    .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),
+    .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator"]),
     // Depends on the executable too, so that `swift test` builds the binary the tests spawn.
     .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "sim-cli"]),
   ],

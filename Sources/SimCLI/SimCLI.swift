@@ -1,3 +1,5 @@
+import Simulator
+
 /// The `sim-cli` command-line tool.
 public enum SimCLI {
   static let commands: [Command] = [
@@ -43,7 +45,7 @@ public enum SimCLI {
     }
     guard let command = command(named: first) else {
       if first.hasPrefix("-") {
-        let suggestion = Suggestions.closest(to: first, in: ["--help", "--version"])
+        let suggestion = Suggestion.closest(to: first, in: ["--help", "--version"])
         console.err(UsageError.unknownOption(first, suggestion: suggestion).render(command: nil))
         return .usage
       }
@@ -66,7 +68,7 @@ public enum SimCLI {
 
   static func unknownCommand(_ name: String, console: Console) -> ExitCode {
     let names = commands.map(\.spec.name) + ["help"]
-    console.err(UsageError.unknownCommand(name, suggestion: Suggestions.closest(to: name, in: names)).render(command: nil))
+    console.err(UsageError.unknownCommand(name, suggestion: Suggestion.closest(to: name, in: names)).render(command: nil))
     return .usage
   }
 

@@ -1,3 +1,5 @@
+import Simulator
+
 /// Parses one subcommand's arguments against its ``CommandSpec``.
 ///
 /// Accepts `--name value`, `--name=value`, flags, `--` (everything after it is positional), and
@@ -27,7 +29,7 @@ enum ArgumentParser {
       }
       guard let option = spec.option(named: name) else {
         let names = spec.options.map(\.name) + ["--help"]
-        return .failure(.unknownOption(name, suggestion: Suggestions.closest(to: name, in: names)))
+        return .failure(.unknownOption(name, suggestion: Suggestion.closest(to: name, in: names)))
       }
       guard let valueName = option.valueName else {
         if inlineValue != nil { return .failure(.flagTakesNoValue(name)) }
@@ -46,7 +48,7 @@ enum ArgumentParser {
       if !option.choices.isEmpty, !option.choices.contains(value) {
         return .failure(.invalidValue(
           option: name, value: value, reason: "expected one of \(option.choices.joined(separator: ", "))",
-          suggestion: Suggestions.closest(to: value, in: option.choices)))
+          suggestion: Suggestion.closest(to: value, in: option.choices)))
       }
       if parsed.values[name] != nil, !option.repeatable {
         return .failure(.repeatedOption(name))
@@ -63,7 +65,7 @@ enum ArgumentParser {
       return .failure(.unexpectedArgument(parsed.positionals[spec.positionals.count]))
     }
     if !spec.subjects.isEmpty, let subject = parsed.positionals.first, !spec.subjects.contains(subject) {
-      return .failure(.unknownSubject(subject, valid: spec.subjects, suggestion: Suggestions.closest(to: subject, in: spec.subjects)))
+      return .failure(.unknownSubject(subject, valid: spec.subjects, suggestion: Suggestion.closest(to: subject, in: spec.subjects)))
     }
     return .success(parsed)
   }

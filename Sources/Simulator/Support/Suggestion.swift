@@ -1,9 +1,10 @@
-/// "Did you mean …?": the closest candidate within a small edit distance.
-enum Suggestions {
-  /// The candidate nearest to `word` (Damerau–Levenshtein, case-insensitive), if it is close
-  /// enough to be a plausible typo: distance ≤ 1 for short words, ≤ 2 otherwise. Ties go to the
-  /// first candidate, so the answer never depends on hashing.
-  static func closest(to word: String, in candidates: [String]) -> String? {
+/// "Did you mean …?" for every user-facing error: the closest candidate within a small edit
+/// distance. Deterministic: ties go to the first candidate in the order given.
+public enum Suggestion {
+  /// The candidate nearest to `word` (case-insensitive optimal-string-alignment distance) if it
+  /// is a plausible typo — distance ≤ 1 for short words, ≤ 2 otherwise — or else the only
+  /// candidate that `word` (two or more characters) is a prefix of.
+  public static func closest(to word: String, in candidates: [String]) -> String? {
     let w = Array(word.lowercased())
     var best: (String, Int)?
     for candidate in candidates {
@@ -11,16 +12,15 @@ enum Suggestions {
       let limit = max(1, min(2, min(w.count, candidate.count) / 3))
       if d <= limit, best == nil || d < best!.1 { best = (candidate, d) }
     }
-    if best == nil {
-      // A prefix that names one candidate only (`sim-cli pol` → `policies`).
-      let prefixed = candidates.filter { $0.lowercased().hasPrefix(word.lowercased()) && word.count >= 2 }
+    if best == nil, w.count >= 2 {
+      let prefixed = candidates.filter { $0.lowercased().hasPrefix(word.lowercased()) }
       if prefixed.count == 1 { return prefixed[0] }
     }
     return best?.0
   }
 
   /// Optimal-string-alignment distance: insertions, deletions, substitutions, adjacent swaps.
-  static func distance(_ a: [Character], _ b: [Character]) -> Int {
+  public static func distance(_ a: [Character], _ b: [Character]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var previous2 = [Int](repeating: 0, count: b.count + 1)

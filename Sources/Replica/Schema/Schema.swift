@@ -1,0 +1,144 @@
+/// The kind of a field, as scenario files write it: `string text int bool date ref TYPE`.
+public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
+  case string
+  /// Long text edited by appends and replacements; judged per segment by the oracle.
+  case text
+  case int
+  case bool
+  /// An instant, stored as nanoseconds from the start of the simulation.
+  case date
+  /// A reference to a record of the named type.
+  case ref(String)
+
+  public var description: String {
+    switch self {
+    case .string: "string"
+    case .text: "text"
+    case .int: "int"
+    case .bool: "bool"
+    case .date: "date"
+    case .ref(let t): "ref \(t)"
+    }
+  }
+}
+
+/// One field of a record type.
+public struct FieldSpec: Hashable, Sendable {
+  public var name: String
+  public var kind: FieldKind
+  /// `?` in the scenario: the field may be absent.
+  public var optional: Bool
+  /// `= LITERAL` in the scenario.
+  public var defaultValue: Value?
+  /// Truly mutable (title, sort order, a preference): concurrent writes resolved by LWW are fine.
+  public var mutable: Bool
+  /// A unique constraint (not CloudKit-safe).
+  public var unique: Bool
+
+  public init(name: String, kind: FieldKind, optional: Bool = false, defaultValue: Value? = nil, mutable: Bool = false, unique: Bool = false) {
+    self.name = name
+    self.kind = kind
+    self.optional = optional
+    self.defaultValue = defaultValue
+    self.mutable = mutable
+    self.unique = unique
+  }
+
+  /// The value a field has before any intent wrote it.
+  public var initialValue: Value {
+    if let defaultValue { return defaultValue }
+    switch kind {
+    case .text: return .text(TextValue())
+    default: return .null
+    }
+  }
+}
+
+/// A record type: plain (mutable records) or `append-only` (events: created once, never updated).
+public struct RecordType: Hashable, Sendable {
+  public var name: String
+  public var appendOnly: Bool
+  public var fields: [FieldSpec]
+
+  public init(name: String, appendOnly: Bool = false, fields: [FieldSpec]) {
+    self.name = name
+    self.appendOnly = appendOnly
+    self.fields = fields
+  }
+
+  public func fieldIndex(named name: String) -> Int? { fields.firstIndex { $0.name == name } }
+}
+
+/// The schema shared by every device and the server.
+public struct Schema: Hashable, Sendable {
+  public var types: [RecordType]
+  /// Types deployed to the production schema; `nil` means all.
+  public var deployed: [String]?
+
+  public init(types: [RecordType], deployed: [String]? = nil) {
+    self.types = types
+    self.deployed = deployed
+  }
+
+  public func typeIndex(named name: String) -> Int? { types.firstIndex { $0.name == name } }
+
+  public func isDeployed(_ typeIndex: Int) -> Bool {
+    deployed.map { $0.contains(types[typeIndex].name) } ?? true
+  }
+}
+
+/// A way a schema is not CloudKit-safe, found statically: such a type's records are rejected at
+/// upload time and strand on the device that made them.
+public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
+  public enum Problem: String, Hashable, Sendable {
+    case requiredWithoutDefault = "required-without-default"
+    case uniqueConstraint = "unique-constraint"
+    case requiredReference = "required-reference"
+    case notDeployed = "not-deployed"
+  }
+  public var type: String
+  public var field: String?
+  public var problem: Problem
+  public var message: String
+  public var description: String { message }
+}
+
+extension Schema {
+  /// Every CloudKit-safety problem, in schema order: required fields without a default,
+  /// unique constraints, non-optional references, and types not deployed to production.
+  public func safetyFindings() -> [SchemaFinding] {
+    var findings: [SchemaFinding] = []
+    for type in types {
+      for field in type.fields {
+        if case .ref(let target) = field.kind {
+          if !field.optional {
+            findings.append(SchemaFinding(
+              type: type.name, field: field.name, problem: .requiredReference,
+              message: "\(type.name).\(field.name) is a non-optional reference to \(target); CloudKit relationships must be optional. Write `\(field.name): ref \(target)?`."))
+          }
+        } else if !field.optional && field.defaultValue == nil {
+          findings.append(SchemaFinding(
+            type: type.name, field: field.name, problem: .requiredWithoutDefault,
+            message: "\(type.name).\(field.name) is required and has no default; CloudKit needs every attribute optional or defaulted, so \(type.name) records will never upload. Write `\(field.name): \(field.kind)?` or add `= …`."))
+        }
+        if field.unique {
+          findings.append(SchemaFinding(
+            type: type.name, field: field.name, problem: .uniqueConstraint,
+            message: "\(type.name).\(field.name) is unique; CloudKit cannot enforce unique constraints, so \(type.name) records will never upload. Remove `unique` and deduplicate in the app."))
+        }
+      }
+      if let deployed, !deployed.contains(type.name) {
+        findings.append(SchemaFinding(
+          type: type.name, field: nil, problem: .notDeployed,
+          message: "\(type.name) is not deployed to the production schema; every upload of it fails quietly. Deploy it, or list it in `deployed`."))
+      }
+    }
+    return findings
+  }
+
+  /// Whether the server accepts uploads of this type (CloudKit-safe and deployed).
+  public func acceptsUploads(ofType typeIndex: Int) -> Bool {
+    let name = types[typeIndex].name
+    return !safetyFindings().contains { $0.type == name }
+  }
+}
