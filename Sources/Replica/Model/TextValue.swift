@@ -81,6 +81,11 @@ public struct TextValue: Hashable, Sendable, CustomStringConvertible {
     return true
   }
 
+  /// Removes every visible character (they stay as tombstones).
+  public mutating func removeAll(by intent: IntentID) {
+    for i in atoms.indices where atoms[i].isVisible { atoms[i].deletedBy = intent }
+  }
+
   mutating func _insert(_ text: String, after parent: AtomID?, at position: Int, by intent: IntentID) {
     var previous = parent
     var new: [TextAtom] = []

@@ -1,0 +1,358 @@
+import Simulator
+
+/// One device: a local store that is the source of truth, an outbox, a change token, a clock
+/// with a hybrid logical clock, an app lifecycle and a sync engine. A pure state machine: the
+/// world hands it inputs and carries out the effects it returns.
+public struct DeviceState: Sendable {
+  public let config: DeviceConfig
+  public var clock: DeviceClock
+  public internal(set) var hlc = HybridLogicalClock()
+  /// Local records by key: live ones, and locally deleted ones whose delete is still pending.
+  public internal(set) var store: [RecordKey: RecordState] = [:]
+  /// The last server version of each record (the ancestor of an `if-unchanged` conflict).
+  var ancestors: [RecordKey: RecordState] = [:]
+  public internal(set) var outbox = Outbox()
+  /// The durable change token; nil until the first complete fetch (or after "token expired").
+  public internal(set) var savedToken: Int64?
+  public internal(set) var lifecycle: Lifecycle = .foreground
+  public internal(set) var online = true
+  /// Bumped whenever in-flight work is cut off (kill, suspension, going offline): requests
+  /// sent in an older session never reach the server.
+  public internal(set) var session: UInt32 = 0
+
+  enum Phase: Hashable, Sendable {
+    case idle
+    case pushing(requestID: UInt64, sent: [OutboxEntry])
+    /// `refetch`: part of a nil-token fetch of everything, judged as a whole at its last page.
+    case fetching(requestID: UInt64, refetch: Bool)
+    case applying(records: [RecordState], newToken: Int64, moreComing: Bool, refetch: Bool)
+  }
+  var phase: Phase = .idle
+  var syncRequested = false
+  var attempt = 0
+  var nextRequestID: UInt64 = 1
+  var generations = [UInt32](repeating: 0, count: TimerKind.allCases.count)
+  /// During a nil-token refetch: the keys the server returned so far.
+  var refetchSeen: Set<RecordKey> = []
+  var rng: SimRandom
+
+  // Oracle instrumentation (never read by policies or the sync logic).
+  /// For each device, how many of its intents this device has received: the causal context.
+  public internal(set) var known: VectorClock
+  var sequence: Int32 = 0
+  /// Records this device has seen deleted (membership only; never iterated).
+  var deletedSeen: Set<RecordKey> = []
+
+  public init(config: DeviceConfig, clock: DeviceClock, seed: UInt64) {
+    self.config = config
+    self.clock = clock
+    self.known = VectorClock(repeating: 0, count: config.deviceCount)
+    self.rng = SimRandom(seed: seed, stream: "device", index: UInt64(config.index))
+  }
+
+  /// The records the user sees, in key order.
+  public var visibleRecords: [RecordState] {
+    store.keys.sorted().compactMap { store[$0].flatMap { $0.isDeleted ? nil : $0 } }
+  }
+
+  public func visibleRecord(_ key: RecordKey) -> RecordState? {
+    store[key].flatMap { $0.isDeleted ? nil : $0 }
+  }
+
+  /// Whether the device has nothing left to do: nothing sendable, no sync running.
+  public var isIdle: Bool { phase == .idle && !outbox.hasSendable }
+
+  var canRun: Bool {
+    guard online else { return false }
+    switch lifecycle {
+    case .foreground, .background: return true
+    case .suspended, .killed: return false
+    }
+  }
+
+  // MARK: Inputs
+
+  /// Handles one input, appending effects.
+  public mutating func handle(_ input: DeviceInput, now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+    switch input {
+    case .syncNow:
+      foreground()
+      startSync(policy: policy, effects: &effects)
+    case .background(let budget):
+      // A killed or suspended app is launched into the background; a foreground one moves there.
+      lifecycle = .background(deadline: now + budget)
+      effects.append(.timer(.budget, after: budget, generation: _bump(.budget)))
+      startSync(policy: policy, effects: &effects)
+    case .kill:
+      abort(cause: "app killed", policy: policy, effects: &effects)
+      lifecycle = .killed
+      syncRequested = false
+      refetchSeen = []
+      for k in TimerKind.allCases { _ = _bump(k) }
+      if policy.settings.outbox == .memory, !outbox.isEmpty {
+        let lost = outbox.removeAll().map(\.key)
+        effects.append(.fact(.outboxLost(lost)))
+      }
+    case .connectivity(let isOnline):
+      if online && !isOnline {
+        online = false
+        abort(cause: "went offline", policy: policy, effects: &effects)
+      } else if !online && isOnline {
+        online = true
+        if syncRequested || outbox.hasSendable { startSync(policy: policy, effects: &effects) }
+      }
+    case .clockJump(let by):
+      clock.jump(by: by)
+    case .message(let message):
+      receive(message, now: now, policy: policy, context: context, log: log, effects: &effects)
+    case .timer(let kind, let generation):
+      guard generations[kind.rawValue] == generation else { return }
+      switch kind {
+      case .autosync, .retry:
+        startSync(policy: policy, effects: &effects)
+      case .timeout:
+        switch phase {
+        case .pushing, .fetching:
+          abort(cause: "request timed out", policy: policy, effects: &effects)
+          scheduleRetry(effects: &effects)
+        default: break
+        }
+      case .apply:
+        applyFetched(now: now, policy: policy, context: context, log: log, effects: &effects)
+      case .budget:
+        if case .background = lifecycle {
+          abort(cause: "background budget expired", policy: policy, effects: &effects)
+          lifecycle = .suspended
+        }
+      }
+    }
+  }
+
+  /// Brings the app to the foreground (relaunching it if it was killed).
+  public mutating func foreground() {
+    if lifecycle != .foreground {
+      lifecycle = .foreground
+      _ = _bump(.budget)
+    }
+  }
+
+  mutating func _bump(_ kind: TimerKind) -> UInt32 {
+    generations[kind.rawValue] &+= 1
+    return generations[kind.rawValue]
+  }
+
+  /// Cuts off whatever is in flight. `mark-first` entries already cleared from the outbox are
+  /// gone for good; fetched records not yet applied are dropped.
+  mutating func abort(cause: String, policy: any SyncPolicy, effects: inout [DeviceEffect]) {
+    switch phase {
+    case .idle:
+      return
+    case .pushing(_, let sent):
+      if policy.settings.unit == .markFirst {
+        effects.append(.fact(.batchAbandoned(sent.map(\.key), cause: cause)))
+      }
+    case .fetching:
+      break
+    case .applying(let records, _, _, _):
+      effects.append(.fact(.fetchDropped(count: records.count, cause: cause)))
+    }
+    phase = .idle
+    session &+= 1
+    syncRequested = true
+    _ = _bump(.timeout)
+    _ = _bump(.apply)
+  }
+
+  mutating func scheduleRetry(effects: inout [DeviceEffect]) {
+    let base = config.backoff * Int64(1 << min(attempt, 16))
+    let capped = min(base, config.maxBackoff)
+    let jitter = SimDuration(nanoseconds: rng.int(in: 0...(capped.nanoseconds / 5)))
+    attempt += 1
+    effects.append(.timer(.retry, after: capped + jitter, generation: _bump(.retry)))
+  }
+
+  // MARK: Sync engine
+
+  /// Push pending changes in batches, then fetch changes since the token.
+  mutating func startSync(policy: any SyncPolicy, effects: inout [DeviceEffect]) {
+    guard canRun, phase == .idle else {
+      syncRequested = true
+      return
+    }
+    syncRequested = false
+    if outbox.hasSendable {
+      sendPush(policy: policy, effects: &effects)
+    } else {
+      sendFetch(token: savedToken, effects: &effects)
+    }
+  }
+
+  mutating func sendPush(policy: any SyncPolicy, effects: inout [DeviceEffect]) {
+    let batch = outbox.sendable(limit: policy.settings.batch)
+    var writes: [RecordWrite] = []
+    var sent: [OutboxEntry] = []
+    writes.reserveCapacity(batch.count)
+    for entry in batch {
+      guard let record = store[entry.key] else {
+        outbox.remove(entry.key)
+        continue
+      }
+      let base = ancestors[entry.key]?.changeTag ?? record.changeTag
+      writes.append(RecordWrite(record: record, changed: entry.changed, isDelete: entry.isDelete, baseTag: base))
+      sent.append(entry)
+    }
+    guard !writes.isEmpty else {
+      sendFetch(token: savedToken, effects: &effects)
+      return
+    }
+    if policy.settings.unit == .markFirst {
+      for e in sent { outbox.remove(e.key) }
+    }
+    let id = nextRequestID
+    nextRequestID += 1
+    phase = .pushing(requestID: id, sent: sent)
+    effects.append(.send(.push(requestID: id, writes: writes)))
+    effects.append(.timer(.timeout, after: config.requestTimeout, generation: _bump(.timeout)))
+  }
+
+  /// Fetches from `token`; a nil token starts a refetch of everything. `refetch` continues one
+  /// across pages.
+  mutating func sendFetch(token: Int64?, refetch: Bool = false, effects: inout [DeviceEffect]) {
+    let id = nextRequestID
+    nextRequestID += 1
+    if token == nil { refetchSeen = [] }
+    phase = .fetching(requestID: id, refetch: refetch || token == nil)
+    effects.append(.send(.fetch(requestID: id, token: token)))
+    effects.append(.timer(.timeout, after: config.requestTimeout, generation: _bump(.timeout)))
+  }
+
+  mutating func receive(_ message: Message, now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+    switch message {
+    case .notify:
+      startSync(policy: policy, effects: &effects)
+    case .pushReply(let id, let results):
+      guard case .pushing(id, let sent) = phase else { return }
+      _ = _bump(.timeout)
+      for (entry, result) in zip(sent, results) {
+        pushResult(entry, result, policy: policy, context: context, log: log, effects: &effects)
+      }
+      phase = .idle
+      attempt = 0
+      if outbox.hasSendable { sendPush(policy: policy, effects: &effects) } else { sendFetch(token: savedToken, effects: &effects) }
+    case .fetchReply(let id, let reply):
+      guard case .fetching(id, let refetch) = phase else { return }
+      _ = _bump(.timeout)
+      switch reply {
+      case .tokenExpired:
+        savedToken = nil
+        phase = .idle
+        sendFetch(token: nil, effects: &effects)
+      case .changes(let records, let newToken, let more):
+        if policy.settings.token == .beforeApply, !(refetch && more) { savedToken = newToken }
+        phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: refetch)
+        let delay = config.applyDelay + SimDuration.microseconds(50) * Int64(records.count)
+        effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
+      }
+    case .push, .fetch, .fetchReply, .pushReply:
+      return
+    }
+  }
+
+  mutating func pushResult(_ entry: OutboxEntry, _ result: WriteResult, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+    let key = entry.key
+    switch result {
+    case .saved(let server):
+      outbox.remove(key, ifAt: entry.generation)
+      ancestors[key] = server
+      adopt(server, policy: policy, context: context, log: log, effects: &effects)
+    case .conflict(let server):
+      receiveProvenance(server, log: log)
+      guard let local = store[key], !local.isDeleted else { return }
+      var merged = policy.resolveConflict(client: local, server: server, ancestor: ancestors[key], context: context)
+      merged.changeTag = server.changeTag
+      ancestors[key] = server
+      store[key] = merged
+      outbox.markAllChanged(key)
+    case .refusedDeleted(let tombstone):
+      receiveProvenance(tombstone, log: log)
+      outbox.remove(key)
+      ancestors[key] = nil
+      setLocal(nil, for: key, effects: &effects)
+    case .deleted:
+      if outbox.remove(key, ifAt: entry.generation) || outbox.entry(for: key) == nil {
+        if store[key]?.isDeleted == true { store[key] = nil }
+        ancestors[key] = nil
+      }
+    case .rejected(let typeName):
+      outbox.markFailed(key)
+      effects.append(.fact(.rejected(key, typeName: typeName)))
+    }
+  }
+
+  mutating func applyFetched(now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+    guard case .applying(let records, let newToken, let more, let refetch) = phase else { return }
+    for remote in records {
+      if refetch { refetchSeen.insert(remote.key) }
+      ancestors[remote.key] = remote.isDeleted ? nil : remote
+      adopt(remote, policy: policy, context: context, log: log, effects: &effects)
+    }
+    // A refetch is one unit: its token is kept only once every page is in.
+    if policy.settings.token == .afterApply, !(refetch && more) { savedToken = newToken }
+    phase = .idle
+    if more {
+      sendFetch(token: newToken, refetch: refetch, effects: &effects)
+      return
+    }
+    if refetch {
+      if policy.settings.refetch == .diff {
+        // Rows the full refetch did not return are gone from the server: delete them,
+        // except those with changes still pending.
+        for key in store.keys.sorted() where !refetchSeen.contains(key) {
+          guard let r = store[key], r.changeTag != 0, outbox.entry(for: key) == nil else { continue }
+          setLocal(nil, for: key, effects: &effects)
+        }
+      }
+      refetchSeen = []
+    }
+    attempt = 0
+    if syncRequested || outbox.hasSendable { startSync(policy: policy, effects: &effects) }
+  }
+
+  /// Folds a server version into the local store through the policy.
+  mutating func adopt(_ remote: RecordState, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+    receiveProvenance(remote, log: log)
+    let key = remote.key
+    let pending = outbox.entry(for: key).map { $0.isDelete ? FieldMask.max : $0.changed }
+    let local = store[key]
+    let result = policy.deviceApply(remote: remote, local: local, pending: pending, context: context)
+    if result.isDeleted && pending == nil {
+      setLocal(nil, for: key, effects: &effects)
+    } else {
+      setLocal(result, for: key, effects: &effects)
+    }
+  }
+
+  /// Replaces the local copy, noting deletions and reappearances for the oracle.
+  mutating func setLocal(_ record: RecordState?, for key: RecordKey, effects: inout [DeviceEffect]) {
+    let wasVisible = store[key].map { !$0.isDeleted } ?? false
+    let isVisible = record.map { !$0.isDeleted } ?? false
+    if wasVisible && !isVisible { deletedSeen.insert(key) }
+    if !wasVisible && isVisible && deletedSeen.contains(key) {
+      effects.append(.fact(.reappeared(key)))
+    }
+    store[key] = record
+  }
+
+  /// Having received a copy of a record means having received every intent it carries.
+  mutating func receiveProvenance(_ record: RecordState, log: IntentLog) {
+    record.forEachProvenance { id in
+      let intent = log[id]
+      let d = Int(intent.device)
+      if intent.sequence > 0, known[d] < intent.sequence {
+        for i in known.indices where intent.context[i] > known[i] { known[i] = intent.context[i] }
+      }
+    }
+    hlc.observe(record.stamp)
+    if record.isDeleted { hlc.observe(record.deleteStamp) }
+  }
+}

@@ -1,0 +1,94 @@
+import Simulator
+
+/// What a user does on a device, with names already resolved to indices.
+public enum UserIntent: Hashable, Sendable {
+  case create(type: Int32, key: RecordKey, values: [FieldWrite])
+  case set(key: RecordKey, values: [FieldWrite])
+  case append(key: RecordKey, field: Int32, text: String)
+  case replace(key: RecordKey, field: Int32, old: String, new: String)
+  case delete(key: RecordKey)
+
+  public var key: RecordKey {
+    switch self {
+    case .create(_, let k, _), .set(let k, _), .append(let k, _, _), .replace(let k, _, _, _), .delete(let k): k
+    }
+  }
+}
+
+/// Device timers. Each kind has a generation; a timer from an older generation is ignored.
+public enum TimerKind: Int, Hashable, Sendable, CaseIterable {
+  case autosync, retry, timeout, apply, budget
+}
+
+/// Where the app is in its lifecycle.
+public enum Lifecycle: Hashable, Sendable {
+  case foreground
+  /// A background window; work stops at the deadline.
+  case background(deadline: VirtualTime)
+  /// Background budget used up: nothing runs until the app is foregrounded.
+  case suspended
+  /// Killed: memory lost, local store kept; relaunched by the next sync, intent or foreground.
+  case killed
+}
+
+/// Inputs a device reacts to (besides user intents).
+public enum DeviceInput: Hashable, Sendable {
+  /// `DEVICE sync`: foreground the app and sync now.
+  case syncNow
+  case background(budget: SimDuration)
+  case kill
+  /// Network reachability changed (airplane mode off/on, settle).
+  case connectivity(Bool)
+  case clockJump(SimDuration)
+  case message(Message)
+  case timer(TimerKind, generation: UInt32)
+}
+
+/// What the device observed about itself that the oracle and the trace need: never read by
+/// policies, never used to decide anything.
+public enum DeviceFact: Hashable, Sendable {
+  /// `outbox=memory`: pending changes lost when the app was killed.
+  case outboxLost([RecordKey])
+  /// `unit=mark-first`: a batch cleared at send whose request was then cut off or lost.
+  case batchAbandoned([RecordKey], cause: String)
+  /// The server rejected the record's type for good.
+  case rejected(RecordKey, typeName: String)
+  /// A record this device had seen deleted became visible on it again.
+  case reappeared(RecordKey)
+  /// Fetched changes dropped before they were applied (kill or suspension mid-apply).
+  case fetchDropped(count: Int, cause: String)
+}
+
+/// What a device asks the world to do.
+public enum DeviceEffect: Hashable, Sendable {
+  case send(Message)
+  case timer(TimerKind, after: SimDuration, generation: UInt32)
+  case fact(DeviceFact)
+}
+
+/// Fixed per-device settings.
+public struct DeviceConfig: Hashable, Sendable {
+  public var index: Int32
+  public var name: String
+  /// Position of the name in sorted order (ties in clock/HLC comparisons).
+  public var rank: Int32
+  public var deviceCount: Int
+  /// Debounce after a local change; nil = no autosync.
+  public var autosync: SimDuration?
+  /// How long a request may go unanswered before it is retried.
+  public var requestTimeout: SimDuration = .seconds(5)
+  /// First retry delay; doubles up to `maxBackoff`.
+  public var backoff: SimDuration = .seconds(1)
+  public var maxBackoff: SimDuration = .seconds(60)
+  /// Time to commit a fetched page: the window in which a kill separates saving the token from
+  /// applying the records.
+  public var applyDelay: SimDuration = .milliseconds(2)
+
+  public init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
+    self.index = index
+    self.name = name
+    self.rank = rank
+    self.deviceCount = deviceCount
+    self.autosync = autosync
+  }
+}

@@ -1,0 +1,72 @@
+/// Which fields a change touched: bit `i` is field `i` of the record's type (at most 64 fields).
+public typealias FieldMask = UInt64
+
+/// One stored field value with its provenance (the intent that wrote it; 0 = the schema default)
+/// and the policy's stamp.
+public struct FieldValue: Hashable, Sendable {
+  public var value: Value
+  public var writer: IntentID
+  public var stamp: Stamp
+
+  @inlinable
+  public init(value: Value, writer: IntentID, stamp: Stamp) {
+    self.value = value
+    self.writer = writer
+    self.stamp = stamp
+  }
+}
+
+/// A record as a device or the server holds it: fields with provenance, the creating intent, a
+/// deletion marker, and the server's change tag for the version it is based on.
+public struct RecordState: Hashable, Sendable {
+  public var key: RecordKey
+  public var type: Int32
+  /// The intent that created the record.
+  public var creator: IntentID
+  /// The device that created it (CloudKit delivers deletions after a nil-token refetch only
+  /// for records the fetching device created).
+  public var creatorDevice: Int32
+  /// One value per field of the type, in schema order.
+  public var fields: [FieldValue]
+  /// The newest stamp of any write (the conflict unit of record-level policies).
+  public var stamp: Stamp
+  /// The delete intent, or 0 while the record is live.
+  public var deletedBy: IntentID
+  public var deleteStamp: Stamp
+  /// The server version this copy is based on (0: never on the server).
+  public var changeTag: Int64
+
+  public init(key: RecordKey, type: Int32, creator: IntentID, creatorDevice: Int32, fields: [FieldValue], stamp: Stamp) {
+    self.key = key
+    self.type = type
+    self.creator = creator
+    self.creatorDevice = creatorDevice
+    self.fields = fields
+    self.stamp = stamp
+    self.deletedBy = 0
+    self.deleteStamp = .origin
+    self.changeTag = 0
+  }
+
+  @inlinable public var isDeleted: Bool { deletedBy != 0 }
+
+  /// Every intent whose effect this copy carries: the creator, every field writer, every text
+  /// character's inserter and remover, and the delete. Receiving the copy means having seen them.
+  public func forEachProvenance(_ body: (IntentID) -> Void) {
+    body(creator)
+    if deletedBy != 0 { body(deletedBy) }
+    for f in fields {
+      if f.writer != 0 { body(f.writer) }
+      if case .text(let t) = f.value {
+        var last: IntentID = 0
+        for a in t.atoms {
+          if a.id.intent != last, a.id.intent != 0 {
+            body(a.id.intent)
+            last = a.id.intent
+          }
+          if a.deletedBy != 0 { body(a.deletedBy) }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import Simulator
+
+/// The policy every preset is: the decisions of `policies.md`, driven by ``PolicySettings``.
+public struct StandardPolicy: SyncPolicy {
+  public var name: String
+  public var settings: PolicySettings
+
+  public init(name: String, settings: PolicySettings) {
+    self.name = name
+    self.settings = settings
+  }
+
+  /// A preset by name, e.g. `StandardPolicy(preset: "crdt")`.
+  public init?(preset: String) {
+    guard let p = PolicyPreset.named(preset) else { return nil }
+    self.init(name: p.name, settings: p.settings)
+  }
+
+  /// A parsed spec (`field-lww-hlc delete=hard`).
+  public init(spec: PolicySpec) {
+    self.init(name: spec.description, settings: spec.settings)
+  }
+
+  /// Whether stamp `a` beats stamp `b` under the `winner` axis. `arrival`: the later arrival,
+  /// i.e. the incoming write, always wins.
+  @inlinable
+  public func beats(_ a: Stamp, _ b: Stamp) -> Bool {
+    switch settings.winner {
+    case .arrival: true
+    case .clock: b.clockOrder(a)
+    case .hlc: b.hlcOrder(a)
+    }
+  }
+
+  @inlinable
+  func _newer(_ a: Stamp, _ b: Stamp) -> Stamp {
+    b.hlcOrder(a) ? a : b
+  }
+
+  // MARK: Server
+
+  public func serverSave(_ write: RecordWrite, current: RecordState?, context: MergeContext) -> SaveDecision {
+    var incoming = write.record
+    incoming.deletedBy = 0
+    incoming.deleteStamp = .origin
+    guard let current else { return .store(incoming) }
+    if current.isDeleted {
+      // A hard delete leaves only a marker in the change log: a save recreates the record.
+      if settings.delete == .hard { return .store(incoming) }
+      switch settings.conflict {
+      case .deleteWins:
+        return .refuseDeleted
+      case .updateWins:
+        // A write the deleting device had not seen beats the delete (add-wins); an older one,
+        // e.g. a retried save it had seen, does not.
+        return beats(write.record.stamp, current.deleteStamp) ? .store(incoming) : .refuseDeleted
+      }
+    }
+    if settings.save == .ifUnchanged {
+      // The device merged with the server's version before saving again.
+      return write.baseTag == current.changeTag ? .store(incoming) : .conflict
+    }
+    let keys: FieldMask = settings.save == .allKeys ? .max : write.changed
+    var result = current
+    switch settings.granularity {
+    case .record:
+      guard beats(write.record.stamp, current.stamp) else { return .store(current) }
+      for i in incoming.fields.indices where keys & (1 << UInt64(i)) != 0 {
+        result.fields[i] = _merge(incoming: incoming.fields[i], over: current.fields[i], incomingWins: true)
+      }
+      result.stamp = incoming.stamp
+    case .field:
+      for i in incoming.fields.indices where keys & (1 << UInt64(i)) != 0 {
+        let wins = beats(incoming.fields[i].stamp, current.fields[i].stamp)
+        result.fields[i] = _merge(incoming: incoming.fields[i], over: current.fields[i], incomingWins: wins)
+      }
+      result.stamp = _newer(incoming.stamp, current.stamp)
+    }
+    return .store(result)
+  }
+
+  public func serverDelete(_ write: RecordWrite, current: RecordState, context: MergeContext) -> RecordState? {
+    // update-wins: a live version with writes newer than the delete survives it.
+    if settings.conflict == .updateWins, beats(current.stamp, write.record.deleteStamp) { return current }
+    return nil
+  }
+
+  /// One field: the winner's value, or for text under `text=merge` both versions merged.
+  func _merge(incoming: FieldValue, over current: FieldValue, incomingWins: Bool) -> FieldValue {
+    if settings.text == .merge, case .text(let a) = incoming.value, case .text(let b) = current.value {
+      let winner = incomingWins ? incoming : current
+      return FieldValue(value: .text(a.merged(with: b)), writer: winner.writer, stamp: _newer(incoming.stamp, current.stamp))
+    }
+    return incomingWins ? incoming : current
+  }
+
+  // MARK: Device
+
+  public func deviceApply(remote: RecordState, local: RecordState?, pending: FieldMask?, context: MergeContext) -> RecordState {
+    guard let pending, let local else { return remote }
+    if local.isDeleted { return local }  // a pending delete: the server will decide
+    if remote.isDeleted { return local }  // a pending save: the server will decide
+    // Local changes not yet acknowledged stay; everything else comes from the server.
+    if settings.granularity == .record || settings.save == .allKeys {
+      var kept = local
+      kept.changeTag = remote.changeTag
+      if settings.text == .merge {
+        for i in kept.fields.indices { kept.fields[i] = _merge(incoming: local.fields[i], over: remote.fields[i], incomingWins: true) }
+      }
+      return kept
+    }
+    var result = remote
+    for i in local.fields.indices where pending & (1 << UInt64(i)) != 0 {
+      result.fields[i] = _merge(incoming: local.fields[i], over: remote.fields[i], incomingWins: true)
+    }
+    result.stamp = _newer(local.stamp, remote.stamp)
+    return result
+  }
+
+  public func resolveConflict(client: RecordState, server: RecordState, ancestor: RecordState?, context: MergeContext) -> RecordState {
+    var result = server
+    for i in client.fields.indices {
+      let mine = client.fields[i]
+      let theirs = server.fields[i]
+      let base = ancestor?.fields[i]
+      let iChanged = base.map { $0 != mine } ?? true
+      let theyChanged = base.map { $0 != theirs } ?? true
+      if iChanged && !theyChanged {
+        result.fields[i] = mine
+      } else if iChanged && theyChanged {
+        result.fields[i] = _merge(incoming: mine, over: theirs, incomingWins: beats(mine.stamp, theirs.stamp))
+      }
+    }
+    result.stamp = _newer(client.stamp, server.stamp)
+    return result
+  }
+}

@@ -1,0 +1,68 @@
+import Simulator
+
+/// What a policy's merge decisions may look at besides the records: the schema.
+public struct MergeContext: Sendable {
+  public var schema: Schema
+  public init(schema: Schema) { self.schema = schema }
+}
+
+/// The server's decision on an incoming save.
+public enum SaveDecision: Hashable, Sendable {
+  /// Store this record as the server's version (it may be the current one unchanged, if the
+  /// incoming write lost).
+  case store(RecordState)
+  /// `if-unchanged` and the base tag is stale: answer with a conflict.
+  case conflict
+  /// The record is deleted and stays deleted.
+  case refuseDeleted
+}
+
+/// A sync policy: every merge decision the server and the devices make goes through it.
+///
+/// The mechanics — outbox, batches, retries, tokens, retention, refetch, lifecycle — read their
+/// axes from ``settings``; the decisions about which value survives are the four methods. All
+/// presets are ``StandardPolicy`` values; to model another stack, conform your own type (often by
+/// wrapping a `StandardPolicy` and overriding one decision) and fuzz it with the same engine:
+///
+///     struct PreferLongerTitle: SyncPolicy {
+///       var base = StandardPolicy(preset: "field-lww-hlc")!
+///       var name: String { "prefer-longer-title" }
+///       var settings: PolicySettings { base.settings }
+///       func serverSave(_ w: RecordWrite, current: RecordState?, context: MergeContext) -> SaveDecision {
+///         base.serverSave(w, current: current, context: context)
+///       }
+///       // … deviceApply and resolveConflict likewise
+///     }
+///
+/// Policies see their own metadata (stamps, change tags) and the values; the oracle judges only
+/// intents and provenance, so a policy cannot hide what it loses.
+public protocol SyncPolicy: Sendable {
+  /// How reports name the policy.
+  var name: String { get }
+  /// The axes the mechanics obey.
+  var settings: PolicySettings { get }
+
+  /// Server: an incoming save. `current` is the server's record, live or deleted (a tombstone,
+  /// or a hard-delete marker still in the change log), or nil if the server has none.
+  func serverSave(_ write: RecordWrite, current: RecordState?, context: MergeContext) -> SaveDecision
+
+  /// Server: an incoming delete of a live record. Return `nil` to delete it, or the record to
+  /// keep when the delete loses (e.g. to an update the deleting device had not seen).
+  func serverDelete(_ write: RecordWrite, current: RecordState, context: MergeContext) -> RecordState?
+
+  /// Device: fold a record from the server (fetched, or returned by a save) into the local copy.
+  /// `pending` are the fields with local changes not yet acknowledged (nil: none; a pending
+  /// delete is `local == nil`). Returns the new local copy; a deleted record for a deletion.
+  func deviceApply(remote: RecordState, local: RecordState?, pending: FieldMask?, context: MergeContext) -> RecordState
+
+  /// Device, `if-unchanged` only: merge the conflicting versions into the record to save again.
+  func resolveConflict(client: RecordState, server: RecordState, ancestor: RecordState?, context: MergeContext) -> RecordState
+}
+
+extension SyncPolicy {
+  public func serverDelete(_ write: RecordWrite, current: RecordState, context: MergeContext) -> RecordState? { nil }
+
+  public func resolveConflict(client: RecordState, server: RecordState, ancestor: RecordState?, context: MergeContext) -> RecordState {
+    server
+  }
+}

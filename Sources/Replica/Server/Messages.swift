@@ -1,0 +1,76 @@
+/// One record change a device uploads.
+public struct RecordWrite: Hashable, Sendable {
+  /// The device's whole local copy (the server takes what the save policy says from it).
+  public var record: RecordState
+  /// The fields this device changed since its base version.
+  public var changed: FieldMask
+  public var isDelete: Bool
+  /// The change tag of the server version the device based the change on.
+  public var baseTag: Int64
+}
+
+/// The server's answer for one write.
+public enum WriteResult: Hashable, Sendable {
+  /// Stored; the server's resulting record (which may not be what was sent, if it lost).
+  case saved(RecordState)
+  /// `if-unchanged` and the server has a newer version: merge with it and save again.
+  case conflict(server: RecordState)
+  /// The record is deleted on the server and the save was refused.
+  case refusedDeleted(RecordState)
+  /// The delete was applied (or there was nothing to delete).
+  case deleted
+  /// The record's type is not CloudKit-safe or not deployed; the upload is rejected for good.
+  case rejected(typeName: String)
+}
+
+/// What crosses the network.
+public enum Message: Hashable, Sendable {
+  case push(requestID: UInt64, writes: [RecordWrite])
+  case pushReply(requestID: UInt64, results: [WriteResult])
+  /// `token == nil`: fetch everything (a first sync, or after "token expired").
+  case fetch(requestID: UInt64, token: Int64?)
+  case fetchReply(requestID: UInt64, reply: FetchReply)
+  /// A push notification: something changed on the server.
+  case notify
+
+  public var name: StaticString {
+    switch self {
+    case .push: "push"
+    case .pushReply: "push-reply"
+    case .fetch: "fetch"
+    case .fetchReply: "fetch-reply"
+    case .notify: "notify"
+    }
+  }
+
+  public var code: Int64 {
+    switch self {
+    case .push: 1
+    case .pushReply: 2
+    case .fetch: 3
+    case .fetchReply: 4
+    case .notify: 5
+    }
+  }
+
+  /// Records carried, for statistics.
+  public var recordCount: Int {
+    switch self {
+    case .push(_, let w): return w.count
+    case .pushReply(_, let r): return r.count
+    case .fetchReply(_, let r):
+      if case .changes(let records, _, _) = r { return records.count }
+      return 0
+    default: return 0
+    }
+  }
+}
+
+/// The answer to a fetch.
+public enum FetchReply: Hashable, Sendable {
+  /// Records changed since the token (deleted ones carry their deletion), the token to fetch
+  /// from next, and whether more pages follow.
+  case changes(records: [RecordState], newToken: Int64, moreComing: Bool)
+  /// The token is older than the retained change log: fetch everything again.
+  case tokenExpired
+}

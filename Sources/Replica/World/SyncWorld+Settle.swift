@@ -1,0 +1,39 @@
+import Simulator
+
+extension SyncWorld {
+  /// Heals every fault — the server up, loss and duplication off, every device online and in
+  /// the foreground — then syncs in rounds until every device has sent everything and fetched
+  /// the server's latest change, or until the bound. A run that cannot settle is recorded in
+  /// ``WorldFacts`` (the oracle reports it as divergence), never a hang.
+  public mutating func settle(maxRounds: Int = 20, maxTime: SimDuration = .hours(6), maxEvents: Int = 5_000_000) {
+    facts.settleStart = now
+    let deadline = now + maxTime
+    let eventLimit = loop.processedCount + maxEvents
+    network.setUp(serverNode, true)
+    network.conditions.loss = .never
+    network.conditions.duplication = .never
+    trace.record(WorldTrace.settle, at: now, node: -1, 0, Int64(loop.pendingCount))
+    for d in devices.indices {
+      network.setOnline(NodeID(index: d), true)
+      deliverToDevice(Int32(d), .connectivity(true))
+    }
+    for round in 1...maxRounds {
+      for d in devices.indices { deliverToDevice(Int32(d), .syncNow) }
+      while loop.processedCount < eventLimit, let (_, event) = loop.next(until: deadline) { handle(event) }
+      if isQuiescent {
+        trace.record(WorldTrace.settle, at: now, node: -1, Int64(round), 0)
+        return
+      }
+      if loop.processedCount >= eventLimit || now >= deadline { break }
+    }
+    facts.settled = false
+    let stuck = devices.filter { !$0.isIdle || $0.savedToken != server.head }.map(\.config.name)
+    facts.unsettledReason = "sync did not reach quiescence within \(maxRounds) rounds, \(maxTime) or \(maxEvents) events"
+      + (stuck.isEmpty ? "" : " (still behind: \(stuck.joined(separator: ", ")))")
+  }
+
+  /// Every device idle with nothing sendable and up to date with the server, nothing in flight.
+  public var isQuiescent: Bool {
+    loop.pendingCount == 0 && devices.allSatisfy { $0.isIdle && $0.savedToken == server.head }
+  }
+}

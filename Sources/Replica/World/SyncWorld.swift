@@ -1,0 +1,215 @@
+import Simulator
+
+/// N devices and the server on the kernel's event loop, network and clocks: the shell that
+/// carries out what the pure state machines ask for.
+///
+///     var world = SyncWorld(config)
+///     world.schedule(.intent(device: 0, .create(type: 0, key: 0, values: [])), at: .zero)
+///     world.run(until: VirtualTime.zero + .seconds(10))
+///     world.settle()
+///     world.devices[0].visibleRecords   // judged by the oracle
+public struct SyncWorld: Sendable {
+  enum Event: Sendable {
+    case deliver(Transmission, Message, session: UInt32)
+    case timer(device: Int32, kind: TimerKind, generation: UInt32)
+    case action(Int32)
+  }
+
+  public let config: WorldConfig
+  public let context: MergeContext
+  public internal(set) var devices: [DeviceState]
+  public internal(set) var server: ServerState
+  public internal(set) var log = IntentLog()
+  public internal(set) var facts = WorldFacts()
+  public internal(set) var trace: TraceRecorder
+  public internal(set) var network: Network
+  var loop = EventLoop<Event>()
+  var actions: [WorldAction] = []
+  let serverNode: NodeID
+  var wire: SimRandom
+  var pushRNG: SimRandom
+  var effects: [DeviceEffect] = []
+  public internal(set) var messagesSent = 0
+
+  public init(_ config: WorldConfig) {
+    self.config = config
+    context = MergeContext(schema: config.schema)
+    var net = Network(conditions: config.network)
+    let names = config.deviceNames
+    let ranks = names.indices.sorted { names[$0] < names[$1] }
+    var rankOf = [Int32](repeating: 0, count: names.count)
+    for (rank, i) in ranks.enumerated() { rankOf[i] = Int32(rank) }
+    var ds: [DeviceState] = []
+    for (i, name) in names.enumerated() {
+      _ = net.addNode()
+      let c = DeviceConfig(index: Int32(i), name: name, rank: rankOf[i], deviceCount: names.count, autosync: config.autosync)
+      ds.append(DeviceState(config: c, clock: config.clocks[i], seed: config.seed))
+    }
+    serverNode = net.addNode()
+    devices = ds
+    network = net
+    server = ServerState(schema: config.schema)
+    trace = TraceRecorder(mode: config.traceMode)
+    wire = SimRandom(seed: config.seed, stream: "network")
+    pushRNG = SimRandom(seed: config.seed, stream: "push")
+  }
+
+  public var now: VirtualTime { loop.now }
+  public var eventsProcessed: Int { loop.processedCount }
+
+  /// Schedules an action. Actions at one time run in the order they were scheduled.
+  public mutating func schedule(_ action: WorldAction, at time: VirtualTime) {
+    actions.append(action)
+    loop.schedule(.action(Int32(actions.count - 1)), at: max(time, loop.now))
+  }
+
+  /// Runs every event up to and including `limit`.
+  public mutating func run(until limit: VirtualTime) {
+    while let (_, event) = loop.next(until: limit) { handle(event) }
+  }
+
+  // MARK: Events
+
+  mutating func handle(_ event: Event) {
+    switch event {
+    case .action(let index):
+      perform(actions[Int(index)])
+    case .timer(let d, let kind, let generation):
+      deliverToDevice(d, .timer(kind, generation: generation))
+    case .deliver(let t, let message, let session):
+      let to = t.to
+      if to == serverNode {
+        let from = Int(t.from.index)
+        // A request cut off at the device (kill, suspension, offline) never completes.
+        guard devices[from].session == session, network.accepts(t) else {
+          trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 1)
+          return
+        }
+        trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
+        serverReceive(message, from: Int32(from))
+      } else {
+        guard network.accepts(t) else {
+          trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 2)
+          return
+        }
+        trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
+        deliverToDevice(Int32(to.index), .message(message))
+      }
+    }
+  }
+
+  mutating func perform(_ action: WorldAction) {
+    switch action {
+    case .intent(let d, let userIntent):
+      var buffer = effects
+      buffer.removeAll(keepingCapacity: true)
+      let intent = devices[Int(d)].perform(userIntent, id: log.nextID, now: now, schema: config.schema, effects: &buffer)
+      log.append(intent)
+      trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), intent.ignored == nil ? 0 : 1)
+      carryOut(buffer, device: d)
+      effects = buffer
+    case .sync(let d):
+      deliverToDevice(d, .syncNow)
+    case .kill(let d):
+      trace.record(WorldTrace.lifecycle, at: now, node: d, 1)
+      deliverToDevice(d, .kill)
+    case .background(let d, let budget):
+      trace.record(WorldTrace.lifecycle, at: now, node: d, 2, budget.nanoseconds)
+      deliverToDevice(d, .background(budget: budget))
+    case .clockJump(let d, let by):
+      trace.record(WorldTrace.lifecycle, at: now, node: d, 3, by.nanoseconds)
+      deliverToDevice(d, .clockJump(by))
+    case .syncAll:
+      for d in devices.indices where network.isOnline(NodeID(index: d)) { deliverToDevice(Int32(d), .syncNow) }
+    case .setOnline(let ds, let online):
+      for d in ds {
+        trace.record(WorldTrace.lifecycle, at: now, node: d, online ? 4 : 5)
+        network.setOnline(NodeID(index: Int(d)), online)
+        deliverToDevice(d, .connectivity(online))
+      }
+    case .server(let up):
+      trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, up ? 6 : 7)
+      network.setUp(serverNode, up)
+    }
+  }
+
+  mutating func deliverToDevice(_ d: Int32, _ input: DeviceInput) {
+    var buffer = effects
+    buffer.removeAll(keepingCapacity: true)
+    devices[Int(d)].handle(input, now: now, policy: config.policy, context: context, log: log, effects: &buffer)
+    carryOut(buffer, device: d)
+    effects = buffer
+  }
+
+  mutating func carryOut(_ buffer: [DeviceEffect], device d: Int32) {
+    for effect in buffer {
+      switch effect {
+      case .send(let message):
+        send(message, from: NodeID(index: Int(d)), to: serverNode, session: devices[Int(d)].session)
+      case .timer(let kind, let after, let generation):
+        loop.schedule(.timer(device: d, kind: kind, generation: generation), after: after)
+      case .fact(let fact):
+        facts.events.append(WorldFacts.Event(time: now, device: d, fact: fact))
+        trace.record(WorldTrace.fact, at: now, node: d, _factCode(fact), _factRecord(fact), _factCount(fact))
+      }
+    }
+  }
+
+  mutating func send(_ message: Message, from: NodeID, to: NodeID, session: UInt32) {
+    messagesSent += 1
+    let t = network.send(from: from, to: to, at: now, using: &wire)
+    trace.record(WorldTrace.send, at: now, node: from.rawValue, message.code, Int64(to.rawValue), Int64(message.recordCount))
+    if let at = t.arrival { loop.schedule(.deliver(t, message, session: session), at: at) }
+    if let at = t.duplicateArrival { loop.schedule(.deliver(t, message, session: session), at: at) }
+  }
+
+  mutating func serverReceive(_ message: Message, from d: Int32) {
+    let device = NodeID(index: Int(d))
+    switch message {
+    case .push(let id, let writes):
+      let (results, changed) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
+      if trace.keepsRecords {
+        for r in results {
+          if case .saved(let rec) = r { trace.record(WorldTrace.store, at: now, node: serverNode.rawValue, Int64(rec.key), rec.changeTag, 0) }
+        }
+      }
+      send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
+      if changed, let p = config.push {
+        for other in devices.indices where other != Int(d) {
+          if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: other), session: 0) }
+        }
+      }
+    case .fetch(let id, let token):
+      let reply = server.fetch(token: token, from: d, at: now, retention: config.policy.settings.retention)
+      send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
+    case .pushReply, .fetchReply, .notify:
+      break
+    }
+  }
+
+  func _factCode(_ f: DeviceFact) -> Int64 {
+    switch f {
+    case .outboxLost: 1
+    case .batchAbandoned: 2
+    case .rejected: 3
+    case .reappeared: 4
+    case .fetchDropped: 5
+    }
+  }
+
+  func _factRecord(_ f: DeviceFact) -> Int64 {
+    switch f {
+    case .rejected(let k, _), .reappeared(let k): Int64(k)
+    default: -1
+    }
+  }
+
+  func _factCount(_ f: DeviceFact) -> Int64 {
+    switch f {
+    case .outboxLost(let ks): Int64(ks.count)
+    case .batchAbandoned(let ks, _): Int64(ks.count)
+    case .fetchDropped(let n, _): Int64(n)
+    default: 1
+    }
+  }
+}

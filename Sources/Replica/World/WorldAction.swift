@@ -1,0 +1,75 @@
+import Simulator
+
+/// Something scheduled to happen to the world at a time: a user intent, a device event, or a
+/// fault. Names are resolved to indices (devices in declaration order, records by key).
+public enum WorldAction: Hashable, Sendable {
+  case intent(device: Int32, UserIntent)
+  case sync(device: Int32)
+  case kill(device: Int32)
+  case background(device: Int32, budget: SimDuration)
+  case clockJump(device: Int32, by: SimDuration)
+  case syncAll
+  case setOnline([Int32], Bool)
+  case server(up: Bool)
+}
+
+/// How the world is set up.
+public struct WorldConfig: Sendable {
+  public var deviceNames: [String]
+  public var clocks: [DeviceClock]
+  public var schema: Schema
+  public var policy: any SyncPolicy
+  public var seed: UInt64
+  public var network: NetworkConditions
+  /// Debounce after a local change; nil = off.
+  public var autosync: SimDuration?
+  /// Push notifications: `nil` off, else delivered with this probability.
+  public var push: Probability?
+  public var traceMode: TraceRecorder.Mode
+
+  public init(
+    deviceNames: [String], clocks: [DeviceClock]? = nil, schema: Schema, policy: any SyncPolicy, seed: UInt64,
+    network: NetworkConditions = NetworkConditions(), autosync: SimDuration? = .seconds(1), push: Probability? = .always,
+    traceMode: TraceRecorder.Mode = .hashOnly
+  ) {
+    self.deviceNames = deviceNames
+    self.clocks = clocks ?? deviceNames.map { _ in .perfect }
+    self.schema = schema
+    self.policy = policy
+    self.seed = seed
+    self.network = network
+    self.autosync = autosync
+    self.push = push
+    self.traceMode = traceMode
+  }
+}
+
+/// What the world observed that the oracle needs besides intents and final states: causes of
+/// stranded records, transient resurrections, and whether the run settled. Recorded by the
+/// simulator, never by a policy.
+public struct WorldFacts: Sendable {
+  public struct Event: Hashable, Sendable {
+    public var time: VirtualTime
+    public var device: Int32
+    public var fact: DeviceFact
+  }
+  public var events: [Event] = []
+  /// Whether `settle` reached quiescence within its bound.
+  public var settled = true
+  /// Why it did not, if it did not.
+  public var unsettledReason: String?
+  /// When settle began (nil if never).
+  public var settleStart: VirtualTime?
+}
+
+/// Trace record kinds of the replica world.
+public enum WorldTrace {
+  public static let intent = TraceKind(code: 10, name: "intent", fields: ("intent", "record", "ignored"))
+  public static let send = TraceKind(code: 11, name: "send", fields: ("message", "to", "records"))
+  public static let deliver = TraceKind(code: 12, name: "deliver", fields: ("message", "from", "records"))
+  public static let drop = TraceKind(code: 13, name: "drop", fields: ("message", "to", "reason"))
+  public static let fact = TraceKind(code: 14, name: "fact", fields: ("kind", "record", "count"))
+  public static let lifecycle = TraceKind(code: 15, name: "lifecycle", fields: ("event", "value", "-"))
+  public static let store = TraceKind(code: 16, name: "server-store", fields: ("record", "tag", "deleted"))
+  public static let settle = TraceKind(code: 17, name: "settle", fields: ("round", "pending", "-"))
+}
