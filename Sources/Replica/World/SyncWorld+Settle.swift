@@ -19,7 +19,7 @@ extension SyncWorld {
     }
     for round in 1...maxRounds {
       for d in devices.indices { deliverToDevice(Int32(d), .syncNow) }
-      while loop.processedCount < eventLimit, let (_, event) = loop.next(until: deadline) { handle(event) }
+      while loop.processedCount < eventLimit, let t = loop.nextTime, t <= deadline, let (_, event) = loop.next() { handle(event) }
       if isQuiescent {
         trace.record(WorldTrace.settle, at: now, node: -1, Int64(round), 0)
         return

@@ -1,38 +1,9 @@
 // Commands whose contract (cli.md) is fixed but which are not built yet. Each shows its help
 // and, when run, says what it arrives with and exits 64.
 
-enum RunCommand {
-  static let spec = CommandSpec(
-    name: "run", summary: "Run one scenario and print what it lost.",
-    positionals: [.init(name: "FILE|NAME", help: "A scenario file, or the name of one in scenarios/.")],
-    options: [
-      .value("--seed", "N", "Override the scenario's seed."),
-      .value("--policy", "SPEC", "Override the policy, e.g. 'field-lww-hlc delete=tombstone'."),
-      .value("--trace", "FILE.jsonl", "Write the trace as JSON Lines."),
-      .value("--timeline", "FILE.svg", "Write a timeline picture."),
-      Formats.option,
-    ],
-    examples: ["sim-cli run two-device-acceptance", "sim-cli run fat-note-lww --policy crdt --format json"])
-  static let command = Command.notBuilt(spec, arrives: "scenario files and the oracle")
-}
 
-enum ListCommand {
-  static let spec = CommandSpec(name: "list", summary: "List the named scenarios with their about lines.", options: [Formats.option])
-  static let command = Command.notBuilt(spec, arrives: "scenario files and the oracle")
-}
 
-enum CheckCommand {
-  static let spec = CommandSpec(
-    name: "check", summary: "Parse and lint scenarios without running them (CloudKit-safety included).",
-    positionals: [.init(name: "FILE|NAME", help: "Scenario files or names.", variadic: true)],
-    options: [Formats.option])
-  static let command = Command.notBuilt(spec, arrives: "scenario files and the oracle")
-}
 
-enum PoliciesCommand {
-  static let spec = CommandSpec(name: "policies", summary: "List the policy presets with their axis values.", options: [Formats.option])
-  static let command = Command.notBuilt(spec, arrives: "the replica model and the policy presets")
-}
 
 enum FuzzCommand {
   static let spec = CommandSpec(

@@ -7,6 +7,7 @@ public enum JSONValue: Hashable, Sendable {
   case null
   case bool(Bool)
   case int(Int64)
+  case uint(UInt64)
   /// Written in Swift's shortest round-trip form; non-finite values are written as `null`.
   case double(Double)
   case string(String)
@@ -26,6 +27,7 @@ public enum JSONValue: Hashable, Sendable {
     case .null: out += "null"
     case .bool(let b): out += b ? "true" : "false"
     case .int(let i): out += String(i)
+    case .uint(let u): out += String(u)
     case .double(let d): out += d.isFinite ? Self._format(d) : "null"
     case .string(let s): Self.writeString(s, to: &out)
     case .array(let items):

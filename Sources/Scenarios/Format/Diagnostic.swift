@@ -1,0 +1,71 @@
+/// One problem in a scenario file: where it is, what is wrong, and the line it is on.
+///
+///     let d = Diagnostic(source: "demo.scenario", location: SourceLocation(line: 3, column: 9),
+///                        message: "unknown device 'ipad'; did you mean 'iPad'?", lineText: "at 1s   ipad sync")
+///     print(d.rendered(), terminator: "")
+///     // demo.scenario:3:9: error: unknown device 'ipad'; did you mean 'iPad'?
+///     // at 1s   ipad sync
+///     //         ^
+public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The file path or name, as the caller gave it.
+  public var source: String
+  /// 1-based line and column; the column counts `Character`s of the line as written.
+  public var location: SourceLocation
+  public var message: String
+  /// The offending line as written (tabs kept, no line ending).
+  public var lineText: String
+
+  public init(source: String, location: SourceLocation, message: String, lineText: String) {
+    self.source = source
+    self.location = location
+    self.message = message
+    self.lineText = lineText
+  }
+
+  /// `FILE:LINE:COLUMN: error: MESSAGE`, the line, and a caret under the column. A tab before
+  /// the column is repeated as a tab in the caret line so that the caret lines up.
+  public func rendered() -> String {
+    var caret = ""
+    var remaining = max(0, location.column - 1)
+    for ch in lineText {
+      if remaining == 0 { break }
+      caret.append(ch == "\t" ? "\t" : " ")
+      remaining -= 1
+    }
+    if remaining > 0 { caret += String(repeating: " ", count: remaining) }
+    return "\(source):\(location.line):\(location.column): error: \(message)\n\(lineText)\n\(caret)^\n"
+  }
+
+  public var description: String { rendered() }
+}
+
+/// Every problem found in one scenario file, in line order. The parser stops collecting after
+/// ``ScenarioErrors/limit`` diagnostics and counts the rest in ``omitted``.
+public struct ScenarioErrors: Error, Hashable, Sendable, CustomStringConvertible {
+  /// At most this many diagnostics are kept.
+  public static let limit = 50
+
+  /// The diagnostics, sorted by line then column.
+  public var diagnostics: [Diagnostic]
+  /// The file path or name, as the caller gave it.
+  public var source: String
+  /// How many more problems were found beyond ``limit`` (not shown).
+  public var omitted: Int
+
+  public init(diagnostics: [Diagnostic], source: String, omitted: Int = 0) {
+    self.diagnostics = diagnostics
+    self.source = source
+    self.omitted = omitted
+  }
+
+  /// Every diagnostic rendered, then a last line `N error(s) in FILE`.
+  public func rendered() -> String {
+    var out = diagnostics.map { $0.rendered() }.joined()
+    let n = diagnostics.count
+    out += "\(n) \(n == 1 ? "error" : "errors") in \(source)"
+    if omitted > 0 { out += " (and \(omitted) more not shown)" }
+    return out + "\n"
+  }
+
+  public var description: String { rendered() }
+}

@@ -1,0 +1,302 @@
+import Replica
+import Simulator
+
+/// Header statements: `scenario about devices policy seed latency loss duplicate clock retention
+/// autosync push deployed`.
+extension _ScenarioParse {
+  static let headerKeywords: Set<String> = [
+    "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
+    "deployed",
+  ]
+
+  /// Every statement keyword, in the order the reference lists them (for suggestions).
+  static let statementKeywords = [
+    "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
+    "deployed", "type", "at", "settle", "expect",
+  ]
+
+  static let maxDevices = 1000
+
+  /// Words that cannot name a device: after `at TIME` they start a world event.
+  static let worldEvents = ["sync", "offline", "online", "server", "settle"]
+
+  static func usage(_ keyword: String) -> String {
+    switch keyword {
+    case "scenario": "scenario NAME"
+    case "about": "about \"text\""
+    case "devices": "devices NAME..."
+    case "policy": "policy PRESET [key=value ...]"
+    case "seed": "seed N"
+    case "latency": "latency D..D (or latency D)"
+    case "loss": "loss P%"
+    case "duplicate": "duplicate P%"
+    case "clock": "clock DEVICE skew ±D [drift ±N ppm]"
+    case "retention": "retention D"
+    case "autosync": "autosync D|off"
+    case "push": "push on|off|P%"
+    case "deployed": "deployed TYPE..."
+    default: keyword
+    }
+  }
+
+  mutating func parseHeader(_ i: Int, keyword: String) {
+    let line = lines[i]
+    if keyword != "clock" {
+      if let prior = headerLines[keyword] {
+        error(i, 0, "'\(keyword)' is already given on line \(prior); each header statement appears once")
+        return
+      }
+      headerLines[keyword] = line.number
+    }
+    if let firstAt = firstAtLine, line.number > firstAt {
+      error(i, 0, "'\(keyword)' belongs in the header, before the first 'at' line (line \(firstAt))")
+    }
+    let t = line.tokens
+    let usage = Self.usage(keyword)
+    // Statements that take exactly one word (or string) after the keyword.
+    let single: ScenarioToken?
+    switch keyword {
+    case "devices", "policy", "clock", "deployed":
+      single = nil
+    default:
+      guard t.count >= 2 else {
+        missing(i, "expected a value after '\(keyword)'; write '\(usage)'")
+        return
+      }
+      guard expectEnd(i, after: 1, usage: usage) else { return }
+      single = t[1]
+    }
+    switch keyword {
+    case "scenario": if let w = single { parseScenarioName(i, w) }
+    case "about":
+      guard let w = single, w.isString else {
+        error(i, t[1], "the about text is a string; write 'about \"…\"'")
+        return
+      }
+      about = w.text
+    case "devices": parseDevices(i)
+    case "policy": parsePolicy(i)
+    case "seed": if let w = single { parseSeed(i, w) }
+    case "latency": if let w = single { parseLatency(i, w) }
+    case "loss", "duplicate":
+      guard let w = single else { return }
+      guard w.isWord, let p = Self.percent(w.text) else {
+        error(i, w, "expected a percentage from 0% to 100%, such as 1% or 0.5% (at most six decimals); write '\(usage)'")
+        return
+      }
+      if keyword == "loss" { loss = p } else { duplicate = p }
+    case "clock": parseClock(i)
+    case "retention":
+      guard let w = single, let d = value(i, word(w).flatMap { Self.duration($0, at: w.start) }) else { return }
+      if d <= .zero { error(i, w, "retention must be longer than zero") } else { retention = d }
+    case "autosync":
+      guard let w = single else { return }
+      if w.is("off") {
+        autosync = nil
+      } else if let d = value(i, word(w).flatMap { Self.duration($0, at: w.start) }) {
+        autosync = d
+      }
+    case "push":
+      guard let w = single else { return }
+      if w.is("on") {
+        push = .on
+      } else if w.is("off") {
+        push = .off
+      } else if w.isWord, let p = Self.percent(w.text) {
+        push = .lossy(p)
+      } else {
+        error(i, w, "expected on, off, or a delivery percentage such as 90%; write '\(usage)'")
+      }
+    case "deployed": parseDeployed(i)
+    default: break
+    }
+  }
+
+  /// The text of a word token; a string token is an error.
+  func word(_ token: ScenarioToken) -> Result<String, _WordError> {
+    token.isString
+      ? .failure(_WordError(offset: token.start, message: "expected a word here, not a string"))
+      : .success(token.text)
+  }
+
+  mutating func parseScenarioName(_ i: Int, _ w: ScenarioToken) {
+    if w.isString {
+      name = w.text
+    } else if Self.isIdentifier(w.text) {
+      name = w.text
+    } else {
+      error(i, w, "'\(Self.quoted(w.text))' is not a valid scenario name: use letters, digits, '_' and '-' starting with a letter, or a \"string\"")
+    }
+  }
+
+  mutating func parseDevices(_ i: Int) {
+    let t = lines[i].tokens
+    guard t.count >= 2 else {
+      missing(i, "expected at least one device name; write 'devices NAME...', as in 'devices iPad phone'")
+      return
+    }
+    var tooMany = false
+    for token in t.dropFirst() {
+      if token.isWord { knownDevices.insert(token.text) }
+      guard checkName(i, token, "device name") else { continue }
+      if Self.worldEvents.contains(token.text) {
+        error(i, token, "'\(token.text)' cannot name a device: after 'at TIME' it starts a world event")
+      } else if devices.contains(token.text) {
+        error(i, token, "device '\(token.text)' is listed twice")
+      } else if devices.count >= Self.maxDevices {
+        if !tooMany { error(i, token, "too many devices: at most \(Self.maxDevices)") }
+        tooMany = true
+      } else {
+        devices.append(token.text)
+      }
+    }
+  }
+
+  mutating func parsePolicy(_ i: Int) {
+    let line = lines[i]
+    let t = line.tokens
+    policyLocation = SourceLocation(line: line.number, column: line.column(t[0].start))
+    if let s = t.dropFirst().first(where: \.isString) {
+      error(i, s, "a policy is written without quotes; write '\(Self.usage("policy"))'")
+      return
+    }
+    let start = t.count > 1 ? t[1].start : line.endOfContent
+    let end = t.count > 1 ? t[t.count - 1].end : start
+    guard end - start <= 1_000 else {
+      error(i, start, "policy spec is too long (at most 1000 characters)")
+      return
+    }
+    let text = line.slice(start, end)
+    switch PolicySpec.parse(text) {
+    case .success(let spec):
+      policy = spec
+    case .failure(let e):
+      // `offset` counts Characters of `text`; turn it into a scalar offset in the line.
+      var scalars = 0
+      var characters = 0
+      for ch in text {
+        if characters >= e.offset { break }
+        scalars += ch.unicodeScalars.count
+        characters += 1
+      }
+      error(i, start + scalars, e.message)
+    }
+  }
+
+  mutating func parseSeed(_ i: Int, _ w: ScenarioToken) {
+    guard w.isWord, !w.text.isEmpty, w.text.unicodeScalars.allSatisfy(Self.isDigit), let n = UInt64(w.text) else {
+      error(i, w, "the seed is a whole number from 0 to \(UInt64.max); found \(Self.shown(w))")
+      return
+    }
+    seed = n
+  }
+
+  mutating func parseLatency(_ i: Int, _ w: ScenarioToken) {
+    guard let text = value(i, word(w)) else { return }
+    let scalars = Array(text.unicodeScalars)
+    var dots: Int?
+    if scalars.count >= 2 {
+      for k in 0..<(scalars.count - 1) where scalars[k] == "." && scalars[k + 1] == "." {
+        dots = k
+        break
+      }
+    }
+    guard let dots else {
+      if let d = value(i, Self.duration(text, at: w.start)) { latency = .fixed(d) }
+      return
+    }
+    let lowText = String(String.UnicodeScalarView(scalars[..<dots]))
+    let highText = String(String.UnicodeScalarView(scalars[(dots + 2)...]))
+    let low = value(i, Self.duration(lowText, at: w.start))
+    let high = value(i, Self.duration(highText, at: w.start + dots + 2))
+    guard let low, let high else { return }
+    if low > high {
+      error(i, w, "latency range \(Self.quoted(text)) is backwards: write the low end first, as in \(high)..\(low)")
+      return
+    }
+    latency = .uniform(low, high)
+  }
+
+  mutating func parseClock(_ i: Int) {
+    let t = lines[i].tokens
+    let usage = Self.usage("clock")
+    guard t.count >= 2 else { return missing(i, "expected a device after 'clock'; write '\(usage)'") }
+    let device = t[1]
+    guard checkName(i, device, "device name") else { return }
+    pendingDeviceUses.append((device.text, i, device.start))
+    if let prior = clockLines[device.text] {
+      error(i, device, "the clock of '\(device.text)' is already set on line \(prior)")
+      return
+    }
+    clockLines[device.text] = lines[i].number
+    guard t.count >= 3 else { return missing(i, "expected 'skew ±D' after the device; write '\(usage)'") }
+    guard t[2].is("skew") else {
+      return error(i, t[2], "expected 'skew'" + didYouMean(t[2].text, ["skew"]) + "; write '\(usage)'")
+    }
+    guard t.count >= 4 else { return missing(i, "expected the skew, as in 'skew +2s' or 'skew -500ms'") }
+    guard let skewText = value(i, word(t[3])),
+      let skew = value(i, Self.boundedDuration(skewText, at: t[3].start, allowSign: true, what: "clock skew"))
+    else { return }
+    var drift: Int64 = 0
+    if t.count > 4 {
+      guard t[4].is("drift") else {
+        return error(i, t[4], "unexpected \(Self.shown(t[4]))" + didYouMean(t[4].text, ["drift"]) + "; write '\(usage)'")
+      }
+      guard t.count >= 6 else { return missing(i, "expected the drift, as in 'drift 40ppm' or 'drift -40ppm'") }
+      guard let (ppm, last) = parseDrift(i, from: 5) else { return }
+      guard expectEnd(i, after: last, usage: usage) else { return }
+      drift = ppm
+    }
+    clocks.append(ClockSetting(device: device.text, skew: skew, driftPPM: drift, location: location(i, t[0])))
+  }
+
+  /// `+40ppm`, `40 ppm`, `-40ppm`: the drift and the index of its last token.
+  mutating func parseDrift(_ i: Int, from k: Int) -> (Int64, Int)? {
+    let t = lines[i].tokens
+    guard let text = value(i, word(t[k])) else { return nil }
+    var number = text
+    var last = k
+    if number.hasSuffix("ppm") {
+      number = String(number.dropLast(3))
+    } else if k + 1 < t.count, t[k + 1].is("ppm") {
+      last = k + 1
+    } else {
+      error(i, t[k], "write the drift in ppm, as in 'drift \(Self.quoted(text))ppm'")
+      return nil
+    }
+    var digits = Substring(number)
+    var negative = false
+    if let sign = digits.first, sign == "+" || sign == "-" {
+      negative = sign == "-"
+      digits = digits.dropFirst()
+    }
+    let range = "the drift is a whole number of ppm from -1000000 to +1000000"
+    guard !digits.isEmpty, digits.unicodeScalars.allSatisfy(Self.isDigit) else {
+      error(i, t[k], "\(range); found '\(Self.quoted(text))'")
+      return nil
+    }
+    guard digits.count <= 7, let magnitude = Int64(digits), magnitude <= 1_000_000 else {
+      error(i, t[k], "\(range); '\(Self.quoted(text))' is out of range")
+      return nil
+    }
+    return (negative ? -magnitude : magnitude, last)
+  }
+
+  mutating func parseDeployed(_ i: Int) {
+    var seen: [String] = []
+    for token in lines[i].tokens.dropFirst() {
+      guard checkName(i, token, "type name") else { continue }
+      if seen.contains(token.text) {
+        error(i, token, "type '\(token.text)' is listed twice")
+        continue
+      }
+      seen.append(token.text)
+      pendingTypeUses.append((token.text, i, token.start))
+    }
+    deployed = seen
+  }
+
+  func location(_ i: Int, _ token: ScenarioToken) -> SourceLocation {
+    SourceLocation(line: lines[i].number, column: lines[i].column(token.start))
+  }
+}

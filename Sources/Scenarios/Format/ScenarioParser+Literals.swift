@@ -1,0 +1,212 @@
+import Replica
+import Simulator
+
+/// A problem found while reading one word: a message and a scalar offset in the line.
+struct _WordError: Error {
+  var offset: Int
+  var message: String
+}
+
+extension _ScenarioParse {
+  /// The latest time a timeline line, a clock skew or a clock jump may name.
+  static let maxTime = SimDuration.days(3650)
+
+  /// `[A-Za-z][A-Za-z0-9_-]*`
+  static func isIdentifier(_ s: String) -> Bool {
+    var first = true
+    for u in s.unicodeScalars {
+      let v = u.value
+      let letter = (v >= 65 && v <= 90) || (v >= 97 && v <= 122)
+      if first {
+        guard letter else { return false }
+        first = false
+      } else {
+        guard letter || (v >= 48 && v <= 57) || v == 95 || v == 45 else { return false }
+      }
+    }
+    return !first
+  }
+
+  static func isDigit(_ u: Unicode.Scalar) -> Bool { u.value >= 48 && u.value <= 57 }
+
+  /// Checks a name; reports and returns `false` when it is not an identifier.
+  mutating func checkName(_ lineIndex: Int, _ token: ScenarioToken, _ what: String) -> Bool {
+    if token.isString {
+      error(lineIndex, token, "\(what)s are bare words, not strings: write \(Self.quoted(token.text)) without quotes")
+      return false
+    }
+    guard Self.isIdentifier(token.text) else {
+      error(lineIndex, token, "'\(Self.quoted(token.text))' is not a valid \(what): names start with a letter and go on with letters, digits, '_' or '-'")
+      return false
+    }
+    return true
+  }
+
+  // MARK: - Durations and numbers
+
+  /// Parses a duration word at `offset` of the line.
+  static func duration(_ text: String, at offset: Int, allowSign: Bool = false) -> Result<SimDuration, _WordError> {
+    if text.unicodeScalars.count > 40 {
+      return .failure(_WordError(offset: offset, message: "'\(quoted(text))' is too long for a duration such as 250ms, 2s or 1.5s"))
+    }
+    switch SimDuration.parse(text, allowSign: allowSign) {
+    case .success(let d): return .success(d)
+    case .failure(let e): return .failure(_WordError(offset: offset + e.column, message: e.message))
+    }
+  }
+
+  /// A duration whose magnitude is at most ``maxTime``.
+  static func boundedDuration(_ text: String, at offset: Int, allowSign: Bool, what: String) -> Result<SimDuration, _WordError> {
+    duration(text, at: offset, allowSign: allowSign).flatMap { d in
+      d.nanoseconds.magnitude <= maxTime.nanoseconds.magnitude
+        ? .success(d)
+        : .failure(_WordError(offset: offset, message: "\(what) \(quoted(text)) is beyond the limit of \(maxTime)"))
+    }
+  }
+
+  /// Reports a failed result and returns its value.
+  mutating func value<T>(_ lineIndex: Int, _ result: Result<T, _WordError>) -> T? {
+    switch result {
+    case .success(let v): return v
+    case .failure(let e):
+      error(lineIndex, e.offset, e.message)
+      return nil
+    }
+  }
+
+  /// `1%`, `0.5%`, as an exact fraction in lowest terms (so that it prints and parses back equal).
+  static func percent(_ text: String) -> Probability? {
+    guard text.unicodeScalars.count <= 16, let p = Probability.parsePercent(text) else { return nil }
+    var a = p.numerator
+    var b = p.denominator
+    while b != 0 { (a, b) = (b, a % b) }
+    let g = max(a, 1)
+    return Probability(p.numerator / g, outOf: p.denominator / g)
+  }
+
+  // MARK: - Literals
+
+  /// Reads a literal: a string token, or a word (`42`, `-3`, `true`, `1.5s`, `n1`).
+  static func literal(_ text: String, isString: Bool, at offset: Int) -> Result<Literal, _WordError> {
+    if isString { return .success(.string(text)) }
+    if text == "true" { return .success(.bool(true)) }
+    if text == "false" { return .success(.bool(false)) }
+    let scalars = Array(text.unicodeScalars)
+    guard let first = scalars.first else {
+      return .failure(_WordError(offset: offset, message: "expected a value"))
+    }
+    let signed = first == "-" && scalars.count > 1 && isDigit(scalars[1])
+    if isDigit(first) || signed {
+      if scalars.dropFirst(signed ? 1 : 0).allSatisfy(isDigit) {
+        guard let n = Int64(text) else {
+          return .failure(_WordError(offset: offset, message: "number \(quoted(text)) does not fit in 64 bits (the limit is ±9223372036854775807)"))
+        }
+        return .success(.int(n))
+      }
+      return duration(text, at: offset).map { .duration($0) }
+    }
+    if isIdentifier(text) { return .success(.identifier(text)) }
+    return .failure(_WordError(
+      offset: offset,
+      message: "expected a value: a \"string\", a whole number, true or false, a duration such as 2s, or a record id; found '\(quoted(text))'"))
+  }
+
+  /// What to write instead, when a literal does not fit a field.
+  static func kindHint(_ field: String, _ kind: FieldKind) -> String {
+    switch kind {
+    case .string: "\(field) is a string; write \"…\""
+    case .text: "\(field) is text; write \"…\""
+    case .int: "\(field) is an int; write a whole number such as 42"
+    case .bool: "\(field) is a bool; write true or false"
+    case .date: "\(field) is a date; write a time from the start such as 2s"
+    case .ref(let type): "\(field) is a ref to \(type); write the id of a \(type) record"
+    }
+  }
+
+  /// Checks that a literal fits a field (a `ref` must name a record of the right type created in
+  /// this file); reports and returns `false` when it does not.
+  @discardableResult
+  mutating func checkFits(_ literal: Literal, _ field: FieldSpec, _ lineIndex: Int, at offset: Int) -> Bool {
+    switch (field.kind, literal) {
+    case (.string, .string), (.text, .string), (.int, .int), (.bool, .bool), (.date, .duration):
+      return true
+    case (.ref(let target), .identifier(let id)):
+      guard let created = creates[id] else {
+        error(lineIndex, offset, unknownRecordMessage(id))
+        return false
+      }
+      guard created.type == target else {
+        error(lineIndex, offset, "\(field.name) is a ref to \(target), but '\(id)' is a \(Self.quoted(created.type))")
+        return false
+      }
+      return true
+    default:
+      error(lineIndex, offset, Self.kindHint(field.name, field.kind))
+      return false
+    }
+  }
+
+  /// A field's default value from its literal (`nil` when it does not fit; then it is reported).
+  mutating func defaultValue(_ literal: Literal, _ field: FieldSpec, _ lineIndex: Int, at offset: Int) -> Value? {
+    switch (field.kind, literal) {
+    case (.ref, _):
+      error(lineIndex, offset, "a ref field cannot have a default; remove '= \(Self.quoted(literal.description))'")
+      return nil
+    case (.string, .string(let s)): return .string(s)
+    case (.text, .string(let s)): return .text(TextValue(s, by: 0))
+    case (.int, .int(let n)): return .int(n)
+    case (.bool, .bool(let b)): return .bool(b)
+    case (.date, .duration(let d)): return .date(d.nanoseconds)
+    default:
+      error(lineIndex, offset, Self.kindHint(field.name, field.kind))
+      return nil
+    }
+  }
+
+  // MARK: - Records and fields
+
+  func unknownRecordMessage(_ id: String) -> String {
+    "unknown record '\(Self.quoted(id))'" + didYouMean(id, createdIDs, else: "; no 'create' line makes it")
+  }
+
+  /// The type of a created record: `nil` (reported) when no line creates it; `.some(nil)` when
+  /// its `create` names an unknown type (reported there).
+  mutating func recordType(_ id: String, _ lineIndex: Int, at offset: Int) -> RecordType?? {
+    guard let created = creates[id] else {
+      error(lineIndex, offset, unknownRecordMessage(id))
+      return nil
+    }
+    return .some(types.first { $0.name == created.type })
+  }
+
+  /// A field of a type; reports an unknown one.
+  mutating func field(_ name: String, of type: RecordType, _ lineIndex: Int, at offset: Int) -> FieldSpec? {
+    if let index = type.fieldIndex(named: name) { return type.fields[index] }
+    let names = type.fields.map(\.name)
+    let list = names.isEmpty ? "; \(type.name) has no fields" : (names.count <= 12 ? "; its fields are " + names.joined(separator: ", ") : "")
+    error(lineIndex, offset, "unknown field '\(Self.quoted(name))' of \(type.name)" + didYouMean(name, names, else: list))
+    return nil
+  }
+
+  /// Splits `ID.field` (scalar offsets of both parts in the line).
+  mutating func idAndField(_ lineIndex: Int, _ token: ScenarioToken, usage: String)
+    -> (id: String, idOffset: Int, field: String, fieldOffset: Int)?
+  {
+    let scalars = Array(token.text.unicodeScalars)
+    guard token.isWord, let dot = scalars.firstIndex(of: ".") else {
+      error(lineIndex, token, "expected ID.field, as in '\(usage)'; found \(Self.shown(token))")
+      return nil
+    }
+    let id = String(String.UnicodeScalarView(scalars[..<dot]))
+    let field = String(String.UnicodeScalarView(scalars[(dot + 1)...]))
+    guard Self.isIdentifier(id) else {
+      error(lineIndex, token, "expected ID.field, as in '\(usage)'; '\(Self.quoted(id))' is not a record id")
+      return nil
+    }
+    guard Self.isIdentifier(field) else {
+      error(lineIndex, token.start + dot + 1, "expected a field name after '\(id).', as in '\(usage)'")
+      return nil
+    }
+    return (id, token.start, field, token.start + dot + 1)
+  }
+}

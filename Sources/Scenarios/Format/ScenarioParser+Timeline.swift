@@ -1,0 +1,333 @@
+import Replica
+import Simulator
+
+/// `at TIME ACTION` lines, standalone `settle`, and unknown statements.
+extension _ScenarioParse {
+  static let deviceActions = ["create", "set", "append", "replace", "delete", "sync", "kill", "background", "clock"]
+  static let deviceActionList = "create, set, append, replace, delete, sync, kill, background or clock"
+
+  mutating func reportUnknownStatement(_ i: Int, _ head: ScenarioToken) {
+    let word = head.text
+    if knownDevices.contains(word) {
+      error(i, head, "unknown statement '\(word)'; a timeline line starts with 'at TIME', as in 'at 1s \(word) sync'")
+      return
+    }
+    error(i, head, "unknown statement '\(Self.quoted(word))'" + didYouMean(word, Self.statementKeywords))
+  }
+
+  mutating func parseStandaloneSettle(_ i: Int) {
+    guard expectEnd(i, after: 0, usage: "settle") else { return }
+    settles.append((i, nil))
+  }
+
+  mutating func parseAt(_ i: Int) {
+    let line = lines[i]
+    let t = line.tokens
+    guard t.count >= 2 else {
+      return missing(i, "expected a time after 'at', as in 'at 1.5s iPad sync'")
+    }
+    let time: SimDuration? = value(i, word(t[1]).flatMap { Self.boundedDuration($0, at: t[1].start, allowSign: false, what: "time") })
+    guard t.count >= 3 else {
+      return missing(i, "expected an action after the time: a device's action, sync, offline, online, server or settle")
+    }
+    guard let action = parseAction(i) else { return }
+    if action == .settle { settles.append((i, time)) }
+    guard let time else { return }
+    entries.append((TimelineEntry(time: time, action: action, location: location(i, t[0])), entries.count, t[1].start, i))
+  }
+
+  /// The action after `at TIME` (tokens from index 2).
+  mutating func parseAction(_ i: Int) -> TimelineAction? {
+    let t = lines[i].tokens
+    let head = t[2]
+    guard head.isWord else {
+      error(i, head, "expected an action after the time, found a string")
+      return nil
+    }
+    switch head.text {
+    case "sync":
+      guard expectEnd(i, after: 2, usage: "at TIME sync") else { return nil }
+      return .syncAll
+    case "settle":
+      guard expectEnd(i, after: 2, usage: "at TIME settle") else { return nil }
+      return .settle
+    case "offline", "online":
+      guard let names = deviceList(i, from: 3, after: head.text) else { return nil }
+      return head.text == "offline" ? .offline(names) : .online(names)
+    case "server":
+      guard t.count >= 4 else {
+        missing(i, "expected 'down' or 'up' after 'server'")
+        return nil
+      }
+      guard t[3].is("down") || t[3].is("up") else {
+        error(i, t[3], "expected 'down' or 'up' after 'server'" + didYouMean(t[3].text, ["down", "up"]))
+        return nil
+      }
+      guard expectEnd(i, after: 3, usage: "at TIME server \(t[3].text)") else { return nil }
+      return t[3].text == "down" ? .serverDown : .serverUp
+    default:
+      return parseDeviceAction(i)
+    }
+  }
+
+  /// Device names from token `k` on (at least one, each declared, none twice).
+  mutating func deviceList(_ i: Int, from k: Int, after keyword: String) -> [String]? {
+    let t = lines[i].tokens
+    guard k < t.count else {
+      missing(i, "expected device names after '\(keyword)', as in '\(keyword) \(devices.prefix(2).joined(separator: " "))'")
+      return nil
+    }
+    var names: [String] = []
+    var ok = true
+    for token in t[k...] {
+      guard checkName(i, token, "device name") else {
+        ok = false
+        continue
+      }
+      if !knownDevices.contains(token.text) {
+        error(i, token, unknownDeviceMessage(token.text))
+        ok = false
+      } else if names.contains(token.text) {
+        error(i, token, "device '\(token.text)' is listed twice")
+        ok = false
+      } else {
+        names.append(token.text)
+      }
+    }
+    return ok ? names : nil
+  }
+
+  /// `DEVICE VERB ...` after the time.
+  mutating func parseDeviceAction(_ i: Int) -> TimelineAction? {
+    let t = lines[i].tokens
+    let deviceToken = t[2]
+    let device = deviceToken.text
+    let verb: ScenarioToken? = t.count > 3 ? t[3] : nil
+    if !knownDevices.contains(device) {
+      // A misspelt world event (`at 1s snyc`) or a misspelt device (`at 1s ipad sync`)?
+      let verbIsKnown = verb.map { $0.isWord && Self.deviceActions.contains($0.text) } ?? false
+      let worldHint = didYouMean(device, Self.worldEvents)
+      if !verbIsKnown, verb == nil || didYouMean(device, devices).isEmpty, !worldHint.isEmpty {
+        error(i, deviceToken, "unknown action '\(Self.quoted(device))'" + worldHint)
+        return nil
+      }
+      if !Self.isIdentifier(device) && verb == nil {
+        error(i, deviceToken, "unknown action '\(Self.quoted(device))'; expected a device name, sync, offline, online, server or settle")
+        return nil
+      }
+      error(i, deviceToken, unknownDeviceMessage(device))
+      guard verbIsKnown else { return nil }
+    }
+    guard let verb else {
+      missing(i, "expected an action after '\(device)': \(Self.deviceActionList)")
+      return nil
+    }
+    guard verb.isWord, Self.deviceActions.contains(verb.text) else {
+      error(i, verb, "unknown action \(Self.shown(verb))" + didYouMean(verb.text, Self.deviceActions, else: "; a device can \(Self.deviceActionList)"))
+      return nil
+    }
+    switch verb.text {
+    case "create": return parseCreate(i, device)
+    case "set": return parseSet(i, device)
+    case "append", "replace": return parseTextEdit(i, device, verb.text)
+    case "delete":
+      let usage = "DEVICE delete ID"
+      guard t.count >= 5 else {
+        missing(i, "expected the record to delete; write '\(usage)'")
+        return nil
+      }
+      guard checkName(i, t[4], "record id"), recordType(t[4].text, i, at: t[4].start) != nil else { return nil }
+      guard expectEnd(i, after: 4, usage: usage) else { return nil }
+      return .delete(device: device, id: t[4].text)
+    case "sync", "kill":
+      guard expectEnd(i, after: 3, usage: "DEVICE \(verb.text)") else { return nil }
+      return verb.text == "sync" ? .sync(device: device) : .kill(device: device)
+    case "background":
+      let usage = "DEVICE background D"
+      guard t.count >= 5 else {
+        missing(i, "expected the background time budget, as in 'background 30s'")
+        return nil
+      }
+      guard let text = value(i, word(t[4])), let d = value(i, Self.duration(text, at: t[4].start)) else { return nil }
+      guard d > .zero else {
+        error(i, t[4], "a background budget must be longer than zero")
+        return nil
+      }
+      guard expectEnd(i, after: 4, usage: usage) else { return nil }
+      return .background(device: device, budget: d)
+    case "clock":
+      let usage = "DEVICE clock ±D"
+      guard t.count >= 5 else {
+        missing(i, "expected the clock jump, as in 'clock +2s' or 'clock -500ms'")
+        return nil
+      }
+      guard let text = value(i, word(t[4])),
+        let d = value(i, Self.boundedDuration(text, at: t[4].start, allowSign: true, what: "clock jump"))
+      else { return nil }
+      guard expectEnd(i, after: 4, usage: usage) else { return nil }
+      return .clockJump(device: device, by: d)
+    default:
+      return nil
+    }
+  }
+
+  mutating func parseCreate(_ i: Int, _ device: String) -> TimelineAction? {
+    let t = lines[i].tokens
+    guard t.count >= 5 else {
+      missing(i, "expected the type and id of the new record; write 'DEVICE create TYPE ID [field=VALUE ...]'")
+      return nil
+    }
+    guard checkName(i, t[4], "type name") else { return nil }
+    let typeName = t[4].text
+    let type = types.first { $0.name == typeName }
+    var ok = true
+    if type == nil {
+      error(i, t[4], "unknown type '\(Self.quoted(typeName))'" + didYouMean(typeName, types.map(\.name), else: typeListHint))
+      ok = false
+    }
+    guard t.count >= 6 else {
+      missing(i, "expected the new record's id, as in 'create \(typeName) n1'")
+      return nil
+    }
+    guard checkName(i, t[5], "record id") else { return nil }
+    let fields = assignments(i, from: 6, of: type)
+    guard ok, let fields else { return nil }
+    return .create(device: device, type: typeName, id: t[5].text, fields: fields)
+  }
+
+  mutating func parseSet(_ i: Int, _ device: String) -> TimelineAction? {
+    let t = lines[i].tokens
+    let usage = "DEVICE set ID field=VALUE ..."
+    guard t.count >= 5 else {
+      missing(i, "expected the record to change; write '\(usage)'")
+      return nil
+    }
+    guard checkName(i, t[4], "record id"), let type = recordType(t[4].text, i, at: t[4].start) else { return nil }
+    if let type, type.appendOnly {
+      error(i, t[3], appendOnlyMessage(type.name))
+      return nil
+    }
+    guard t.count >= 6 else {
+      missing(i, "expected at least one field=VALUE after 'set \(t[4].text)'")
+      return nil
+    }
+    guard let type, let fields = assignments(i, from: 5, of: type) else { return nil }
+    return .set(device: device, id: t[4].text, fields: fields)
+  }
+
+  func appendOnlyMessage(_ type: String) -> String {
+    "\(type) is append-only: its records are created once and never updated"
+  }
+
+  /// `append ID.field "text"` and `replace ID.field "old" "new"`.
+  mutating func parseTextEdit(_ i: Int, _ device: String, _ verb: String) -> TimelineAction? {
+    let t = lines[i].tokens
+    let usage = verb == "append" ? "DEVICE append ID.field \"text\"" : "DEVICE replace ID.field \"old\" \"new\""
+    let example = verb == "append" ? "append n1.body \" more\"" : "replace n1.body \"teh\" \"the\""
+    guard t.count >= 5 else {
+      missing(i, "expected ID.field after '\(verb)'; write '\(usage)'")
+      return nil
+    }
+    guard let target = idAndField(i, t[4], usage: example) else { return nil }
+    var ok = true
+    if let type = recordType(target.id, i, at: target.idOffset) {
+      if let type {
+        if type.appendOnly {
+          error(i, t[3], appendOnlyMessage(type.name))
+          ok = false
+        } else if let field = field(target.field, of: type, i, at: target.fieldOffset), field.kind != .text {
+          error(i, target.fieldOffset, "\(verb) works on text fields; \(target.field) is \(Self.article(field.kind))")
+          ok = false
+        }
+      }
+    } else {
+      ok = false
+    }
+    let strings = verb == "append" ? 1 : 2
+    for k in 5..<(5 + strings) {
+      guard k < t.count else {
+        missing(i, "expected a \"string\" here; write '\(usage)'")
+        return nil
+      }
+      guard t[k].isString else {
+        error(i, t[k], "expected a \"string\"; write '\(usage)'")
+        return nil
+      }
+    }
+    guard expectEnd(i, after: 4 + strings, usage: usage) else { return nil }
+    if verb == "replace", t[5].text.isEmpty {
+      error(i, t[5], "replace needs the text to find; it cannot be empty")
+      return nil
+    }
+    guard ok else { return nil }
+    return verb == "append"
+      ? .append(device: device, id: target.id, field: target.field, text: t[5].text)
+      : .replace(device: device, id: target.id, field: target.field, old: t[5].text, new: t[6].text)
+  }
+
+  static func article(_ kind: FieldKind) -> String {
+    switch kind {
+    case .int: "an int"
+    case .text: "text"
+    case .ref(let type): "a ref to \(type)"
+    default: "a \(kind)"
+    }
+  }
+
+  /// `field=VALUE ...` from token `k` on; fields are checked against `type` when it is known.
+  mutating func assignments(_ i: Int, from k: Int, of type: RecordType?) -> [Assignment]? {
+    let t = lines[i].tokens
+    var result: [Assignment] = []
+    var ok = true
+    var index = k
+    while index < t.count {
+      let token = t[index]
+      index += 1
+      let scalars = Array(token.text.unicodeScalars)
+      guard token.isWord, let eq = scalars.firstIndex(of: "=") else {
+        error(i, token, "expected field=VALUE, found \(Self.shown(token))")
+        ok = false
+        continue
+      }
+      let name = String(String.UnicodeScalarView(scalars[..<eq]))
+      var valueText = String(String.UnicodeScalarView(scalars[(eq + 1)...]))
+      var valueIsString = false
+      var valueOffset = token.start + eq + 1
+      if valueText.isEmpty {
+        guard index < t.count, t[index].isString, t[index].glued else {
+          error(i, token.end, "expected a value right after '=', as in \(Self.quoted(name))=\"…\"")
+          ok = false
+          continue
+        }
+        valueText = t[index].text
+        valueIsString = true
+        valueOffset = t[index].start
+        index += 1
+      }
+      guard Self.isIdentifier(name) else {
+        error(i, token, "expected field=VALUE; '\(Self.quoted(name))' is not a field name")
+        ok = false
+        continue
+      }
+      let location = SourceLocation(line: lines[i].number, column: lines[i].column(token.start))
+      if result.contains(where: { $0.field == name }) {
+        error(i, token, "\(name) is assigned twice")
+        ok = false
+        continue
+      }
+      guard let literal = value(i, Self.literal(valueText, isString: valueIsString, at: valueOffset)) else {
+        ok = false
+        continue
+      }
+      if let type {
+        guard let field = field(name, of: type, i, at: token.start) else {
+          ok = false
+          continue
+        }
+        if !checkFits(literal, field, i, at: valueOffset) { ok = false }
+      }
+      result.append(Assignment(field: name, value: literal, location: location))
+    }
+    return ok ? result : nil
+  }
+}

@@ -1,0 +1,68 @@
+import Replica
+import Simulator
+
+extension Oracle {
+  /// "phone's edit i7 (set n1.title="x" at 2.200s)"
+  func describe(_ intent: Intent, field: Int32? = nil) -> String {
+    let who = deviceName(intent.device)
+    let r = name(intent.record)
+    let type = recordType(of: intent)
+    let what: String
+    switch intent.kind {
+    case .create(_, let values):
+      if let field, let v = values.first(where: { $0.field == field }) {
+        what = "create \(r) with \(fieldName(type, field))=\(render(v.value))"
+      } else {
+        what = "create \(r)"
+      }
+    case .set(let values):
+      let shown = values.filter { field == nil || $0.field == field }
+      what = "set " + shown.map { "\(r).\(fieldName(type, $0.field))=\(render($0.value))" }.joined(separator: " ")
+    case .append(let f, let text):
+      what = "append \(quote(text)) to \(r).\(fieldName(type, f))"
+    case .replace(let f, let old, let new, _):
+      what = "replace \(quote(old))→\(quote(new)) in \(r).\(fieldName(type, f))"
+    case .delete:
+      what = "delete \(r)"
+    }
+    let noun = intent.kind.verb == "create" ? "create" : (intent.kind.verb == "delete" ? "delete" : "edit")
+    return "\(who)'s \(noun) \(Self.id(intent.id)) (\(what) at \(intent.trueTime))"
+  }
+
+  func recordType(of intent: Intent) -> Int32 {
+    if case .create(let t, _) = intent.kind { return t }
+    return byRecord[intent.record]?.lazy.compactMap { i -> Int32? in
+      if case .create(let t, _) = i.kind { return t }
+      return nil
+    }.first ?? 0
+  }
+
+  func render(_ value: Value) -> String {
+    switch value {
+    case .null: return "nil"
+    case .string(let s): return quote(s)
+    case .int(let i): return String(i)
+    case .bool(let b): return b ? "true" : "false"
+    case .date(let ns): return SimDuration(nanoseconds: ns).description
+    case .ref(let k): return name(k)
+    case .text(let t): return quote(t.string)
+    }
+  }
+
+  func quote(_ s: String) -> String {
+    let short = s.count > 40 ? String(s.prefix(37)) + "…" : s
+    return "\"" + short.replacingOccurrences(of: "\n", with: "\\n") + "\""
+  }
+
+  /// "(device clocks: iPad +10m)" when any clock is skewed or drifting, else "".
+  var clockNote: String {
+    let skewed = world.config.clocks.enumerated().filter { $0.element.skew != .zero || $0.element.driftPPM != 0 }
+    guard !skewed.isEmpty else { return "" }
+    let parts = skewed.map { i, c in
+      var p = "\(world.config.deviceNames[i]) \(c.skew.nanoseconds >= 0 ? "+" : "")\(c.skew)"
+      if c.driftPPM != 0 { p += " \(c.driftPPM > 0 ? "+" : "")\(c.driftPPM)ppm" }
+      return p
+    }
+    return " (device clocks: \(parts.joined(separator: ", ")))"
+  }
+}

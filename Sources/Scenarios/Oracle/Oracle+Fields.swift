@@ -1,0 +1,167 @@
+import Replica
+import Simulator
+
+extension Oracle {
+  /// Judges every field of a record the server holds (the converged state) by the core rule of
+  /// `oracle.md`: the frontier of the writes to `(record, field)`.
+  mutating func judgeFields(_ record: RecordState, _ intents: [Intent]) {
+    let type = schema.types[Int(record.type)]
+    for (index, spec) in type.fields.enumerated() {
+      let f = Int32(index)
+      if spec.kind == .text {
+        judgeText(record, f, spec, intents)
+      } else {
+        judgeValue(record, f, spec, intents)
+      }
+    }
+  }
+
+  /// Creates with a value for `f`, and sets of `f`.
+  func writes(to f: Int32, _ intents: [Intent]) -> [Intent] {
+    intents.filter { i in
+      switch i.kind {
+      case .create(_, let values), .set(let values): values.contains { $0.field == f }
+      default: false
+      }
+    }
+  }
+
+  func writtenValue(_ intent: Intent, _ f: Int32) -> Value? {
+    switch intent.kind {
+    case .create(_, let values), .set(let values): values.first { $0.field == f }?.value
+    default: nil
+    }
+  }
+
+  mutating func judgeValue(_ record: RecordState, _ f: Int32, _ spec: FieldSpec, _ intents: [Intent]) {
+    let field = spec.name
+    let r = name(record.key)
+    let final = record.fields[Int(f)]
+    let w = writes(to: f, intents)
+    let frontier = w.filter { a in !w.contains { a.happenedBefore($0) } }
+    if final.writer == 0 {
+      guard !w.isEmpty else {
+        if final.value != spec.initialValue {
+          anomalies.append(Anomaly(kind: .phantomValue, record: r, field: field, explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote and is not the default."))
+        }
+        return
+      }
+      for l in frontier { lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the default value \(render(final.value))", winner: nil) }
+      return
+    }
+    guard let winner = w.first(where: { $0.id == final.writer }), writtenValue(winner, f) == final.value else {
+      anomalies.append(Anomaly(
+        kind: .phantomValue, record: r, field: field, intents: [Self.id(final.writer)],
+        explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote to it (the value claims to come from \(Self.id(final.writer)))."))
+      return
+    }
+    if frontier.contains(where: { $0.id == winner.id }) {
+      for l in frontier where l.id != winner.id {
+        if spec.mutable {
+          anomalies.append(Anomaly(
+            kind: .concurrentOverwrite, record: r, field: field, intents: [Self.id(l.id), Self.id(winner.id)],
+            devices: [deviceName(l.device), deviceName(winner.device)], at: l.trueTime,
+            explanation: "\(describe(l, field: f)) and \(describe(winner, field: f)) were concurrent on a mutable field; last-writer-wins kept \(render(final.value))."))
+        } else {
+          anomalies.append(Anomaly(
+            kind: .lostEdit, record: r, field: field, intents: [Self.id(l.id), Self.id(winner.id)],
+            devices: [deviceName(l.device), deviceName(winner.device)], at: l.trueTime,
+            explanation: "\(describe(l, field: f)) was overwritten by \(describe(winner, field: f)), a concurrent write; \(field) is not declared mutable, so last-writer-wins lost an edit."))
+        }
+      }
+    } else {
+      for l in frontier {
+        lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))", winner: winner)
+      }
+    }
+  }
+
+  /// A frontier write whose effect is gone: a stale overwrite if nothing concurrent touched the
+  /// record, else a lost edit (a concurrent save carried the old value along).
+  mutating func lose(_ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], finalText: String, winner: Intent?) {
+    let r = name(record.key)
+    let field = spec.name
+    let rival = intents.first { concurrent($0, l) }
+    var involved = [Self.id(l.id)]
+    var devices = [deviceName(l.device)]
+    if let winner {
+      involved.append(Self.id(winner.id))
+      if !devices.contains(deviceName(winner.device)) { devices.append(deviceName(winner.device)) }
+    }
+    if let rival {
+      if !involved.contains(Self.id(rival.id)) { involved.append(Self.id(rival.id)) }
+      if !devices.contains(deviceName(rival.device)) { devices.append(deviceName(rival.device)) }
+      // The final value is older than this write, so LWW did not pick among concurrent writes:
+      // a lost edit even on a mutable field.
+      let kind: AnomalyKind = .lostEdit
+      let how = rival.writtenFields.contains(f)
+        ? "when a concurrent write to the same field won"
+        : "when \(describe(rival)) saved the whole record concurrently (record-level LWW)"
+      anomalies.append(Anomaly(
+        kind: kind, record: r, field: field, intents: involved, devices: devices, at: l.trueTime,
+        explanation: "\(describe(l, field: f)) was replaced by \(finalText) \(how)."))
+    } else {
+      anomalies.append(Anomaly(
+        kind: .staleOverwrite, record: r, field: field, intents: involved, devices: devices, at: l.trueTime,
+        explanation: "\(describe(l, field: f)) lost to \(finalText), which it had already seen; no concurrent edit touched \(r), so the order itself was wrong\(clockNote)."))
+    }
+  }
+
+  /// Text is judged per character: each intent's inserted characters must be present, and the
+  /// ones a replacement removed absent, unless an intent that happened after it changed them.
+  mutating func judgeText(_ record: RecordState, _ f: Int32, _ spec: FieldSpec, _ intents: [Intent]) {
+    let r = name(record.key)
+    guard case .text(let text) = record.fields[Int(f)].value else {
+      anomalies.append(Anomaly(kind: .phantomValue, record: r, field: spec.name, explanation: "\(r).\(spec.name) is not text."))
+      return
+    }
+    // Where each character is: visible, or removed by which intent.
+    var state: [AtomID: IntentID] = [:]
+    var duplicates: [AtomID] = []
+    for a in text.atoms {
+      if state[a.id] != nil, a.isVisible { duplicates.append(a.id) }
+      state[a.id] = a.deletedBy
+    }
+    if let d = duplicates.first {
+      let i = log[d.intent]
+      anomalies.append(Anomaly(
+        kind: .duplicateEvent, record: r, field: spec.name, intents: [Self.id(d.intent)], devices: [deviceName(i.device)], at: i.trueTime,
+        explanation: "text inserted by \(describe(i)) appears \(duplicates.filter { $0.intent == d.intent }.count + 1) times in \(r).\(spec.name): the insert was applied more than once."))
+    }
+    let ids = Set(intents.map(\.id))
+    for intent in intents {
+      let inserted: Int
+      var removed: [AtomID] = []
+      switch intent.kind {
+      case .create(_, let values), .set(let values):
+        guard let v = values.first(where: { $0.field == f }), case .text(let t) = v.value else { continue }
+        inserted = t.string.unicodeScalars.count
+      case .append(let field, let s) where field == f:
+        inserted = s.unicodeScalars.count
+      case .replace(let field, _, let new, let gone) where field == f:
+        inserted = new.unicodeScalars.count
+        removed = gone
+      default:
+        continue
+      }
+      var lost = false
+      for offset in 0..<inserted {
+        let id = AtomID(intent: intent.id, offset: Int32(offset))
+        switch state[id] {
+        case 0?: continue  // visible
+        case let by? where ids.contains(by) && intent.happenedBefore(log[by]): continue  // removed later, knowingly
+        default: lost = true
+        }
+        break
+      }
+      if !lost {
+        // A removal undone: a character it removed is visible again.
+        lost = removed.contains { state[$0] == 0 }
+      }
+      guard lost else { continue }
+      let finalWriter = record.fields[Int(f)].writer
+      let winner = finalWriter != 0 && finalWriter != intent.id ? log[finalWriter] : nil
+      lose(intent, f: f, spec: spec, record: record, intents: intents, finalText: "a version of \(r).\(spec.name) without it (\(quote(text.string)))", winner: winner)
+    }
+  }
+}

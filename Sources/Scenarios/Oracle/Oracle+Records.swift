@@ -1,0 +1,147 @@
+import Replica
+import Simulator
+
+extension Oracle {
+  /// Presence: resurrections, delete/update conflicts, dropped events, stranded records.
+  mutating func judgeRecordPresence(_ key: RecordKey, _ intents: [Intent]) {
+    let r = name(key)
+    guard let create = intents.first(where: { if case .create = $0.kind { return true }; return false }) else { return }
+    guard case .create(let typeIndex, _) = create.kind else { return }
+    let type = schema.types[Int(typeIndex)]
+    let updates = intents.filter { if case .delete = $0.kind { return false }; return true }
+    let deletes = intents.filter { $0.kind == .delete }
+    let holders: [(name: String, visible: Bool)] =
+      world.devices.map { ($0.config.name, $0.visibleRecord(key) != nil) } + [("the server", serverLive[key] != nil)]
+
+    // A delete that happened after every create and update must win everywhere.
+    if let d = deletes.first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }) {
+      let back = holders.filter(\.visible).map(\.name)
+      if !back.isEmpty {
+        anomalies.append(Anomaly(
+          kind: .resurrection, record: r, intents: [Self.id(d.id)], devices: back.filter { $0 != "the server" }, at: d.trueTime,
+          explanation: "\(r) is visible on \(back.joined(separator: ", ")) after settle although \(describe(d)) came after every edit of it\(resurrectionCause(key))."))
+      }
+    }
+    // A delete concurrent with an update: either outcome is valid; say which won.
+    for d in deletes {
+      if let u = updates.first(where: { concurrent($0, d) }) {
+        let updateWon = serverLive[key] != nil
+        anomalies.append(Anomaly(
+          kind: .deleteUpdateConflict, record: r, intents: [Self.id(d.id), Self.id(u.id)], devices: [deviceName(d.device), deviceName(u.device)], at: d.trueTime,
+          explanation: "\(describe(d)) was concurrent with \(describe(u)); the \(updateWon ? "update" : "delete") won."))
+        break
+      }
+    }
+    let origin = world.devices[Int(create.device)]
+    let neverOnServer = world.server.records[key] == nil && deletes.isEmpty
+    if neverOnServer, origin.visibleRecord(key) != nil {
+      anomalies.append(Anomaly(
+        kind: .strandedRecord, record: r, intents: [Self.id(create.id)], devices: [origin.config.name], at: create.trueTime,
+        explanation: "\(r) exists only on \(origin.config.name) (created in \(Self.id(create.id)) at \(create.trueTime)) and never reached the server: \(strandedCause(key, type: type, device: create.device))."))
+      return
+    }
+    if type.appendOnly, deletes.isEmpty {
+      let missing = holders.filter { !$0.visible }.map(\.name)
+      if !missing.isEmpty {
+        anomalies.append(Anomaly(
+          kind: .droppedEvent, record: r, intents: [Self.id(create.id)], devices: missing.filter { $0 != "the server" }, at: create.trueTime,
+          explanation: "the \(type.name) event \(r) (created by \(deviceName(create.device)) in \(Self.id(create.id)) at \(create.trueTime)) was never deleted but is missing on \(missing.joined(separator: ", ")) after settle."))
+      }
+    }
+  }
+
+  func strandedCause(_ key: RecordKey, type: RecordType, device: Int32) -> String {
+    for e in world.facts.events where e.device == device {
+      switch e.fact {
+      case .rejected(key, let typeName):
+        let finding = schema.safetyFindings().first { $0.type == typeName }
+        let message = finding.map { $0.message.hasSuffix(".") ? String($0.message.dropLast()) : $0.message }
+        return "the server rejected its type at \(e.time)" + (message.map { " — \($0)" } ?? "")
+      case .outboxLost(let keys) where keys.contains(key):
+        return "its pending upload was in an in-memory outbox, lost when the app was killed at \(e.time) (outbox=memory)"
+      case .batchAbandoned(let keys, let cause) where keys.contains(key):
+        return "its outbox entry was cleared when the batch was sent (unit=mark-first) and the request was cut off at \(e.time) (\(cause))"
+      default:
+        continue
+      }
+    }
+    return "it was never uploaded"
+  }
+
+  func resurrectionCause(_ key: RecordKey) -> String {
+    let zombie = world.devices.contains { $0.visibleRecord(key) != nil } && serverLive[key] == nil
+    return zombie ? " (a device kept a row the server no longer has, e.g. after a token-expired refetch)" : ""
+  }
+
+  /// A record that came back on a device which had applied a delete that came after every edit.
+  mutating func judgeTransientResurrections() {
+    var reported: Set<String> = []
+    for a in anomalies where a.kind == .resurrection { reported.insert(a.record ?? "") }
+    for e in world.facts.events {
+      guard case .reappeared(let key) = e.fact, let intents = byRecord[key] else { continue }
+      let r = name(key)
+      guard !reported.contains(r) else { continue }
+      let updates = intents.filter { if case .delete = $0.kind { return false }; return true }
+      guard let d = intents.first(where: { d in d.kind == .delete && updates.allSatisfy { $0.happenedBefore(d) } }) else { continue }
+      reported.insert(r)
+      anomalies.append(Anomaly(
+        kind: .resurrection, record: r, intents: [Self.id(d.id)], devices: [deviceName(e.device)], at: e.time,
+        explanation: "\(r) came back on \(deviceName(e.device)) at \(e.time) after it had applied \(describe(d)), which came after every edit (a transient resurrection)."))
+    }
+  }
+
+  /// Whether every device shows exactly what the server shows, and the run settled.
+  public var converged: Bool {
+    let server = world.server.liveRecords
+    return world.facts.settled && world.devices.allSatisfy { firstDifference($0.visibleRecords, server) == nil }
+  }
+
+  /// After settle every device must show what the server shows.
+  mutating func judgeDivergence() {
+    if !world.facts.settled {
+      anomalies.append(Anomaly(
+        kind: .divergence, record: nil, at: world.facts.settleStart,
+        explanation: "the run did not settle: \(world.facts.unsettledReason ?? "sync did not reach quiescence")."))
+    }
+    // A difference on a record already reported as stranded, dropped or resurrected is that
+    // anomaly; divergence reports the first difference nothing else explains.
+    let explained = Set(anomalies.filter { [.strandedRecord, .droppedEvent, .resurrection].contains($0.kind) }.compactMap(\.record))
+    let server = world.server.liveRecords.filter { !explained.contains(name($0.key)) }
+    for device in world.devices {
+      let mine = device.visibleRecords.filter { !explained.contains(name($0.key)) }
+      if let difference = firstDifference(mine, server) {
+        anomalies.append(Anomaly(
+          kind: .divergence, record: difference.record, field: difference.field, devices: [device.config.name],
+          explanation: "after settle \(device.config.name) and the server differ: \(difference.text)."))
+      }
+    }
+  }
+
+  func firstDifference(_ mine: [RecordState], _ theirs: [RecordState]) -> (record: String, field: String?, text: String)? {
+    var i = 0
+    var j = 0
+    while i < mine.count || j < theirs.count {
+      if j >= theirs.count || (i < mine.count && mine[i].key < theirs[j].key) {
+        return (name(mine[i].key), nil, "\(name(mine[i].key)) is on the device but not on the server")
+      }
+      if i >= mine.count || theirs[j].key < mine[i].key {
+        return (name(theirs[j].key), nil, "\(name(theirs[j].key)) is on the server but not on the device")
+      }
+      let a = mine[i]
+      let b = theirs[j]
+      for f in a.fields.indices where visible(a.fields[f].value) != visible(b.fields[f].value) {
+        let field = fieldName(a.type, Int32(f))
+        return (name(a.key), field, "\(name(a.key)).\(field) is \(render(a.fields[f].value)) on the device and \(render(b.fields[f].value)) on the server")
+      }
+      i += 1
+      j += 1
+    }
+    return nil
+  }
+
+  /// What the user sees of a value (text without tombstones).
+  func visible(_ v: Value) -> Value {
+    if case .text(let t) = v { return .string(t.string) }
+    return v
+  }
+}

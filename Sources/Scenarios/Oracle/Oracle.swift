@@ -1,0 +1,60 @@
+import Replica
+import Simulator
+
+/// The oracle: what a run lost, judged from the intent log, provenance and the final states
+/// only — never from a policy's stamps, change tags or decisions — so a buggy policy cannot hide
+/// its own loss.
+///
+///     let anomalies = Oracle(world: world, recordNames: names).judge()
+public struct Oracle {
+  let world: SyncWorld
+  let recordNames: [String]
+  let schema: Schema
+  let log: IntentLog
+  /// Effective intents per record, in id order.
+  var byRecord: [RecordKey: [Intent]] = [:]
+  /// Server's live records by key.
+  var serverLive: [RecordKey: RecordState] = [:]
+  var anomalies: [Anomaly] = []
+
+  public init(world: SyncWorld, recordNames: [String]) {
+    self.world = world
+    self.recordNames = recordNames
+    self.schema = world.config.schema
+    self.log = world.log
+    for intent in log.intents where intent.ignored == nil {
+      byRecord[intent.record, default: []].append(intent)
+    }
+    for r in world.server.liveRecords { serverLive[r.key] = r }
+  }
+
+  /// Every anomaly, in a stable order: by kind, then record, then field, then first intent.
+  public mutating func judge() -> [Anomaly] {
+    anomalies = []
+    let keys = byRecord.keys.sorted()
+    for key in keys {
+      let intents = byRecord[key]!
+      judgeRecordPresence(key, intents)
+      if let record = serverLive[key] { judgeFields(record, intents) }
+    }
+    judgeTransientResurrections()
+    judgeDivergence()
+    return anomalies.sorted { a, b in
+      (a.kind, a.record ?? "", a.field ?? "", a.intents.first ?? "") < (b.kind, b.record ?? "", b.field ?? "", b.intents.first ?? "")
+    }
+  }
+
+  // MARK: Names
+
+  func name(_ key: RecordKey) -> String {
+    Int(key) < recordNames.count && key >= 0 ? recordNames[Int(key)] : "r\(key)"
+  }
+
+  func deviceName(_ d: Int32) -> String { world.config.deviceNames[Int(d)] }
+
+  func fieldName(_ type: Int32, _ field: Int32) -> String { schema.types[Int(type)].fields[Int(field)].name }
+
+  static func id(_ i: IntentID) -> String { "i\(i)" }
+
+  func concurrent(_ a: Intent, _ b: Intent) -> Bool { !a.happenedBefore(b) && !b.happenedBefore(a) && a.id != b.id }
+}

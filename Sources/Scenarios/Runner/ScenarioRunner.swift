@@ -1,0 +1,122 @@
+import Replica
+import Simulator
+
+/// Runs a checked scenario: builds the world, plays the timeline, settles, judges, and checks
+/// the expectations.
+///
+///     let file = try Scenario.load("two-device-acceptance")
+///     let result = ScenarioRunner.run(file)
+///     result.report.violations.isEmpty
+public enum ScenarioRunner {
+  /// How long after the last timeline entry a standalone or implied `settle` starts.
+  public static let settleGrace = SimDuration.minutes(1)
+
+  /// A finished run: the report, and the world it judged (for traces and pictures).
+  public struct Result: Sendable {
+    public var report: RunReport
+    public var world: SyncWorld
+    public var recordNames: [String]
+  }
+
+  /// Runs `file`, optionally with another seed or policy.
+  public static func run(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, trace: TraceRecorder.Mode = .hashOnly) -> Result {
+    let seed = seed ?? file.seed
+    var spec = policy ?? file.policy
+    if let retention = file.retention, !spec.overrides.contains(where: { $0.key == "retention" }) {
+      spec.settings.retention = retention
+    }
+    let syncPolicy: any SyncPolicy = customPolicy ?? StandardPolicy(spec: spec)
+    let (world, names) = build(file, seed: seed, policy: syncPolicy, trace: trace)
+    var oracle = Oracle(world: world, recordNames: names)
+    let anomalies = oracle.judge()
+    let report = RunReport(file: file, policyName: syncPolicy.name, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged, recordNames: names)
+    return Result(report: report, world: world, recordNames: names)
+  }
+
+  /// The world after the timeline and settle.
+  static func build(_ file: ScenarioFile, seed: UInt64, policy: any SyncPolicy, trace: TraceRecorder.Mode) -> (SyncWorld, [String]) {
+    var clocks = file.devices.map { _ in DeviceClock.perfect }
+    for c in file.clocks {
+      if let i = file.devices.firstIndex(of: c.device) { clocks[i] = DeviceClock(skew: c.skew, driftPPM: c.driftPPM) }
+    }
+    let push: Probability? = switch file.push {
+    case .on: .always
+    case .off: nil
+    case .lossy(let p): p
+    }
+    var world = SyncWorld(WorldConfig(
+      deviceNames: file.devices, clocks: clocks, schema: file.schema, policy: policy, seed: seed,
+      network: NetworkConditions(latency: file.latency, loss: file.loss, duplication: file.duplicate),
+      autosync: file.autosync, push: push, traceMode: trace))
+    var names: [String] = []
+    var keys: [String: RecordKey] = [:]
+    var types: [String: Int32] = [:]
+    for entry in file.timeline {
+      if case .create(_, let type, let id, _) = entry.action, keys[id] == nil {
+        keys[id] = RecordKey(names.count)
+        names.append(id)
+        types[id] = Int32(file.schema.typeIndex(named: type) ?? 0)
+      }
+    }
+    let device = { (name: String) -> Int32 in Int32(file.devices.firstIndex(of: name) ?? 0) }
+    func field(_ id: String, _ name: String) -> (Int32, FieldSpec)? {
+      guard let t = types[id], let f = file.schema.types[Int(t)].fieldIndex(named: name) else { return nil }
+      return (Int32(f), file.schema.types[Int(t)].fields[f])
+    }
+    func writes(_ id: String, _ assignments: [Assignment]) -> [FieldWrite] {
+      assignments.compactMap { a in
+        guard let (f, spec) = field(id, a.field) else { return nil }
+        return FieldWrite(field: f, value: value(a.value, kind: spec.kind, keys: keys))
+      }
+    }
+    var settleAt: VirtualTime?
+    for entry in file.timeline {
+      let at = VirtualTime.zero + entry.time
+      switch entry.action {
+      case .create(let d, let type, let id, let fields):
+        world.schedule(.intent(device: device(d), .create(type: Int32(file.schema.typeIndex(named: type) ?? 0), key: keys[id]!, values: writes(id, fields))), at: at)
+      case .set(let d, let id, let fields):
+        guard let key = keys[id] else { continue }
+        world.schedule(.intent(device: device(d), .set(key: key, values: writes(id, fields))), at: at)
+      case .append(let d, let id, let f, let text):
+        guard let key = keys[id], let (fi, _) = field(id, f) else { continue }
+        world.schedule(.intent(device: device(d), .append(key: key, field: fi, text: text)), at: at)
+      case .replace(let d, let id, let f, let old, let new):
+        guard let key = keys[id], let (fi, _) = field(id, f) else { continue }
+        world.schedule(.intent(device: device(d), .replace(key: key, field: fi, old: old, new: new)), at: at)
+      case .delete(let d, let id):
+        guard let key = keys[id] else { continue }
+        world.schedule(.intent(device: device(d), .delete(key: key)), at: at)
+      case .sync(let d): world.schedule(.sync(device: device(d)), at: at)
+      case .kill(let d): world.schedule(.kill(device: device(d)), at: at)
+      case .background(let d, let budget): world.schedule(.background(device: device(d), budget: budget), at: at)
+      case .clockJump(let d, let by): world.schedule(.clockJump(device: device(d), by: by), at: at)
+      case .syncAll: world.schedule(.syncAll, at: at)
+      case .offline(let ds): world.schedule(.setOnline(ds.map(device), false), at: at)
+      case .online(let ds): world.schedule(.setOnline(ds.map(device), true), at: at)
+      case .serverDown: world.schedule(.server(up: false), at: at)
+      case .serverUp: world.schedule(.server(up: true), at: at)
+      case .settle: settleAt = at
+      }
+    }
+    // `at T settle` settles at T. A standalone or implied settle starts one minute after the
+    // last timeline entry, so that what the timeline set going (a background window, requests
+    // in flight) plays out under the scenario's faults first.
+    let end = settleAt ?? ((file.timeline.last.map { VirtualTime.zero + $0.time } ?? .zero) + ScenarioRunner.settleGrace)
+    world.run(until: end)
+    world.settle()
+    return (world, names)
+  }
+
+  /// A scenario literal as a field value of the given kind.
+  public static func value(_ literal: Literal, kind: FieldKind, keys: [String: RecordKey]) -> Value {
+    switch (literal, kind) {
+    case (.string(let s), .text): .text(TextValue(s, by: 0))
+    case (.string(let s), _): .string(s)
+    case (.int(let i), _): .int(i)
+    case (.bool(let b), _): .bool(b)
+    case (.duration(let d), _): .date(d.nanoseconds)
+    case (.identifier(let id), _): keys[id].map { .ref($0) } ?? .null
+    }
+  }
+}

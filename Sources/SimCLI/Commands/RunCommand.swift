@@ -1,0 +1,101 @@
+import Foundation
+import Replica
+import Scenarios
+import Simulator
+
+/// `sim-cli run FILE|NAME`: one run, the report, exit 0/1.
+enum RunCommand {
+  static let spec = CommandSpec(
+    name: "run", summary: "Run one scenario and print what it lost.",
+    discussion: "Exit 0 when every expectation held, 1 when one failed, 65 for a bad scenario file.",
+    positionals: [.init(name: "FILE|NAME", help: "A scenario file, or the name of one in scenarios/ (see 'sim-cli list').")],
+    options: [
+      .value("--seed", "N", "Override the scenario's seed."),
+      .value("--policy", "SPEC", "Override the policy, e.g. 'field-lww-hlc delete=tombstone'."),
+      .value("--trace", "FILE.jsonl", "Write the trace as JSON Lines."),
+      .value("--timeline", "FILE.svg", "Write a timeline picture."),
+      Formats.option,
+    ],
+    examples: ["sim-cli run two-device-acceptance", "sim-cli run fat-note-lww --policy crdt --format json", "sim-cli run my.scenario --trace run.jsonl"])
+
+  static let command = Command(spec: spec) { args, console in
+    if args.value("--timeline") != nil {
+      console.err(UsageError.notBuilt(command: "run --timeline", arrives: "the timeline and explanations").render(command: spec))
+      return .usage
+    }
+    let seed: UInt64?
+    let policy: PolicySpec?
+    let file: ScenarioFile
+    do throws(CommandExit) {
+      seed = try ScenarioOptions.seed(args, spec: spec, console: console)
+      policy = try ScenarioOptions.policy(args, spec: spec, console: console)
+      file = try ScenarioOptions.load(args.positionals[0], console: console)
+    } catch {
+      return error.code
+    }
+    let traceMode: TraceRecorder.Mode = args.value("--trace") != nil ? .full : .hashOnly
+    let result = ScenarioRunner.run(file, seed: seed, policy: policy, trace: traceMode)
+    if let path = args.value("--trace") {
+      let names = result.world.config.deviceNames + ["server"]
+      do {
+        try AtomicFile.write(result.world.trace.jsonLines(nodeNames: names), to: path)
+      } catch {
+        console.err("Error: \(error)\n")
+        return .usage
+      }
+    }
+    if args.value("--format") == "json" {
+      console.out(result.report.json.serialized() + "\n")
+    } else {
+      console.out(result.report.text)
+    }
+    return result.report.passed ? .success : .failure
+  }
+}
+
+/// A command stopped early; the message was already printed.
+struct CommandExit: Error {
+  var code: ExitCode
+}
+
+/// Shared option handling for commands that run scenarios. Each prints its own error.
+enum ScenarioOptions {
+  /// `--seed N`, or nil when not given.
+  static func seed(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> UInt64? {
+    guard let text = args.value("--seed") else { return nil }
+    guard let n = UInt64(text) else {
+      console.err(UsageError.invalidValue(option: "--seed", value: text, reason: "expected a whole number from 0 to \(UInt64.max)", suggestion: nil).render(command: spec))
+      throw CommandExit(code: .usage)
+    }
+    return n
+  }
+
+  /// `--policy SPEC`, or nil when not given.
+  static func policy(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> PolicySpec? {
+    guard let text = args.value("--policy") else { return nil }
+    switch PolicySpec.parse(text) {
+    case .success(let p): return p
+    case .failure(let e):
+      console.err(UsageError.invalidValue(option: "--policy", value: text, reason: e.message, suggestion: nil).render(command: spec))
+      throw CommandExit(code: .usage)
+    }
+  }
+
+  /// Loads a scenario, printing diagnostics (exit 65) or a not-found error (exit 64).
+  static func load(_ nameOrPath: String, console: Console) throws(CommandExit) -> ScenarioFile {
+    do {
+      return try Scenario.load(nameOrPath)
+    } catch {
+      switch error {
+      case .invalid(let errors):
+        console.err(errors.rendered())
+        throw CommandExit(code: .dataError)
+      case .notFound:
+        console.err("Error: \(error.description).\nSee 'sim-cli list' for the named scenarios.\n")
+      case .unreadable:
+        console.err("Error: \(error.description).\n")
+      }
+      throw CommandExit(code: .usage)
+    }
+  }
+}
