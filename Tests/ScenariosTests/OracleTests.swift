@@ -1,0 +1,135 @@
+import Replica
+import Scenarios
+import Simulator
+import Testing
+
+/// The oracle on small inline scenarios: each rule of `oracle.md`, in both directions.
+@Suite struct OracleTests {
+  func run(_ body: String, policy: String = "append-only") throws -> RunReport {
+    let text = """
+      devices iPad phone
+      policy \(policy)
+      latency 100ms
+      type Note
+        title: string = "" mutable
+        body: text = ""
+        pages: int = 0
+      type Stroke append-only
+        points: string = ""
+
+      """ + body
+    let file = try Scenario.parse(text, source: "inline").get()
+    return ScenarioRunner.run(file).report
+  }
+
+  @Test func concurrentWritesToAMutableFieldAreInformational() throws {
+    let r = try run("""
+      at 0s iPad create Note n1
+      at 2s offline iPad phone
+      at 3s iPad set n1 title="a"
+      at 4s phone set n1 title="b"
+      at 10s online iPad phone
+      """)
+    #expect(r.violations.isEmpty)
+    #expect(r.counts[.concurrentOverwrite] == 1)
+  }
+
+  @Test func concurrentWritesToANonMutableFieldAreALostEdit() throws {
+    let r = try run("""
+      at 0s iPad create Note n1
+      at 2s offline iPad phone
+      at 3s iPad set n1 pages=3
+      at 4s phone set n1 pages=4
+      at 10s online iPad phone
+      """)
+    #expect(r.counts[.lostEdit] == 1)
+    #expect(r.anomalies.first?.field == "pages")
+  }
+
+  @Test func aCausallyLaterWriteSupersedesAnEarlierOne() throws {
+    let r = try run("""
+      at 0s iPad create Note n1
+      at 1s iPad set n1 pages=1
+      at 5s phone set n1 pages=2
+      at 9s iPad set n1 pages=3
+      """)
+    #expect(r.anomalies.isEmpty, "\(r.text)")
+  }
+
+  @Test func concurrentAppendsToOneTextFieldLoseOneUnderWholeTextLWW() throws {
+    let r = try run("""
+      at 0s iPad create Note n1 body="x"
+      at 2s offline iPad phone
+      at 3s iPad append n1.body "a"
+      at 4s phone append n1.body "b"
+      at 10s online iPad phone
+      """, policy: "field-lww-hlc")
+    #expect(r.counts[.lostEdit] == 1)
+  }
+
+  @Test func theSameAppendsMergeUnderTheCRDT() throws {
+    let r = try run("""
+      at 0s iPad create Note n1 body="x"
+      at 2s offline iPad phone
+      at 3s iPad append n1.body "a"
+      at 4s phone append n1.body "b"
+      at 10s online iPad phone
+      expect no violations
+      """, policy: "crdt")
+    #expect(r.passed, "\(r.text)")
+  }
+
+  @Test func aReplacementMustStayApplied() throws {
+    let r = try run("""
+      at 0s iPad create Note n1 body="In teh beginning"
+      at 2s offline iPad phone
+      at 3s iPad replace n1.body "teh" "the"
+      at 4s phone append n1.body "!"
+      at 10s online iPad
+      at 20s online phone
+      """, policy: "field-lww-arrival")
+    #expect(r.counts[.lostEdit] == 1)
+    #expect(r.anomalies.contains { $0.explanation.contains("replace \"teh\"→\"the\"") })
+  }
+
+  @Test func aDeleteAfterEveryEditMustWinAndAnEventMustSurvive() throws {
+    let r = try run("""
+      at 0s iPad create Note n1
+      at 0s iPad create Stroke s1 points="a"
+      at 5s phone delete n1
+      expect no violations
+      expect n1 deleted
+      expect s1 exists
+      """)
+    #expect(r.passed, "\(r.text)")
+  }
+
+  @Test func failedExpectationsAreReportedWithWhatWasFound() throws {
+    let r = try run("""
+      at 0s iPad create Note n1 title="a"
+      expect n1.title == "b"
+      expect lost-edit >= 1
+      """)
+    #expect(!r.passed)
+    #expect(r.expectations.map(\.passed) == [false, false])
+    #expect(r.expectations[0].actual?.contains("\"a\"") == true)
+    #expect(r.text.contains("✗ 2 of 2 expectations failed"))
+  }
+
+  @Test func ignoredIntentsAreReportedNotJudged() throws {
+    let r = try run("""
+      at 0s iPad create Note n1 body="x"
+      at 0.01s phone append n1.body "y"
+      """)
+    #expect(r.stats.ignoredIntents == 1)
+    #expect(r.ignored.first?.contains("the record is not on this device") == true)
+    #expect(r.violations.isEmpty)
+  }
+
+  @Test func everyCountKeyIsPresentInJSON() throws {
+    let r = try run("at 0s iPad create Note n1")
+    let json = r.json.serialized()
+    for kind in AnomalyKind.allCases { #expect(json.contains("\"\(kind.rawValue)\":0")) }
+    #expect(json.contains("\"traceHash\":\"\(r.traceHash)\""))
+  }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import SimCLI
+
+@Suite struct ScenarioCommandTests {
+  @Test func runPrintsTheReportAndExitsZeroWhenExpectationsHold() {
+    let r = runCLI("run", "two-device-acceptance")
+    #expect(r.code == .success, "\(r.stderr)")
+    #expect(r.stdout.hasPrefix("two-device-acceptance — policy append-only, seed 1\n✓ expectations held — found no violations"))
+    #expect(r.stdout.contains("reproduce: sim-cli run two-device-acceptance --seed 1 --policy append-only"))
+  }
+
+  @Test func runExitsOneWhenAnExpectationFails() {
+    // fat-note-lww expects exactly one lost edit; the CRDT loses none.
+    let r = runCLI("run", "fat-note-lww", "--policy", "crdt")
+    #expect(r.code == .failure)
+    #expect(r.stdout.contains("✗ 1 of 2 expectations failed"))
+  }
+
+  @Test func runJSONFollowsTheContract() throws {
+    let r = runCLI("run", "fat-note-lww", "--format", "json")
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    for key in ["scenario", "policy", "seed", "traceHash", "converged", "counts", "anomalies", "expectations", "stats"] {
+      #expect(object[key] != nil, "missing \(key)")
+    }
+    let counts = try #require(object["counts"] as? [String: Int])
+    #expect(counts.count == 10)
+    #expect(counts["lost-edit"] == 1)
+  }
+
+  @Test func aBadScenarioFileExits65WithADiagnostic() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(getpid()).scenario").path
+    try "devices iPad phone\nat 1s ipad sync\n".write(toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let r = runCLI("run", path)
+    #expect(r.code == .dataError)
+    #expect(r.stderr.hasPrefix("\(path):2:7: error: unknown device 'ipad'; did you mean 'iPad'?"))
+    #expect(runCLI("check", path).code == .dataError)
+  }
+
+  @Test func anUnknownScenarioNameGetsADidYouMean() {
+    let r = runCLI("run", "fat-note-lw")
+    #expect(r.code == .usage)
+    #expect(r.stderr.contains("did you mean 'fat-note-lww'?"))
+  }
+
+  @Test func aBadPolicyIsAUsageError() {
+    let r = runCLI("run", "fat-note-lww", "--policy", "crdt winer=clock")
+    #expect(r.code == .usage)
+    #expect(r.stderr.contains("unknown policy key 'winer'; did you mean 'winner'?"))
+  }
+
+  @Test func listShowsEveryNamedScenarioWithItsLesson() {
+    let r = runCLI("list")
+    #expect(r.code == .success)
+    #expect(r.stdout.split(separator: "\n").count == 12)
+    #expect(r.stdout.split(separator: "\n").contains { $0.hasPrefix("two-device-acceptance ") && $0.hasSuffix("Nothing may be lost.") })
+  }
+
+  @Test func checkReportsCloudKitSafetyAsWarnings() {
+    let r = runCLI("check", "unsafe-schema", "two-device-acceptance")
+    #expect(r.code == .success)
+    #expect(r.stdout.contains("warning: Highlight.color is required and has no default"))
+    #expect(r.stdout.contains("warning: Highlight.note is a non-optional reference"))
+  }
+
+  @Test func policiesListsEveryPreset() {
+    let r = runCLI("policies")
+    for name in ["cloudkit-default", "crdt", "append-only", "naive-refetch"] { #expect(r.stdout.contains("\(name)")) }
+    #expect(r.stdout.contains("granularity=record winner=arrival save=all-keys"))
+  }
+
+  @Test func traceIsWrittenAsJSONLines() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(getpid()).jsonl").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let r = runCLI("run", "skewed-clock", "--trace", path)
+    #expect(r.code == .success)
+    let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+    #expect(lines.count > 10)
+    for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil) }
+    #expect(lines.first?.contains("\"kind\":\"intent\"") == true)
+  }
+
+  @Test func aRunGivesTheSameReportInSeparateProcesses() throws {
+    let inProcess = runCLI("run", "three-device-fanout", "--format", "json").stdout
+    let a = try runProcess(["run", "three-device-fanout", "--format", "json"])
+    let b = try runProcess(["run", "three-device-fanout", "--format", "json"])
+    #expect(a.code == 0)
+    #expect(a.stdout == b.stdout)
+    #expect(a.stdout == inProcess)
+  }
+
+  @Test func namedScenariosAreFoundFromAnyWorkingDirectory() throws {
+    let process = Process()
+    process.executableURL = try builtBinary()
+    process.arguments = ["run", "skewed-clock", "--format", "json"]
+    process.currentDirectoryURL = URL(fileURLWithPath: "/")
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = Pipe()
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(String(decoding: data, as: UTF8.self).contains("\"scenario\":\"skewed-clock\""))
+  }
+}
