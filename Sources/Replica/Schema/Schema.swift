@@ -137,8 +137,14 @@ extension Schema {
   }
 
   /// Whether the server accepts uploads of this type (CloudKit-safe and deployed).
+  /// (The same rules as ``safetyFindings()``, without building messages.)
   public func acceptsUploads(ofType typeIndex: Int) -> Bool {
-    let name = types[typeIndex].name
-    return !safetyFindings().contains { $0.type == name }
+    let type = types[typeIndex]
+    guard isDeployed(typeIndex) else { return false }
+    return type.fields.allSatisfy { f in
+      if f.unique { return false }
+      if case .ref = f.kind { return f.optional }
+      return f.optional || f.defaultValue != nil
+    }
   }
 }

@@ -9,10 +9,20 @@ import Simulator
 ///     world.settle()
 ///     world.devices[0].visibleRecords   // judged by the oracle
 public struct SyncWorld: Sendable {
+  /// Plain data, so the event queue moves entries without reference counting; messages in
+  /// flight wait in ``inFlight`` until delivered.
   enum Event: Sendable {
-    case deliver(Transmission, Message, session: UInt32)
+    case deliver(slot: Int32, duplicate: Bool)
     case timer(device: Int32, kind: TimerKind, generation: UInt32)
     case action(Int32)
+  }
+
+  struct InFlight: Sendable {
+    var transmission: Transmission
+    var message: Message
+    var session: UInt32
+    /// Deliveries still scheduled (2 when the network duplicated the message).
+    var remaining: Int8
   }
 
   public let config: WorldConfig
@@ -29,6 +39,8 @@ public struct SyncWorld: Sendable {
   var wire: SimRandom
   var pushRNG: SimRandom
   var effects: [DeviceEffect] = []
+  var inFlight: [InFlight?] = []
+  var freeSlots: [Int32] = []
   public internal(set) var messagesSent = 0
 
   public init(_ config: WorldConfig) {
@@ -76,25 +88,36 @@ public struct SyncWorld: Sendable {
       perform(actions[Int(index)])
     case .timer(let d, let kind, let generation):
       deliverToDevice(d, .timer(kind, generation: generation))
-    case .deliver(let t, let message, let session):
-      let to = t.to
-      if to == serverNode {
-        let from = Int(t.from.index)
-        // A request cut off at the device (kill, suspension, offline) never completes.
-        guard devices[from].session == session, network.accepts(t) else {
-          trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 1)
-          return
-        }
-        trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
-        serverReceive(message, from: Int32(from))
+    case .deliver(let slot, _):
+      let entry = inFlight[Int(slot)]!
+      if entry.remaining <= 1 {
+        inFlight[Int(slot)] = nil
+        freeSlots.append(slot)
       } else {
-        guard network.accepts(t) else {
-          trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 2)
-          return
-        }
-        trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
-        deliverToDevice(Int32(to.index), .message(message))
+        inFlight[Int(slot)]!.remaining -= 1
       }
+      deliver(entry.transmission, entry.message, session: entry.session)
+    }
+  }
+
+  mutating func deliver(_ t: Transmission, _ message: Message, session: UInt32) {
+    let to = t.to
+    if to == serverNode {
+      let from = Int(t.from.index)
+      // A request cut off at the device (kill, suspension, offline) never completes.
+      guard devices[from].session == session, network.accepts(t) else {
+        trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 1)
+        return
+      }
+      trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
+      serverReceive(message, from: Int32(from))
+    } else {
+      guard network.accepts(t) else {
+        trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 2)
+        return
+      }
+      trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
+      deliverToDevice(Int32(to.index), .message(message))
     }
   }
 
@@ -159,8 +182,18 @@ public struct SyncWorld: Sendable {
     messagesSent += 1
     let t = network.send(from: from, to: to, at: now, using: &wire)
     trace.record(WorldTrace.send, at: now, node: from.rawValue, message.code, Int64(to.rawValue), Int64(message.recordCount))
-    if let at = t.arrival { loop.schedule(.deliver(t, message, session: session), at: at) }
-    if let at = t.duplicateArrival { loop.schedule(.deliver(t, message, session: session), at: at) }
+    guard let arrival = t.arrival else { return }
+    let entry = InFlight(transmission: t, message: message, session: session, remaining: t.duplicateArrival == nil ? 1 : 2)
+    let slot: Int32
+    if let free = freeSlots.popLast() {
+      slot = free
+      inFlight[Int(slot)] = entry
+    } else {
+      slot = Int32(inFlight.count)
+      inFlight.append(entry)
+    }
+    loop.schedule(.deliver(slot: slot, duplicate: false), at: arrival)
+    if let at = t.duplicateArrival { loop.schedule(.deliver(slot: slot, duplicate: true), at: at) }
   }
 
   mutating func serverReceive(_ message: Message, from d: Int32) {

@@ -16,9 +16,23 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable {
   /// Violations fail `expect no violations`; the last two kinds are informational.
   public var isViolation: Bool { self != .concurrentOverwrite && self != .deleteUpdateConflict }
 
-  public static func < (a: AnomalyKind, b: AnomalyKind) -> Bool {
-    allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+  /// Position in report order.
+  public var ordinal: Int {
+    switch self {
+    case .lostEdit: 0
+    case .staleOverwrite: 1
+    case .resurrection: 2
+    case .droppedEvent: 3
+    case .duplicateEvent: 4
+    case .strandedRecord: 5
+    case .divergence: 6
+    case .phantomValue: 7
+    case .concurrentOverwrite: 8
+    case .deleteUpdateConflict: 9
+    }
   }
+
+  public static func < (a: AnomalyKind, b: AnomalyKind) -> Bool { a.ordinal < b.ordinal }
 }
 
 /// One thing the design lost (or, for informational kinds, decided).

@@ -50,8 +50,17 @@ extension Oracle {
   }
 
   func quote(_ s: String) -> String {
-    let short = s.count > 40 ? String(s.prefix(37)) + "…" : s
-    return "\"" + short.replacingOccurrences(of: "\n", with: "\\n") + "\""
+    var out = "\""
+    var n = 0
+    for ch in s {
+      if n == 37, s.count > 40 {
+        out += "…"
+        break
+      }
+      if ch == "\n" { out += "\\n" } else { out.append(ch) }
+      n += 1
+    }
+    return out + "\""
   }
 
   /// "(device clocks: iPad +10m)" when any clock is skewed or drifting, else "".

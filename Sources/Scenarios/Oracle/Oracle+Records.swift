@@ -90,12 +90,6 @@ extension Oracle {
     }
   }
 
-  /// Whether every device shows exactly what the server shows, and the run settled.
-  public var converged: Bool {
-    let server = world.server.liveRecords
-    return world.facts.settled && world.devices.allSatisfy { firstDifference($0.visibleRecords, server) == nil }
-  }
-
   /// After settle every device must show what the server shows.
   mutating func judgeDivergence() {
     if !world.facts.settled {
@@ -106,9 +100,13 @@ extension Oracle {
     // A difference on a record already reported as stranded, dropped or resurrected is that
     // anomaly; divergence reports the first difference nothing else explains.
     let explained = Set(anomalies.filter { [.strandedRecord, .droppedEvent, .resurrection].contains($0.kind) }.compactMap(\.record))
-    let server = world.server.liveRecords.filter { !explained.contains(name($0.key)) }
+    let allServer = world.server.liveRecords
+    let server = allServer.filter { !explained.contains(name($0.key)) }
+    converged = world.facts.settled
     for device in world.devices {
-      let mine = device.visibleRecords.filter { !explained.contains(name($0.key)) }
+      let all = device.visibleRecords
+      if converged, firstDifference(all, allServer) != nil { converged = false }
+      let mine = all.filter { !explained.contains(name($0.key)) }
       if let difference = firstDifference(mine, server) {
         anomalies.append(Anomaly(
           kind: .divergence, record: difference.record, field: difference.field, devices: [device.config.name],
@@ -129,7 +127,7 @@ extension Oracle {
       }
       let a = mine[i]
       let b = theirs[j]
-      for f in a.fields.indices where visible(a.fields[f].value) != visible(b.fields[f].value) {
+      for f in a.fields.indices where !sameVisible(a.fields[f].value, b.fields[f].value) {
         let field = fieldName(a.type, Int32(f))
         return (name(a.key), field, "\(name(a.key)).\(field) is \(render(a.fields[f].value)) on the device and \(render(b.fields[f].value)) on the server")
       }
@@ -139,9 +137,19 @@ extension Oracle {
     return nil
   }
 
-  /// What the user sees of a value (text without tombstones).
-  func visible(_ v: Value) -> Value {
-    if case .text(let t) = v { return .string(t.string) }
-    return v
+  /// Whether a user sees the same value (text compared without its tombstones).
+  func sameVisible(_ a: Value, _ b: Value) -> Bool {
+    guard case .text(let x) = a, case .text(let y) = b else { return a == b }
+    if x == y { return true }
+    var i = x.atoms.startIndex
+    var j = y.atoms.startIndex
+    while true {
+      while i < x.atoms.endIndex, !x.atoms[i].isVisible { i += 1 }
+      while j < y.atoms.endIndex, !y.atoms[j].isVisible { j += 1 }
+      if i == x.atoms.endIndex || j == y.atoms.endIndex { return i == x.atoms.endIndex && j == y.atoms.endIndex }
+      if x.atoms[i].scalar != y.atoms[j].scalar { return false }
+      i += 1
+      j += 1
+    }
   }
 }

@@ -16,6 +16,9 @@ public struct Oracle {
   /// Server's live records by key.
   var serverLive: [RecordKey: RecordState] = [:]
   var anomalies: [Anomaly] = []
+  /// Whether the run settled and every device shows exactly what the server shows (set by
+  /// ``judge()``).
+  public internal(set) var converged = false
 
   public init(world: SyncWorld, recordNames: [String]) {
     self.world = world

@@ -14,16 +14,16 @@ struct ExpectationChecker {
   }
 
   func evaluate(_ kind: ExpectationKind) -> (Bool, String) {
-    let counts = report.counts
+    func count(_ k: String) -> Int { AnomalyKind(rawValue: k).map { report.count($0) } ?? 0 }
     switch kind {
     case .noViolations:
       let v = report.violations
       return (v.isEmpty, "\(v.count) violation\(v.count == 1 ? "" : "s"): " + summary(v))
     case .none(let k):
-      let n = AnomalyKind(rawValue: k).map { counts[$0] ?? 0 } ?? 0
+      let n = count(k)
       return (n == 0, "\(n) \(k)")
     case .count(let k, let comparison, let value):
-      let n = AnomalyKind(rawValue: k).map { counts[$0] ?? 0 } ?? 0
+      let n = count(k)
       let ok = switch comparison {
       case .equal: n == value
       case .atMost: n <= value
@@ -58,7 +58,7 @@ struct ExpectationChecker {
     guard let index = recordNames.firstIndex(of: id) else { return [] }
     let key = RecordKey(index)
     return world.devices.map { ($0.config.name, $0.visibleRecord(key)) }
-      + [("the server", world.server.liveRecords.first { $0.key == key })]
+      + [("the server", world.server.records[key].flatMap { $0.isDeleted ? nil : $0 })]
   }
 
   func fieldCheck(_ id: String, _ field: String, _ accept: (Literal) -> Bool) -> (Bool, String) {

@@ -37,10 +37,15 @@ public struct RunReport: Hashable, Sendable {
   /// Count per kind, every kind present.
   public var counts: [AnomalyKind: Int] {
     var c: [AnomalyKind: Int] = [:]
-    for k in AnomalyKind.allCases { c[k] = 0 }
-    for a in anomalies { c[a.kind, default: 0] += 1 }
+    for (i, k) in AnomalyKind.allCases.enumerated() { c[k] = countsByKind[i] }
     return c
   }
+
+  /// Counts in `AnomalyKind.allCases` order.
+  public private(set) var countsByKind: [Int] = []
+
+  /// How many anomalies of one kind.
+  public func count(_ kind: AnomalyKind) -> Int { countsByKind[kind.ordinal] }
 
   public var violations: [Anomaly] { anomalies.filter(\.kind.isViolation) }
   /// Every expectation held.
@@ -58,6 +63,8 @@ public struct RunReport: Hashable, Sendable {
     self.seed = seed
     traceHash = world.trace.hash
     self.anomalies = anomalies
+    countsByKind = [Int](repeating: 0, count: AnomalyKind.allCases.count)
+    for a in anomalies { countsByKind[a.kind.ordinal] += 1 }
     self.converged = converged
     stats = RunStats(
       events: world.eventsProcessed, messages: world.messagesSent, simulatedTime: world.now,

@@ -18,36 +18,53 @@ public enum ScenarioRunner {
     public var recordNames: [String]
   }
 
+  /// A scenario compiled once for many runs: names resolved, actions timed.
+  public struct Plan: Sendable {
+    public var file: ScenarioFile
+    public var recordNames: [String]
+    var clocks: [DeviceClock]
+    var actions: [(time: VirtualTime, action: WorldAction)]
+    var settleAt: VirtualTime
+  }
+
   /// Runs `file`, optionally with another seed or policy.
   public static func run(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, trace: TraceRecorder.Mode = .hashOnly) -> Result {
+    run(prepare(file), seed: seed, policy: policy, customPolicy: customPolicy, trace: trace)
+  }
+
+  /// Runs a prepared plan (the fast path for many seeds).
+  public static func run(_ plan: Plan, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, trace: TraceRecorder.Mode = .hashOnly) -> Result {
+    let file = plan.file
     let seed = seed ?? file.seed
     var spec = policy ?? file.policy
     if let retention = file.retention, !spec.overrides.contains(where: { $0.key == "retention" }) {
       spec.settings.retention = retention
     }
     let syncPolicy: any SyncPolicy = customPolicy ?? StandardPolicy(spec: spec)
-    let (world, names) = build(file, seed: seed, policy: syncPolicy, trace: trace)
-    var oracle = Oracle(world: world, recordNames: names)
-    let anomalies = oracle.judge()
-    let report = RunReport(file: file, policyName: syncPolicy.name, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged, recordNames: names)
-    return Result(report: report, world: world, recordNames: names)
-  }
-
-  /// The world after the timeline and settle.
-  static func build(_ file: ScenarioFile, seed: UInt64, policy: any SyncPolicy, trace: TraceRecorder.Mode) -> (SyncWorld, [String]) {
-    var clocks = file.devices.map { _ in DeviceClock.perfect }
-    for c in file.clocks {
-      if let i = file.devices.firstIndex(of: c.device) { clocks[i] = DeviceClock(skew: c.skew, driftPPM: c.driftPPM) }
-    }
     let push: Probability? = switch file.push {
     case .on: .always
     case .off: nil
     case .lossy(let p): p
     }
     var world = SyncWorld(WorldConfig(
-      deviceNames: file.devices, clocks: clocks, schema: file.schema, policy: policy, seed: seed,
+      deviceNames: file.devices, clocks: plan.clocks, schema: file.schema, policy: syncPolicy, seed: seed,
       network: NetworkConditions(latency: file.latency, loss: file.loss, duplication: file.duplicate),
       autosync: file.autosync, push: push, traceMode: trace))
+    for (time, action) in plan.actions { world.schedule(action, at: time) }
+    world.run(until: plan.settleAt)
+    world.settle()
+    var oracle = Oracle(world: world, recordNames: plan.recordNames)
+    let anomalies = oracle.judge()
+    let report = RunReport(file: file, policyName: syncPolicy.name, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged, recordNames: plan.recordNames)
+    return Result(report: report, world: world, recordNames: plan.recordNames)
+  }
+
+  /// Compiles a checked scenario into a plan.
+  public static func prepare(_ file: ScenarioFile) -> Plan {
+    var clocks = file.devices.map { _ in DeviceClock.perfect }
+    for c in file.clocks {
+      if let i = file.devices.firstIndex(of: c.device) { clocks[i] = DeviceClock(skew: c.skew, driftPPM: c.driftPPM) }
+    }
     var names: [String] = []
     var keys: [String: RecordKey] = [:]
     var types: [String: Int32] = [:]
@@ -69,43 +86,46 @@ public enum ScenarioRunner {
         return FieldWrite(field: f, value: value(a.value, kind: spec.kind, keys: keys))
       }
     }
+    var actions: [(VirtualTime, WorldAction)] = []
     var settleAt: VirtualTime?
     for entry in file.timeline {
       let at = VirtualTime.zero + entry.time
+      let action: WorldAction
       switch entry.action {
       case .create(let d, let type, let id, let fields):
-        world.schedule(.intent(device: device(d), .create(type: Int32(file.schema.typeIndex(named: type) ?? 0), key: keys[id]!, values: writes(id, fields))), at: at)
+        action = .intent(device: device(d), .create(type: Int32(file.schema.typeIndex(named: type) ?? 0), key: keys[id]!, values: writes(id, fields)))
       case .set(let d, let id, let fields):
         guard let key = keys[id] else { continue }
-        world.schedule(.intent(device: device(d), .set(key: key, values: writes(id, fields))), at: at)
+        action = .intent(device: device(d), .set(key: key, values: writes(id, fields)))
       case .append(let d, let id, let f, let text):
         guard let key = keys[id], let (fi, _) = field(id, f) else { continue }
-        world.schedule(.intent(device: device(d), .append(key: key, field: fi, text: text)), at: at)
+        action = .intent(device: device(d), .append(key: key, field: fi, text: text))
       case .replace(let d, let id, let f, let old, let new):
         guard let key = keys[id], let (fi, _) = field(id, f) else { continue }
-        world.schedule(.intent(device: device(d), .replace(key: key, field: fi, old: old, new: new)), at: at)
+        action = .intent(device: device(d), .replace(key: key, field: fi, old: old, new: new))
       case .delete(let d, let id):
         guard let key = keys[id] else { continue }
-        world.schedule(.intent(device: device(d), .delete(key: key)), at: at)
-      case .sync(let d): world.schedule(.sync(device: device(d)), at: at)
-      case .kill(let d): world.schedule(.kill(device: device(d)), at: at)
-      case .background(let d, let budget): world.schedule(.background(device: device(d), budget: budget), at: at)
-      case .clockJump(let d, let by): world.schedule(.clockJump(device: device(d), by: by), at: at)
-      case .syncAll: world.schedule(.syncAll, at: at)
-      case .offline(let ds): world.schedule(.setOnline(ds.map(device), false), at: at)
-      case .online(let ds): world.schedule(.setOnline(ds.map(device), true), at: at)
-      case .serverDown: world.schedule(.server(up: false), at: at)
-      case .serverUp: world.schedule(.server(up: true), at: at)
-      case .settle: settleAt = at
+        action = .intent(device: device(d), .delete(key: key))
+      case .sync(let d): action = .sync(device: device(d))
+      case .kill(let d): action = .kill(device: device(d))
+      case .background(let d, let budget): action = .background(device: device(d), budget: budget)
+      case .clockJump(let d, let by): action = .clockJump(device: device(d), by: by)
+      case .syncAll: action = .syncAll
+      case .offline(let ds): action = .setOnline(ds.map(device), false)
+      case .online(let ds): action = .setOnline(ds.map(device), true)
+      case .serverDown: action = .server(up: false)
+      case .serverUp: action = .server(up: true)
+      case .settle:
+        settleAt = at
+        continue
       }
+      actions.append((at, action))
     }
     // `at T settle` settles at T. A standalone or implied settle starts one minute after the
     // last timeline entry, so that what the timeline set going (a background window, requests
     // in flight) plays out under the scenario's faults first.
     let end = settleAt ?? ((file.timeline.last.map { VirtualTime.zero + $0.time } ?? .zero) + ScenarioRunner.settleGrace)
-    world.run(until: end)
-    world.settle()
-    return (world, names)
+    return Plan(file: file, recordNames: names, clocks: clocks, actions: actions, settleAt: end)
   }
 
   /// A scenario literal as a field value of the given kind.

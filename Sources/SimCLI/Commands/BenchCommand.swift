@@ -1,3 +1,4 @@
+import Scenarios
 import Simulator
 
 /// `sim-cli bench [kernel|scenario|fuzz|scale]`: throughput figures.
@@ -8,12 +9,16 @@ enum BenchCommand {
     discussion: """
       kernel    events/s of a ping-pong workload at 16, 1,000 and 100,000 pending events, next to a
                 bare hand-written heap loop running the same workload (the yardstick).
+      scenario  whole runs/s of a scenario (two-device-acceptance by default) on one core: world,
+                timeline, settle, oracle and report; also events and messages per run.
       Build with -c release: debug builds are many times slower.
       """,
     positionals: [.init(name: "kernel|scenario|fuzz|scale", help: "Which benchmark (default: kernel).", optional: true)],
     options: [
       .value("--events", "N", "kernel: events per trial (default 2000000)."),
       .value("--trials", "N", "kernel: trials per size; the median is printed (default 3)."),
+      .value("--scenario", "FILE|NAME", "scenario: which scenario (default two-device-acceptance)."),
+      .value("--seconds", "N", "scenario: how long to measure (default 3)."),
       Formats.option,
     ],
     subjects: subjects,
@@ -24,8 +29,7 @@ enum BenchCommand {
     case "kernel":
       return kernel(args, console)
     case "scenario":
-      console.err(UsageError.notBuilt(command: "bench scenario", arrives: "scenario files and the oracle").render(command: spec))
-      return .usage
+      return scenario(args, console)
     default:
       console.err(UsageError.notBuilt(command: "bench \(args.positionals[0])", arrives: "the fuzzer").render(command: spec))
       return .usage
@@ -65,6 +69,35 @@ enum BenchCommand {
           + "  " + pad(String(format2(r.slowdown)) + "×", 11) + "\n"
       }
       console.out(text)
+    }
+    return .success
+  }
+
+  static func scenario(_ args: ParsedArguments, _ console: Console) -> ExitCode {
+    guard let seconds = IntegerOption.parse(args, "--seconds", default: 3, in: 1...600, spec: spec, console: console) else { return .usage }
+    let file: ScenarioFile
+    do throws(CommandExit) {
+      file = try ScenarioOptions.load(args.value("--scenario") ?? "two-device-acceptance", console: console)
+    } catch {
+      return error.code
+    }
+    #if DEBUG
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench scenario'.\n")
+    #endif
+    let r = ScenarioBenchmark.measure(file, seconds: Double(seconds))
+    if args.value("--format") == "json" {
+      let value: JSONValue = [
+        "benchmark": "scenario", "scenario": .string(r.scenario), "runsPerSecond": .int(Int64(r.runsPerSecond.rounded())),
+        "runs": .int(Int64(r.runs)), "eventsPerRun": .int(Int64(r.eventsPerRun)), "messagesPerRun": .int(Int64(r.messagesPerRun)),
+        "nanosecondsPerMessage": .int(Int64(r.nanosecondsPerMessage.rounded())),
+      ]
+      console.out(value.serialized() + "\n")
+    } else {
+      console.out("""
+        scenario \(r.scenario): \(group(r.runsPerSecond)) runs/s on one core (\(r.runs) runs, oracle included)
+          \(r.eventsPerRun) events and \(r.messagesPerRun) messages per run; \(group(r.nanosecondsPerMessage)) ns of wall time per simulated message
+
+        """)
     }
     return .success
   }

@@ -1,0 +1,42 @@
+import Replica
+import Scenarios
+import Simulator
+
+/// `sim-cli bench scenario`: whole runs per second of a named scenario on one core — building
+/// the world, the timeline, settle, the oracle and the report (the file is parsed and compiled once).
+enum ScenarioBenchmark {
+  struct Result {
+    var scenario: String
+    var runs: Int
+    var runsPerSecond: Double
+    var eventsPerRun: Int
+    var messagesPerRun: Int
+    /// Wall time per simulated message, in nanoseconds.
+    var nanosecondsPerMessage: Double
+  }
+
+  static func measure(_ file: ScenarioFile, seconds: Double) -> Result {
+    let plan = ScenarioRunner.prepare(file)
+    // Warm-up.
+    for s in 0..<20 { _ = ScenarioRunner.run(plan, seed: UInt64(s)) }
+    let clock = WallClock()
+    var runs = 0
+    var events = 0
+    var messages = 0
+    var checksum = 0
+    while clock.elapsedSeconds < seconds {
+      for _ in 0..<50 {
+        let r = ScenarioRunner.run(plan, seed: UInt64(runs)).report
+        events += r.stats.events
+        messages += r.stats.messages
+        checksum &+= r.anomalies.count
+        runs += 1
+      }
+    }
+    let elapsed = clock.elapsedSeconds
+    KernelBenchmark._blackHole(Int64(checksum))
+    return Result(
+      scenario: file.name, runs: runs, runsPerSecond: Double(runs) / elapsed, eventsPerRun: events / max(runs, 1),
+      messagesPerRun: messages / max(runs, 1), nanosecondsPerMessage: elapsed * 1e9 / Double(max(messages, 1)))
+  }
+}
