@@ -133,3 +133,34 @@ import Testing
     #expect(json.contains("\"traceHash\":\"\(r.traceHash)\""))
   }
 }
+
+/// A user-defined policy through the public protocol: the server answers every save with a
+/// conflict, so syncing never finishes.
+struct NeverSettles: SyncPolicy {
+  var base = StandardPolicy(preset: "sync-engine-merge")!
+  var name: String { "never-settles" }
+  var settings: PolicySettings { base.settings }
+  func serverSave(_ write: RecordWrite, current: RecordState?, context: MergeContext) -> SaveDecision {
+    current == nil ? .store(write.record) : .conflict
+  }
+  func deviceApply(remote: RecordState, local: RecordState?, pending: FieldMask?, context: MergeContext) -> RecordState {
+    base.deviceApply(remote: remote, local: local, pending: pending, context: context)
+  }
+}
+
+@Suite struct SettleBoundTests {
+  @Test func aRunThatCannotSettleIsReportedAsDivergenceNotAHang() throws {
+    let file = try Scenario.parse("""
+      devices iPad phone
+      type Note
+        title: string = "" mutable
+      at 0s iPad create Note n1
+      at 5s iPad set n1 title="x"
+      """, source: "inline").get()
+    let report = ScenarioRunner.run(file, customPolicy: NeverSettles()).report
+    #expect(!report.converged)
+    #expect(report.policy == "never-settles")
+    let divergence = try #require(report.anomalies.first { $0.kind == .divergence && $0.record == nil })
+    #expect(divergence.explanation.hasPrefix("the run did not settle: sync did not reach quiescence"))
+  }
+}

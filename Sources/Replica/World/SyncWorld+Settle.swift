@@ -5,7 +5,7 @@ extension SyncWorld {
   /// the foreground — then syncs in rounds until every device has sent everything and fetched
   /// the server's latest change, or until the bound. A run that cannot settle is recorded in
   /// ``WorldFacts`` (the oracle reports it as divergence), never a hang.
-  public mutating func settle(maxRounds: Int = 20, maxTime: SimDuration = .hours(6), maxEvents: Int = 5_000_000) {
+  public mutating func settle(maxRounds: Int = 20, maxTime: SimDuration = .hours(1), maxEvents: Int = 5_000_000) {
     facts.settleStart = now
     let deadline = now + maxTime
     let eventLimit = loop.processedCount + maxEvents

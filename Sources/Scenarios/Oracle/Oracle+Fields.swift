@@ -94,9 +94,11 @@ extension Oracle {
       // The final value is older than this write, so LWW did not pick among concurrent writes:
       // a lost edit even on a mutable field.
       let kind: AnomalyKind = .lostEdit
-      let how = rival.writtenFields.contains(f)
-        ? "when a concurrent write to the same field won"
-        : "when \(describe(rival)) saved the whole record concurrently (record-level LWW)"
+      // Prefer naming the concurrent intent that wrote the surviving value.
+      let culprit = winner.flatMap { w in concurrent(w, l) ? w : nil } ?? rival
+      let how = culprit.writtenFields.contains(f)
+        ? "when \(describe(culprit, field: f)), a concurrent write to the same field, won (last-writer-wins)"
+        : "when \(describe(culprit)) saved the whole record concurrently (record-level LWW)"
       anomalies.append(Anomaly(
         kind: kind, record: r, field: field, intents: involved, devices: devices, at: l.trueTime,
         explanation: "\(describe(l, field: f)) was replaced by \(finalText) \(how)."))
