@@ -39,8 +39,8 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
   public var description: String { rendered() }
 }
 
-/// Every problem found in one scenario file, in line order. The parser stops collecting after
-/// ``ScenarioErrors/limit`` diagnostics and counts the rest in ``omitted``.
+/// Every problem found in one scenario file, in line order: the first ``ScenarioErrors/limit``
+/// diagnostics, with the rest counted in ``omitted``.
 public struct ScenarioErrors: Error, Hashable, Sendable, CustomStringConvertible {
   /// At most this many diagnostics are kept.
   public static let limit = 50

@@ -25,13 +25,14 @@ public enum Literal: Hashable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .string(let s):
+      // Scalar by scalar: a quote followed by a combining mark is still a quote to escape.
       var out = "\""
-      for ch in s {
-        switch ch {
+      for scalar in s.unicodeScalars {
+        switch scalar {
         case "\"": out += "\\\""
         case "\\": out += "\\\\"
         case "\n": out += "\\n"
-        default: out.append(ch)
+        default: out.unicodeScalars.append(scalar)
         }
       }
       return out + "\""

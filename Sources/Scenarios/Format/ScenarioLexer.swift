@@ -36,15 +36,17 @@ struct ScenarioLine: Sendable {
   /// scalar is its own character.
   var _characterIndex: [Int]?
   var _characterCount: Int
+  /// Scalar offset → UTF-8 offset in `text` (one more entry for the end), for non-ASCII lines.
+  var _utf8Offset: [Int]?
 
-  init(number: Int, scalars: [Unicode.Scalar]) {
+  /// A line from its text (as written) and that text's scalars.
+  init(number: Int, text: String, scalars: [Unicode.Scalar]) {
     self.number = number
     self.scalars = scalars
-    self.text = String(String.UnicodeScalarView(scalars))
+    self.text = text
     self.contentEnd = scalars.count
     self.indented = scalars.first.map { $0 == " " || $0 == "\t" } ?? false
-    if scalars.allSatisfy({ $0.isASCII }) {
-      _characterIndex = nil
+    if text.utf8.count == scalars.count {
       _characterCount = scalars.count
     } else {
       var map: [Int] = []
@@ -58,7 +60,19 @@ struct ScenarioLine: Sendable {
       while map.count < scalars.count { map.append(count) }
       _characterIndex = map
       _characterCount = count
+      var utf8: [Int] = [0]
+      utf8.reserveCapacity(scalars.count + 1)
+      var total = 0
+      for s in scalars {
+        total += UTF8.width(s)
+        utf8.append(total)
+      }
+      _utf8Offset = utf8
     }
+  }
+
+  init(number: Int, scalars: [Unicode.Scalar]) {
+    self.init(number: number, text: String(String.UnicodeScalarView(scalars)), scalars: scalars)
   }
 
   /// The 1-based column of a scalar offset (offsets past the end count on, one per scalar).
@@ -73,7 +87,10 @@ struct ScenarioLine: Sendable {
   func slice(_ from: Int, _ to: Int) -> String {
     let a = min(max(0, from), scalars.count)
     let b = min(max(a, to), scalars.count)
-    return String(String.UnicodeScalarView(scalars[a..<b]))
+    let ua = _utf8Offset.map { $0[a] } ?? a
+    let ub = _utf8Offset.map { $0[b] } ?? b
+    let u = text.utf8
+    return String(text[u.index(u.startIndex, offsetBy: ua)..<u.index(u.startIndex, offsetBy: ub)])
   }
 
   /// The line without its comment, trimmed of white space (an expectation's `text`).
@@ -105,25 +122,32 @@ enum ScenarioLexer {
   /// Lines of `text`: split at `\n`, a `\r` before it dropped, a leading byte-order mark dropped.
   static func lines(_ text: String) -> [ScenarioLine] {
     var result: [ScenarioLine] = []
+    let view = text.unicodeScalars
     var current: [Unicode.Scalar] = []
-    var first = true
-    for s in text.unicodeScalars {
-      if first {
-        first = false
-        if s == "\u{FEFF}" { continue }
+    var start = view.startIndex
+    if view.first == "\u{FEFF}" { start = view.index(after: start) }
+    var i = start
+    func finish(_ end: String.Index) {
+      var end = end
+      if current.last == "\r" {
+        current.removeLast()
+        end = view.index(before: end)
       }
+      result.append(ScenarioLine(number: result.count + 1, text: String(Substring(view[start..<end])), scalars: current))
+      current.removeAll(keepingCapacity: true)
+    }
+    while i < view.endIndex {
+      let s = view[i]
       if s == "\n" {
-        if current.last == "\r" { current.removeLast() }
-        result.append(ScenarioLine(number: result.count + 1, scalars: current))
-        current.removeAll(keepingCapacity: true)
+        finish(i)
+        i = view.index(after: i)
+        start = i
       } else {
         current.append(s)
+        i = view.index(after: i)
       }
     }
-    if current.last == "\r" { current.removeLast() }
-    if !current.isEmpty || result.isEmpty {
-      result.append(ScenarioLine(number: result.count + 1, scalars: current))
-    }
+    if !current.isEmpty || result.isEmpty { finish(view.endIndex) }
     return result
   }
 

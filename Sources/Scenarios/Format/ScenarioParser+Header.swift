@@ -135,17 +135,17 @@ extension _ScenarioParse {
       missing(i, "expected at least one device name; write 'devices NAME...', as in 'devices iPad phone'")
       return
     }
-    var tooMany = false
+    for token in t.dropFirst() where token.isWord && !Self.worldEvents.contains(token.text) { knownDevices.insert(token.text) }
+    var listed: Set<String> = []
     for token in t.dropFirst() {
-      if token.isWord { knownDevices.insert(token.text) }
       guard checkName(i, token, "device name") else { continue }
       if Self.worldEvents.contains(token.text) {
         error(i, token, "'\(token.text)' cannot name a device: after 'at TIME' it starts a world event")
-      } else if devices.contains(token.text) {
+      } else if !listed.insert(token.text).inserted {
         error(i, token, "device '\(token.text)' is listed twice")
       } else if devices.count >= Self.maxDevices {
-        if !tooMany { error(i, token, "too many devices: at most \(Self.maxDevices)") }
-        tooMany = true
+        error(i, token, "too many devices: at most \(Self.maxDevices)")
+        return
       } else {
         devices.append(token.text)
       }
@@ -231,7 +231,7 @@ extension _ScenarioParse {
     clockLines[device.text] = lines[i].number
     guard t.count >= 3 else { return missing(i, "expected 'skew ±D' after the device; write '\(usage)'") }
     guard t[2].is("skew") else {
-      return error(i, t[2], "expected 'skew'" + didYouMean(t[2].text, ["skew"]) + "; write '\(usage)'")
+      return error(i, t[2], "expected 'skew' after the device, found \(Self.shown(t[2])); write '\(usage)'")
     }
     guard t.count >= 4 else { return missing(i, "expected the skew, as in 'skew +2s' or 'skew -500ms'") }
     guard let skewText = value(i, word(t[3])),
@@ -240,7 +240,7 @@ extension _ScenarioParse {
     var drift: Int64 = 0
     if t.count > 4 {
       guard t[4].is("drift") else {
-        return error(i, t[4], "unexpected \(Self.shown(t[4]))" + didYouMean(t[4].text, ["drift"]) + "; write '\(usage)'")
+        return error(i, t[4], "unexpected \(Self.shown(t[4]))" + didYouMean(t[4].text, ["drift"], else: "; write '\(usage)'"))
       }
       guard t.count >= 6 else { return missing(i, "expected the drift, as in 'drift 40ppm' or 'drift -40ppm'") }
       guard let (ppm, last) = parseDrift(i, from: 5) else { return }
@@ -284,9 +284,10 @@ extension _ScenarioParse {
 
   mutating func parseDeployed(_ i: Int) {
     var seen: [String] = []
+    var listed: Set<String> = []
     for token in lines[i].tokens.dropFirst() {
       guard checkName(i, token, "type name") else { continue }
-      if seen.contains(token.text) {
+      guard listed.insert(token.text).inserted else {
         error(i, token, "type '\(token.text)' is listed twice")
         continue
       }

@@ -57,10 +57,12 @@ extension _ScenarioParse {
 
   /// A duration whose magnitude is at most ``maxTime``.
   static func boundedDuration(_ text: String, at offset: Int, allowSign: Bool, what: String) -> Result<SimDuration, _WordError> {
-    duration(text, at: offset, allowSign: allowSign).flatMap { d in
-      d.nanoseconds.magnitude <= maxTime.nanoseconds.magnitude
-        ? .success(d)
-        : .failure(_WordError(offset: offset, message: "\(what) \(quoted(text)) is beyond the limit of \(maxTime)"))
+    let beyond = _WordError(offset: offset, message: "\(what) \(quoted(text)) is beyond the limit of \(maxTime)")
+    switch duration(text, at: offset, allowSign: allowSign) {
+    case .success(let d): return d.nanoseconds.magnitude <= maxTime.nanoseconds.magnitude ? .success(d) : .failure(beyond)
+    // Too long for 64 bits is beyond the limit too.
+    case .failure(let e) where e.message.hasSuffix("(at most about 106,000 days)"): return .failure(beyond)
+    case .failure(let e): return .failure(e)
     }
   }
 
@@ -182,7 +184,9 @@ extension _ScenarioParse {
   /// A field of a type; reports an unknown one.
   mutating func field(_ name: String, of type: RecordType, _ lineIndex: Int, at offset: Int) -> FieldSpec? {
     if let index = type.fieldIndex(named: name) { return type.fields[index] }
-    let names = type.fields.map(\.name)
+    let broken = brokenFields[type.name] ?? []
+    if broken.contains(name) { return nil }
+    let names = type.fields.map(\.name) + broken
     let list = names.isEmpty ? "; \(type.name) has no fields" : (names.count <= 12 ? "; its fields are " + names.joined(separator: ", ") : "")
     error(lineIndex, offset, "unknown field '\(Self.quoted(name))' of \(type.name)" + didYouMean(name, names, else: list))
     return nil

@@ -22,7 +22,7 @@ extension _ScenarioParse {
         appendOnly = true
         expectEnd(i, after: 2, usage: usage)
       } else {
-        error(i, t[2], "unexpected \(Self.shown(t[2]))" + didYouMean(t[2].text, ["append-only"]) + "; write '\(usage)'")
+        error(i, t[2], "unexpected \(Self.shown(t[2]))" + didYouMean(t[2].text, ["append-only"], else: "; write '\(usage)'"))
       }
     }
     if let prior = typeLines[name] {
@@ -84,11 +84,25 @@ extension _ScenarioParse {
     let nameOK = nameToken.text.isEmpty ? false : checkName(i, nameToken, "field name")
     if nameToken.text.isEmpty { error(i, head, "expected a field name before ':'") }
     guard let kindToken else {
+      if nameOK, let typeIndex { brokenFields[types[typeIndex].name, default: []].append(nameToken.text) }
       return missing(i, "expected a kind after ':': string, text, int, bool, date or ref TYPE")
     }
-    guard let (kind, optional, afterKind) = parseKind(i, kindToken, next: next) else { return }
+    // The kind and what follows it; `string="x"` is split into `string` and `="x"`.
+    var rest = [kindToken] + t[min(next, t.count)...]
+    let kindScalars = Array(kindToken.text.unicodeScalars)
+    if kindToken.isWord, let eq = kindScalars.firstIndex(of: "="), eq > 0 {
+      rest[0].text = String(String.UnicodeScalarView(kindScalars[..<eq]))
+      rest[0].end = kindToken.start + eq
+      let tail = ScenarioToken(
+        text: String(String.UnicodeScalarView(kindScalars[eq...])), start: kindToken.start + eq, end: kindToken.end, isString: false, glued: true)
+      rest.insert(tail, at: 1)
+    }
+    guard let (kind, optional, used) = parseKind(i, rest) else {
+      if nameOK, let typeIndex { brokenFields[types[typeIndex].name, default: []].append(nameToken.text) }
+      return
+    }
     var field = FieldSpec(name: nameToken.text, kind: kind, optional: optional)
-    parseFieldModifiers(i, from: afterKind, into: &field)
+    parseFieldModifiers(i, Array(rest[used...]), into: &field)
     guard nameOK, let typeIndex else { return }
     let key = "\(types[typeIndex].name).\(field.name)"
     if let prior = fieldLines[key] {
@@ -99,9 +113,11 @@ extension _ScenarioParse {
     types[typeIndex].fields.append(field)
   }
 
-  /// `string`, `int?`, `ref Note`, `ref Note?`: the kind, whether optional, and the next token index.
-  mutating func parseKind(_ i: Int, _ token: ScenarioToken, next: Int) -> (FieldKind, Bool, Int)? {
-    let t = lines[i].tokens
+  /// `string`, `int?`, `ref Note`, `ref Note?` at the start of `t`: the kind, whether it is
+  /// optional, and how many tokens it took.
+  mutating func parseKind(_ i: Int, _ t: [ScenarioToken]) -> (FieldKind, Bool, Int)? {
+    let token = t[0]
+    let next = 1
     guard token.isWord else {
       error(i, token, "expected a kind (string, text, int, bool, date or ref TYPE), found a string")
       return nil
@@ -142,9 +158,8 @@ extension _ScenarioParse {
   }
 
   /// `= VALUE`, `mutable`, `unique`, in any order, each at most once.
-  mutating func parseFieldModifiers(_ i: Int, from start: Int, into field: inout FieldSpec) {
-    let t = lines[i].tokens
-    var k = start
+  mutating func parseFieldModifiers(_ i: Int, _ t: [ScenarioToken], into field: inout FieldSpec) {
+    var k = 0
     var sawDefault = false
     while k < t.count {
       let token = t[k]
@@ -173,8 +188,8 @@ extension _ScenarioParse {
         if token.is("?") {
           error(i, token, "write '?' right after the kind, as in 'string?'")
         } else {
-          error(i, token, "unexpected \(Self.shown(token))" + didYouMean(token.text, ["mutable", "unique"], else: "")
-            + "; after the kind come '= VALUE', 'mutable' and 'unique'")
+          error(i, token, "unexpected \(Self.shown(token))"
+            + didYouMean(token.text, ["mutable", "unique"], else: "; after the kind come '= VALUE', 'mutable' and 'unique'"))
         }
         continue
       }

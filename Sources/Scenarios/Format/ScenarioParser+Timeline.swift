@@ -17,7 +17,7 @@ extension _ScenarioParse {
 
   mutating func parseStandaloneSettle(_ i: Int) {
     guard expectEnd(i, after: 0, usage: "settle") else { return }
-    settles.append((i, nil))
+    settles.append((i, true, nil))
   }
 
   mutating func parseAt(_ i: Int) {
@@ -31,7 +31,7 @@ extension _ScenarioParse {
       return missing(i, "expected an action after the time: a device's action, sync, offline, online, server or settle")
     }
     guard let action = parseAction(i) else { return }
-    if action == .settle { settles.append((i, time)) }
+    if action == .settle { settles.append((i, false, time)) }
     guard let time else { return }
     entries.append((TimelineEntry(time: time, action: action, location: location(i, t[0])), entries.count, t[1].start, i))
   }
@@ -78,6 +78,7 @@ extension _ScenarioParse {
       return nil
     }
     var names: [String] = []
+    var listed: Set<String> = []
     var ok = true
     for token in t[k...] {
       guard checkName(i, token, "device name") else {
@@ -87,7 +88,7 @@ extension _ScenarioParse {
       if !knownDevices.contains(token.text) {
         error(i, token, unknownDeviceMessage(token.text))
         ok = false
-      } else if names.contains(token.text) {
+      } else if !listed.insert(token.text).inserted {
         error(i, token, "device '\(token.text)' is listed twice")
         ok = false
       } else {
@@ -179,7 +180,7 @@ extension _ScenarioParse {
     }
     guard checkName(i, t[4], "type name") else { return nil }
     let typeName = t[4].text
-    let type = types.first { $0.name == typeName }
+    let type = typeLines[typeName] == nil ? nil : types.first { $0.name == typeName }
     var ok = true
     if type == nil {
       error(i, t[4], "unknown type '\(Self.quoted(typeName))'" + didYouMean(typeName, types.map(\.name), else: typeListHint))
@@ -278,6 +279,7 @@ extension _ScenarioParse {
   mutating func assignments(_ i: Int, from k: Int, of type: RecordType?) -> [Assignment]? {
     let t = lines[i].tokens
     var result: [Assignment] = []
+    var assigned: Set<String> = []
     var ok = true
     var index = k
     while index < t.count {
@@ -297,6 +299,8 @@ extension _ScenarioParse {
         guard index < t.count, t[index].isString, t[index].glued else {
           error(i, token.end, "expected a value right after '=', as in \(Self.quoted(name))=\"…\"")
           ok = false
+          // `title= "x"`: the string was meant as the value; do not report it again.
+          if index < t.count, t[index].isString { index += 1 }
           continue
         }
         valueText = t[index].text
@@ -310,7 +314,7 @@ extension _ScenarioParse {
         continue
       }
       let location = SourceLocation(line: lines[i].number, column: lines[i].column(token.start))
-      if result.contains(where: { $0.field == name }) {
+      guard assigned.insert(name).inserted else {
         error(i, token, "\(name) is assigned twice")
         ok = false
         continue

@@ -65,6 +65,8 @@ struct _ScenarioParse {
   var typeLines: [String: Int] = [:]
   /// `Type.field` → line, for duplicate fields.
   var fieldLines: [String: Int] = [:]
+  /// Type → fields whose line was wrong (reported there; uses of them are not reported again).
+  var brokenFields: [String: [String]] = [:]
 
   /// Names checked once every declaration is known: (name, line index, offset).
   var pendingTypeUses: [(String, Int, Int)] = []
@@ -77,8 +79,9 @@ struct _ScenarioParse {
 
   /// Parsed timeline entries with their file order.
   var entries: [(entry: TimelineEntry, order: Int, timeOffset: Int, lineIndex: Int)] = []
-  /// Every settle in file order: line index, and its time when it is `at T settle`.
-  var settles: [(lineIndex: Int, time: SimDuration?)] = []
+  /// Every settle in file order: line index, whether it stands alone, and its time when it is
+  /// `at T settle` with a valid time.
+  var settles: [(lineIndex: Int, standalone: Bool, time: SimDuration?)] = []
   var expectations: [Expectation] = []
 
   init(source: String, text: String) {
@@ -113,7 +116,9 @@ struct _ScenarioParse {
         if inType {
           parseField(i, into: currentType)
         } else {
+          // Reported once; the rest of the block is checked but declares nothing.
           reportStrayIndentedLine(i)
+          inType = true
         }
         continue
       }
@@ -193,7 +198,9 @@ struct _ScenarioParse {
         "a second 'settle': a file has at most one (the first is on line \(lines[first.lineIndex].number))")
     }
     let settleLine = lines[first.lineIndex].number
-    if let settleTime = first.time {
+    if !first.standalone {
+      // `at T settle` with a bad time has been reported; nothing to compare with.
+      guard let settleTime = first.time else { return }
       for e in entries where e.entry.time > settleTime && e.entry.action != .settle {
         error(e.lineIndex, e.timeOffset,
           "this line is at \(e.entry.time), after 'settle' at \(settleTime) (line \(settleLine)); settle ends the timeline")
@@ -256,7 +263,8 @@ struct _ScenarioParse {
   }
 
   var typeListHint: String {
-    types.isEmpty ? "; declare it with a 'type' line" : ""
+    if types.isEmpty { return "; declare it with a 'type' line" }
+    return types.count <= 10 ? "; the types are " + types.map(\.name).joined(separator: ", ") : ""
   }
 
   func unknownDeviceMessage(_ name: String) -> String {

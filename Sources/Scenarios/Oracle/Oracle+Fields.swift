@@ -6,6 +6,11 @@ extension Oracle {
   /// `oracle.md`: the frontier of the writes to `(record, field)`.
   mutating func judgeFields(_ record: RecordState, _ intents: [Intent]) {
     let type = schema.types[Int(record.type)]
+    // A record that is live although someone deleted it came back through an update concurrent
+    // with the delete (a delete/update conflict the update won). The writes the deleting device
+    // had seen were deleted with the record, knowingly: their absence is not a loss.
+    let deletes = intents.filter { $0.kind == .delete }
+    superseded = deletes.isEmpty ? [] : Set(intents.filter { w in deletes.contains { w.happenedBefore($0) } }.map(\.id))
     for (index, spec) in type.fields.enumerated() {
       let f = Int32(index)
       if spec.kind == .text {
@@ -56,7 +61,7 @@ extension Oracle {
       return
     }
     if frontier.contains(where: { $0.id == winner.id }) {
-      for l in frontier where l.id != winner.id {
+      for l in frontier where l.id != winner.id && !superseded.contains(l.id) {
         if spec.mutable {
           anomalies.append(Anomaly(
             kind: .concurrentOverwrite, record: r, field: field, intents: [Self.id(l.id), Self.id(winner.id)],
@@ -79,6 +84,7 @@ extension Oracle {
   /// A frontier write whose effect is gone: a stale overwrite if nothing concurrent touched the
   /// record, else a lost edit (a concurrent save carried the old value along).
   mutating func lose(_ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], finalText: String, winner: Intent?) {
+    if superseded.contains(l.id) { return }
     let r = name(record.key)
     let field = spec.name
     let rival = intents.first { concurrent($0, l) }

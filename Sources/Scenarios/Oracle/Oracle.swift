@@ -16,6 +16,8 @@ public struct Oracle {
   /// Server's live records by key.
   var serverLive: [RecordKey: RecordState] = [:]
   var anomalies: [Anomaly] = []
+  /// Writes to the record being judged that a delete of it had seen (see `judgeFields`).
+  var superseded: Set<IntentID> = []
   /// Whether the run settled and every device shows exactly what the server shows (set by
   /// ``judge()``).
   public internal(set) var converged = false

@@ -5,24 +5,6 @@
 
 
 
-enum FuzzCommand {
-  static let spec = CommandSpec(
-    name: "fuzz", summary: "Fuzz a policy over random workloads; shrink every failure to a scenario file.",
-    options: [
-      .value("--scenario", "FILE|NAME", "Shape workloads from this scenario's devices and schema."),
-      .value("--policy", "SPEC", "The policy under test."),
-      .value("--seeds", "A..B", "The seeds to run."),
-      .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
-      .value("--jobs", "N", "Parallel workers; the core count by default."),
-      .value("--shard", "K/N", "Run only the seeds with seed mod N == K-1."),
-      .value("--out", "FILE.jsonl", "Write one JSON line per seed."),
-      .flag("--resume", "Continue an interrupted campaign from --out."),
-      .value("--max-failures", "N", "Stop after N failing seeds."),
-      .value("--minimize-to", "DIR", "Write shrunk scenario files here."),
-      Formats.option,
-    ])
-  static let command = Command.notBuilt(spec, arrives: "the fuzzer")
-}
 
 enum ShrinkCommand {
   static let spec = CommandSpec(

@@ -178,11 +178,16 @@ public struct Probability: Hashable, Sendable, CustomStringConvertible {
   public var numerator: UInt64
   public var denominator: UInt64
 
-  /// `numerator / denominator`, clamped to `[0, 1]`.
+  /// `numerator / denominator`, clamped to `[0, 1]` and reduced, so that equal probabilities
+  /// are equal values and draw the same numbers (`5/100` and `1/20` both become `1/20`).
   public init(_ numerator: UInt64, outOf denominator: UInt64) {
     precondition(denominator > 0, "Probability with a zero denominator")
-    self.numerator = min(numerator, denominator)
-    self.denominator = denominator
+    let n = min(numerator, denominator)
+    var a = n
+    var b = denominator
+    while b != 0 { (a, b) = (b, a % b) }
+    self.numerator = n / a
+    self.denominator = denominator / a
   }
 
   public static let never = Probability(0, outOf: 1)

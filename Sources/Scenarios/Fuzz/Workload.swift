@@ -1,0 +1,44 @@
+import Replica
+import Simulator
+
+/// What random workloads are shaped by: a scenario's devices and schema, or the built-in
+/// default (2–5 devices on the essay's Note / Stroke / Preference schema).
+public struct WorkloadShape: Sendable {
+  /// A scenario whose devices and schema shape the workload; nil for the default.
+  public var base: ScenarioFile?
+  /// Intents per seed.
+  public var intents: Int
+  /// Devices per seed for the default shape (a scenario's device list is used as is).
+  public var deviceCounts: ClosedRange<Int>
+
+  public init(base: ScenarioFile? = nil, intents: Int = 50, deviceCounts: ClosedRange<Int> = 2...5) {
+    self.base = base
+    self.intents = intents
+    self.deviceCounts = deviceCounts
+  }
+
+  /// The default workload at a fixed device count (benchmarks).
+  public static func `default`(devices: Int, intents: Int = 50) -> WorkloadShape {
+    WorkloadShape(intents: intents, deviceCounts: devices...devices)
+  }
+
+  public var name: String { base?.name ?? "default" }
+
+  /// The essay's schema: a Note whose only truly mutable field is the title, its body written
+  /// by the device that made it, append-only strokes, and a mutable preference.
+  public static let essaySchema = Schema(types: [
+    RecordType(name: "Note", fields: [
+      FieldSpec(name: "title", kind: .string, defaultValue: .string(""), mutable: true),
+      FieldSpec(name: "body", kind: .text, defaultValue: .text(TextValue())),
+    ]),
+    RecordType(name: "Stroke", appendOnly: true, fields: [
+      FieldSpec(name: "note", kind: .ref("Note"), optional: true),
+      FieldSpec(name: "points", kind: .string, defaultValue: .string("")),
+    ]),
+    RecordType(name: "Preference", fields: [
+      FieldSpec(name: "value", kind: .string, defaultValue: .string("light"), mutable: true),
+    ]),
+  ])
+
+  static let deviceNames = ["iPad", "phone", "mac", "watch", "tv", "car", "web", "vision"]
+}

@@ -1,0 +1,237 @@
+import Replica
+import Simulator
+
+/// Draws one seed's swarm profile and timeline of intents, as a scenario file — so that every
+/// fuzz case is something `sim-cli run` can replay and the shrinker can cut down.
+public enum WorkloadGenerator {
+  public static func generate(seed: UInt64, shape: WorkloadShape, policy: PolicySpec) -> (file: ScenarioFile, profile: SwarmProfile) {
+    var faults = SimRandom(seed: seed, stream: "workload-faults")
+    var work = SimRandom(seed: seed, stream: "workload-intents")
+    let here = SourceLocation(line: 0, column: 0)
+
+    // Devices and schema.
+    let devices: [String]
+    if let base = shape.base {
+      devices = base.devices
+    } else {
+      let n = Int(faults.int(in: Int64(shape.deviceCounts.lowerBound)...Int64(shape.deviceCounts.upperBound)))
+      devices = (0..<n).map { i in i < WorkloadShape.deviceNames.count ? WorkloadShape.deviceNames[i] : "d\(i)" }
+    }
+    let schema = shape.base?.schema ?? WorkloadShape.essaySchema
+
+    // The swarm profile.
+    let duration: SimDuration = pick(&faults, [(.seconds(20), 3), (.minutes(2), 4), (.minutes(10), 2), (.hours(1), 1)])
+    let low = faults.int(in: 5...50)
+    let latency: LatencyModel = faults.chance(3, outOf: 10)
+      ? .fixed(.milliseconds(low))
+      : .uniform(.milliseconds(low), .milliseconds(low + faults.int(in: 10...1_500)))
+    let loss = faults.chance(1, outOf: 2) ? Probability.never : Probability(UInt64(faults.int(in: 1...10)), outOf: 100)
+    let duplicate = faults.chance(7, outOf: 10) ? Probability.never : Probability(UInt64(faults.int(in: 1...5)), outOf: 100)
+    let push: PushSetting = pick(&faults, [(.on, 6), (.off, 2), (.lossy(Probability(1, outOf: 2)), 2)])
+    let autosync: SimDuration? = pick(&faults, [(.seconds(1), 7), (.milliseconds(200), 2), (nil, 1)])
+    let retention: SimDuration? = faults.chance(1, outOf: 10) ? .days(1) : nil
+    var skews: [(device: String, skew: SimDuration, driftPPM: Int64)] = []
+    for d in devices where faults.chance(2, outOf: 5) {
+      let magnitude = pick(&faults, [(SimDuration.milliseconds(300), 2), (.seconds(5), 3), (.minutes(2), 2), (.minutes(15), 1)])
+      let skew = faults.chance(1, outOf: 2) ? magnitude : -magnitude
+      let drift = faults.chance(3, outOf: 10) ? faults.int(in: -200...200) : 0
+      skews.append((d, skew, drift))
+    }
+    let offlineWindows = Int(faults.int(in: 0...6))
+    let longOffline = faults.chance(1, outOf: 20)
+    let kills = Int(faults.int(in: 0...3))
+    let backgrounds = Int(faults.int(in: 0...3))
+    let jumps = Int(faults.int(in: 0...2))
+    let outages = Int(faults.int(in: 0...2))
+
+    var timeline: [TimelineEntry] = []
+    func at(_ t: SimDuration, _ action: TimelineAction) { timeline.append(TimelineEntry(time: t, action: action, location: here)) }
+    func randomTime(_ r: inout SimRandom, within span: SimDuration = duration) -> SimDuration {
+      .milliseconds(r.int(in: 0...(span.nanoseconds / 1_000_000)))
+    }
+    func device(_ r: inout SimRandom) -> String { devices[r.int(in: 0..<devices.count)] }
+
+    // Faults.
+    for _ in 0..<offlineWindows {
+      let d = device(&faults)
+      let start = randomTime(&faults)
+      let length = SimDuration.milliseconds(faults.int(in: 1_000...max(1_001, duration.nanoseconds / 2_000_000)))
+      at(start, .offline([d]))
+      at(start + length, .online([d]))
+    }
+    var end = duration
+    if longOffline {
+      let d = device(&faults)
+      let start = randomTime(&faults)
+      let length = SimDuration.days(faults.int(in: 8...40))
+      at(start, .offline([d]))
+      at(start + length, .online([d]))
+      end = start + length
+    }
+    for _ in 0..<kills { at(randomTime(&faults), .kill(device: device(&faults))) }
+    for _ in 0..<backgrounds {
+      at(randomTime(&faults), .background(device: device(&faults), budget: .milliseconds(faults.int(in: 50...10_000))))
+    }
+    for _ in 0..<jumps {
+      let by = SimDuration.seconds(faults.int(in: 1...600)) * (faults.chance(1, outOf: 2) ? 1 : -1)
+      at(randomTime(&faults), .clockJump(device: device(&faults), by: by))
+    }
+    for _ in 0..<outages {
+      let start = randomTime(&faults)
+      at(start, .serverDown)
+      at(start + .milliseconds(faults.int(in: 1_000...max(1_001, duration.nanoseconds / 4_000_000))), .serverUp)
+    }
+
+    // Intents.
+    var intents = IntentDrafter(schema: schema, devices: devices, shaped: shape.base == nil)
+    let times = (0..<shape.intents).map { _ in randomTime(&work) }.sorted()
+    for t in times {
+      if let action = intents.next(&work, device: device(&work)) { at(t, action) }
+      if work.chance(1, outOf: 12) { at(t, .sync(device: device(&work))) }
+    }
+    _ = end
+
+    timeline = stableSorted(timeline)
+    let profile = SwarmProfile(
+      devices: devices, duration: duration, latency: latency, loss: loss, duplicate: duplicate, push: push,
+      autosync: autosync, retention: retention, skews: skews, offlineWindows: offlineWindows, longOffline: longOffline,
+      kills: kills, backgroundWindows: backgrounds, clockJumps: jumps, outages: outages, intents: shape.intents)
+    let file = ScenarioFile(
+      source: "\(shape.name)-seed-\(seed).scenario", name: "\(shape.name)-seed-\(seed)",
+      about: "Generated by sim-cli fuzz from seed \(seed): \(profile)", devices: devices, policy: policy, seed: seed,
+      latency: latency, loss: loss, duplicate: duplicate,
+      clocks: skews.map { ClockSetting(device: $0.device, skew: $0.skew, driftPPM: $0.driftPPM, location: here) },
+      retention: retention, autosync: autosync, push: push, schema: schema, timeline: timeline, expectations: [])
+    return (file, profile)
+  }
+
+  static func pick<T>(_ r: inout SimRandom, _ weighted: [(T, Int)]) -> T {
+    let total = weighted.reduce(0) { $0 + $1.1 }
+    var x = r.int(in: 0..<total)
+    for (value, weight) in weighted {
+      if x < weight { return value }
+      x -= weight
+    }
+    return weighted[weighted.count - 1].0
+  }
+
+  static func stableSorted(_ entries: [TimelineEntry]) -> [TimelineEntry] {
+    entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+  }
+}
+
+/// Makes up intents that make sense: records are used after they are created, deleted ones
+/// are left alone, and in the default shape a note's body is written only by the device that
+/// made it (the essay's design: concurrent work is inserts; title and preference are mutable).
+struct IntentDrafter {
+  let schema: Schema
+  let devices: [String]
+  let shaped: Bool
+  var counter = 0
+  /// Live records: id, type index, creating device.
+  var live: [(id: String, type: Int, creator: String)] = []
+
+  init(schema: Schema, devices: [String], shaped: Bool) {
+    self.schema = schema
+    self.devices = devices
+    self.shaped = shaped
+  }
+
+  mutating func fresh(_ prefix: String) -> String {
+    counter += 1
+    return "\(prefix)\(counter)"
+  }
+
+  func liveOf(_ type: Int) -> [(id: String, type: Int, creator: String)] { live.filter { $0.type == type } }
+
+  mutating func next(_ r: inout SimRandom, device: String) -> TimelineAction? {
+    shaped ? nextShaped(&r, device: device) : nextGeneric(&r, device: device)
+  }
+
+  mutating func create(_ type: Int, by device: String, fields: [Assignment]) -> TimelineAction {
+    let name = schema.types[type].name
+    let id = fresh(String(name.prefix(1)).lowercased())
+    live.append((id, type, device))
+    return .create(device: device, type: name, id: id, fields: fields)
+  }
+
+  func assign(_ field: String, _ value: Literal) -> Assignment {
+    Assignment(field: field, value: value, location: SourceLocation(line: 0, column: 0))
+  }
+
+  /// The default shape: 0 Note(title, body), 1 Stroke(note, points), 2 Preference(value).
+  mutating func nextShaped(_ r: inout SimRandom, device: String) -> TimelineAction? {
+    if liveOf(2).isEmpty { return create(2, by: device, fields: []) }
+    let notes = liveOf(0)
+    let roll = r.int(in: 0..<100)
+    if roll < 15 || notes.isEmpty {
+      counter += 1
+      return create(0, by: device, fields: [assign("title", .string("t\(counter)")), assign("body", .string("b\(counter)"))])
+    }
+    if roll < 45 {
+      let note = notes[r.int(in: 0..<notes.count)].id
+      counter += 1
+      return create(1, by: device, fields: [assign("note", .identifier(note)), assign("points", .string("p\(counter)"))])
+    }
+    if roll < 60 {
+      counter += 1
+      return .set(device: device, id: notes[r.int(in: 0..<notes.count)].id, fields: [assign("title", .string("t\(counter)"))])
+    }
+    if roll < 75 {
+      let mine = notes.filter { $0.creator == device }
+      guard !mine.isEmpty else { return nil }
+      counter += 1
+      return .append(device: device, id: mine[r.int(in: 0..<mine.count)].id, field: "body", text: " +\(counter)")
+    }
+    if roll < 90 {
+      counter += 1
+      return .set(device: device, id: liveOf(2)[0].id, fields: [assign("value", .string("v\(counter)"))])
+    }
+    let pool = roll < 96 ? notes : liveOf(1)
+    guard !pool.isEmpty else { return nil }
+    let victim = pool[r.int(in: 0..<pool.count)].id
+    live.removeAll { $0.id == victim }
+    return .delete(device: device, id: victim)
+  }
+
+  /// Any schema: creates, sets of scalar fields, appends and replacements in text, deletes.
+  mutating func nextGeneric(_ r: inout SimRandom, device: String) -> TimelineAction? {
+    let roll = r.int(in: 0..<100)
+    if roll < 30 || live.isEmpty {
+      let type = r.int(in: 0..<schema.types.count)
+      let fields = schema.types[type].fields.compactMap { f -> Assignment? in
+        literal(for: f, &r).map { assign(f.name, $0) }
+      }
+      return create(type, by: device, fields: fields)
+    }
+    let target = live[r.int(in: 0..<live.count)]
+    let type = schema.types[target.type]
+    if roll < 90, !type.appendOnly, !type.fields.isEmpty {
+      let f = type.fields[r.int(in: 0..<type.fields.count)]
+      counter += 1
+      if f.kind == .text {
+        return r.chance(2, outOf: 3) || counter < 3
+          ? .append(device: device, id: target.id, field: f.name, text: " +\(counter)")
+          : .replace(device: device, id: target.id, field: f.name, old: "+", new: "*\(counter)")
+      }
+      guard let value = literal(for: f, &r) else { return nil }
+      return .set(device: device, id: target.id, fields: [assign(f.name, value)])
+    }
+    live.removeAll { $0.id == target.id }
+    return .delete(device: device, id: target.id)
+  }
+
+  mutating func literal(for field: FieldSpec, _ r: inout SimRandom) -> Literal? {
+    counter += 1
+    switch field.kind {
+    case .string, .text: return .string("v\(counter)")
+    case .int: return .int(Int64(counter))
+    case .bool: return .bool(r.chance(1, outOf: 2))
+    case .date: return .duration(.seconds(Int64(counter)))
+    case .ref(let target):
+      guard let t = schema.typeIndex(named: target) else { return nil }
+      let pool = liveOf(t)
+      return pool.isEmpty ? nil : .identifier(pool[r.int(in: 0..<pool.count)].id)
+    }
+  }
+}
