@@ -89,3 +89,14 @@ import Testing
     #expect(a.traceHash != c.traceHash)
   }
 }
+
+@Suite struct TraceModeTests {
+  @Test(arguments: ["fat-note-lww", "three-device-fanout", "lost-ack-hard-delete"])
+  func keepingTheFullTraceDoesNotChangeTheHash(name: String) throws {
+    let file = try Scenario.load(name)
+    let quick = ScenarioRunner.run(file, trace: .hashOnly)
+    let full = ScenarioRunner.run(file, trace: .full)
+    #expect(quick.report.traceHash == full.report.traceHash)
+    #expect(full.world.trace.records.contains { $0.kind == WorldTrace.store })
+  }
+}

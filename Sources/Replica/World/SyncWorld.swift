@@ -202,9 +202,7 @@ public struct SyncWorld: Sendable {
     case .push(let id, let writes):
       let (results, changed) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
       if trace.keepsRecords {
-        for r in results {
-          if case .saved(let rec) = r { trace.record(WorldTrace.store, at: now, node: serverNode.rawValue, Int64(rec.key), rec.changeTag, 0) }
-        }
+        for (w, r) in zip(writes, results) { annotateStore(w, r) }
       }
       send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
       if changed, let p = config.push {
@@ -218,6 +216,29 @@ public struct SyncWorld: Sendable {
     case .pushReply, .fetchReply, .notify:
       break
     }
+  }
+
+  /// For people only (not hashed): what the server did with one write, and the provenance and
+  /// stamps involved, so that pictures and explanations can say why a value won.
+  mutating func annotateStore(_ w: RecordWrite, _ r: WriteResult) {
+    let outcome: (Int64, String)
+    switch r {
+    case .saved(let rec): outcome = (1, "saved tag \(rec.changeTag): " + Self.describeFields(rec))
+    case .conflict(let rec): outcome = (2, "conflict with tag \(rec.changeTag)")
+    case .refusedDeleted: outcome = (3, "refused: deleted")
+    case .deleted: outcome = (4, "deleted")
+    case .rejected(let t): outcome = (5, "rejected type \(t)")
+    }
+    trace.annotate(
+      WorldTrace.store, at: now, node: serverNode.rawValue, Int64(w.record.key), outcome.0, w.isDelete ? 1 : 0,
+      detail: "sent " + Self.describeFields(w.record) + " → " + outcome.1)
+  }
+
+  /// `title←i3(clock 1.000s, hlc 1.000s+0) body←i5(…)`
+  static func describeFields(_ r: RecordState) -> String {
+    r.fields.enumerated().map { i, f in
+      "f\(i)←i\(f.writer)(clock \(VirtualTime(nanoseconds: f.stamp.clock)), hlc \(VirtualTime(nanoseconds: f.stamp.hlcWall))+\(f.stamp.hlcLogical))"
+    }.joined(separator: " ")
   }
 
   func _factCode(_ f: DeviceFact) -> Int64 {

@@ -70,6 +70,7 @@ public enum WorldTrace {
   public static let drop = TraceKind(code: 13, name: "drop", fields: ("message", "to", "reason"))
   public static let fact = TraceKind(code: 14, name: "fact", fields: ("kind", "record", "count"))
   public static let lifecycle = TraceKind(code: 15, name: "lifecycle", fields: ("event", "value", "-"))
-  public static let store = TraceKind(code: 16, name: "server-store", fields: ("record", "tag", "deleted"))
+  /// Annotation (not hashed): what the server did with one write; `outcome` 1 saved, 2 conflict, 3 refused, 4 deleted, 5 rejected.
+  public static let store = TraceKind(code: 16, name: "server-store", fields: ("record", "outcome", "delete"))
   public static let settle = TraceKind(code: 17, name: "settle", fields: ("round", "pending", "-"))
 }

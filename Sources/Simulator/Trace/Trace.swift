@@ -82,6 +82,14 @@ public struct TraceRecorder: Sendable {
     record(TraceRecord(time: time, kind: kind, node: node, a: a, b: b, c: c, detail: detail))
   }
 
+  /// Keeps a record for people (exports, pictures, explanations) without hashing it: the hash
+  /// must be the same whether or not the full trace is kept. Does nothing in hash-only mode, so
+  /// callers guard expensive details with ``keepsRecords``.
+  @inlinable
+  public mutating func annotate(_ kind: TraceKind, at time: VirtualTime, node: Int32, _ a: Int64 = 0, _ b: Int64 = 0, _ c: Int64 = 0, detail: String? = nil) {
+    if mode == .full { _records.append(TraceRecord(time: time, kind: kind, node: node, a: a, b: b, c: c, detail: detail)) }
+  }
+
   /// The kept records as JSON Lines, keys sorted: `{"a":…,"kind":"send","node":"phone","t":…}`.
   /// `nodeNames[i]` names node `i`; other nodes are written as numbers.
   public func jsonLines(nodeNames: [String] = []) -> String {
