@@ -20,6 +20,12 @@ extension DeviceState {
     let stamp = Stamp(clock: reading.nanoseconds, hlcWall: tick.wall, hlcLogical: tick.logical, device: config.rank)
     let key = intent.key
     let live = visibleRecord(key)
+    if config.causalMetadata { causal.note(stamp) }
+    /// Every write carries what its device had seen (only with `causalMetadata`).
+    func stampVersions(_ r: inout RecordState) {
+      r.versions.note(stamp)
+      if config.causalMetadata { r.versions.formUnion(causal) }
+    }
 
     switch intent {
     case .create(let type, _, let values):
@@ -30,7 +36,7 @@ extension DeviceState {
       var fields = spec.fields.map { FieldValue(value: $0.initialValue, writer: 0, stamp: .origin) }
       for w in values { fields[Int(w.field)] = FieldValue(value: _stamped(w.value, by: id), writer: id, stamp: stamp) }
       var new = RecordState(key: key, type: type, creator: id, creatorDevice: config.index, fields: fields, stamp: stamp)
-      new.changeTag = 0
+      stampVersions(&new)
       record.kind = .create(type: type, values: values)
       setLocal(new, for: key, effects: &effects)
       outbox.save(key, fields: spec.fields.isEmpty ? 0 : FieldMask.max >> UInt64(64 - spec.fields.count))
@@ -51,6 +57,7 @@ extension DeviceState {
         mask |= 1 << UInt64(w.field)
       }
       r.stamp = stamp
+      stampVersions(&r)
       record.kind = .set(values)
       store[key] = r
       outbox.save(key, fields: mask)
@@ -60,6 +67,7 @@ extension DeviceState {
       t.append(text, by: id)
       r.fields[Int(field)] = FieldValue(value: .text(t), writer: id, stamp: stamp)
       r.stamp = stamp
+      stampVersions(&r)
       record.kind = .append(field: field, text: text)
       store[key] = r
       outbox.save(key, fields: 1 << UInt64(field))
@@ -73,6 +81,7 @@ extension DeviceState {
       let removed = before.subtracting(t.visibleAtomIDs).sorted()
       r.fields[Int(field)] = FieldValue(value: .text(t), writer: id, stamp: stamp)
       r.stamp = stamp
+      stampVersions(&r)
       record.kind = .replace(field: field, old: old, new: new, removed: removed)
       store[key] = r
       outbox.save(key, fields: 1 << UInt64(field))
@@ -80,6 +89,7 @@ extension DeviceState {
       guard var r = live else { return ignore(_absence(key), .delete) }
       r.deletedBy = id
       r.deleteStamp = stamp
+      stampVersions(&r)
       record.kind = .delete
       setLocal(r, for: key, effects: &effects)
       outbox.delete(key)

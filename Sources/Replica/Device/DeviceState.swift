@@ -7,6 +7,9 @@ public struct DeviceState: Sendable {
   public let config: DeviceConfig
   public var clock: DeviceClock
   public internal(set) var hlc = HybridLogicalClock()
+  /// With `causalMetadata`: the newest write of each device this device has seen, directly or
+  /// through other devices' records (policy metadata).
+  public internal(set) var causal = VersionVector()
   /// Local records by key: live ones, and locally deleted ones whose delete is still pending.
   public internal(set) var store: [RecordKey: RecordState] = [:]
   /// The last server version of each record (the ancestor of an `if-unchanged` conflict).
@@ -354,5 +357,6 @@ public struct DeviceState: Sendable {
     }
     hlc.observe(record.stamp)
     if record.isDeleted { hlc.observe(record.deleteStamp) }
+    if config.causalMetadata { causal.formUnion(record.versions) }
   }
 }

@@ -83,6 +83,10 @@ public struct DeviceConfig: Hashable, Sendable {
   /// Time to commit a fetched page: the window in which a kill separates saving the token from
   /// applying the records.
   public var applyDelay: SimDuration = .milliseconds(2)
+  /// Keep a device-wide version vector and stamp it on every write (policy metadata that
+  /// `conflict=update-wins` needs to tell a write the deleter had seen, even transitively,
+  /// from one it had not). Off otherwise: it costs a vector per record copy.
+  public var causalMetadata = false
 
   public init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
     self.index = index

@@ -35,6 +35,8 @@ public struct RecordState: Hashable, Sendable {
   public var deleteStamp: Stamp
   /// The server version this copy is based on (0: never on the server).
   public var changeTag: Int64
+  /// The writes this copy has incorporated, per device (policy metadata).
+  public var versions: VersionVector
 
   public init(key: RecordKey, type: Int32, creator: IntentID, creatorDevice: Int32, fields: [FieldValue], stamp: Stamp) {
     self.key = key
@@ -46,6 +48,8 @@ public struct RecordState: Hashable, Sendable {
     self.deletedBy = 0
     self.deleteStamp = .origin
     self.changeTag = 0
+    self.versions = VersionVector()
+    versions.note(stamp)
   }
 
   @inlinable public var isDeleted: Bool { deletedBy != 0 }

@@ -51,9 +51,9 @@ public struct StandardPolicy: SyncPolicy {
       case .deleteWins:
         return .refuseDeleted
       case .updateWins:
-        // A write the deleting device had not seen beats the delete (add-wins); an older one,
-        // e.g. a retried save it had seen, does not.
-        return beats(write.record.stamp, current.deleteStamp) ? .store(incoming) : .refuseDeleted
+        // A write the deleting device had not seen beats the delete (add-wins); one it had
+        // seen, e.g. a retried save, does not. The tombstone keeps what the deleter had seen.
+        return write.record.versions.hasUnseenWrites(comparedTo: current.versions) ? .store(incoming) : .refuseDeleted
       }
     }
     if settings.save == .ifUnchanged {
@@ -69,6 +69,8 @@ public struct StandardPolicy: SyncPolicy {
         result.fields[i] = _merge(incoming: incoming.fields[i], over: current.fields[i], incomingWins: true)
       }
       result.stamp = incoming.stamp
+      result.versions.formUnion(incoming.versions)
+      return .store(result)
     case .field:
       for i in incoming.fields.indices where keys & (1 << UInt64(i)) != 0 {
         let wins = beats(incoming.fields[i].stamp, current.fields[i].stamp)
@@ -76,12 +78,13 @@ public struct StandardPolicy: SyncPolicy {
       }
       result.stamp = _newer(incoming.stamp, current.stamp)
     }
+    result.versions.formUnion(incoming.versions)
     return .store(result)
   }
 
   public func serverDelete(_ write: RecordWrite, current: RecordState, context: MergeContext) -> RecordState? {
     // update-wins: a live version with writes newer than the delete survives it.
-    if settings.conflict == .updateWins, beats(current.stamp, write.record.deleteStamp) { return current }
+    if settings.conflict == .updateWins, current.versions.hasUnseenWrites(comparedTo: write.record.versions) { return current }
     return nil
   }
 
@@ -104,6 +107,7 @@ public struct StandardPolicy: SyncPolicy {
     if settings.granularity == .record || settings.save == .allKeys {
       var kept = local
       kept.changeTag = remote.changeTag
+      kept.versions.formUnion(remote.versions)
       if settings.text == .merge {
         for i in kept.fields.indices { kept.fields[i] = _merge(incoming: local.fields[i], over: remote.fields[i], incomingWins: true) }
       }
@@ -114,6 +118,7 @@ public struct StandardPolicy: SyncPolicy {
       result.fields[i] = _merge(incoming: local.fields[i], over: remote.fields[i], incomingWins: true)
     }
     result.stamp = _newer(local.stamp, remote.stamp)
+    result.versions.formUnion(local.versions)
     return result
   }
 
@@ -132,6 +137,7 @@ public struct StandardPolicy: SyncPolicy {
       }
     }
     result.stamp = _newer(client.stamp, server.stamp)
+    result.versions.formUnion(client.versions)
     return result
   }
 }

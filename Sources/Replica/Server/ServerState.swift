@@ -61,6 +61,7 @@ public struct ServerState: Sendable {
         var tombstone = current
         tombstone.deletedBy = write.record.deletedBy
         tombstone.deleteStamp = write.record.deleteStamp
+        tombstone.versions = write.record.versions  // what the deleting device had seen
         _store(&tombstone, at: now)
         deletions.append((now, key, head))
         results.append(.deleted)

@@ -54,7 +54,8 @@ public struct SyncWorld: Sendable {
     var ds: [DeviceState] = []
     for (i, name) in names.enumerated() {
       _ = net.addNode()
-      let c = DeviceConfig(index: Int32(i), name: name, rank: rankOf[i], deviceCount: names.count, autosync: config.autosync)
+      var c = DeviceConfig(index: Int32(i), name: name, rank: rankOf[i], deviceCount: names.count, autosync: config.autosync)
+      c.causalMetadata = config.policy.settings.conflict == .updateWins
       ds.append(DeviceState(config: c, clock: config.clocks[i], seed: config.seed))
     }
     serverNode = net.addNode()

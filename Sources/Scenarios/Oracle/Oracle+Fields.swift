@@ -43,7 +43,10 @@ extension Oracle {
     let r = name(record.key)
     let final = record.fields[Int(f)]
     let w = writes(to: f, intents)
-    let frontier = w.filter { a in !w.contains { a.happenedBefore($0) } }
+    // Writes a delete had seen are judged no further (see `judgeFields`): the frontier is
+    // taken among the others.
+    let live = superseded.isEmpty ? w : w.filter { !superseded.contains($0.id) }
+    let frontier = live.filter { a in !live.contains { a.happenedBefore($0) } }
     if final.writer == 0 {
       guard !w.isEmpty else {
         if final.value != spec.initialValue {
@@ -60,8 +63,14 @@ extension Oracle {
         explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote to it (the value claims to come from \(Self.id(final.writer)))."))
       return
     }
-    if frontier.contains(where: { $0.id == winner.id }) {
-      for l in frontier where l.id != winner.id && !superseded.contains(l.id) {
+    if frontier.contains(where: { $0.id == winner.id }) || superseded.contains(winner.id) {
+      // The winner is in the frontier, or is a value the record was revived with: writes
+      // concurrent with it were a last-writer-wins choice; later ones were lost.
+      for l in frontier where l.id != winner.id {
+        guard concurrent(l, winner) else {
+          lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))", winner: winner)
+          continue
+        }
         if spec.mutable {
           anomalies.append(Anomaly(
             kind: .concurrentOverwrite, record: r, field: field, intents: [Self.id(l.id), Self.id(winner.id)],
