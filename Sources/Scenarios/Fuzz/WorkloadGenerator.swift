@@ -29,7 +29,9 @@ public enum WorkloadGenerator {
     let duplicate = faults.chance(7, outOf: 10) ? Probability.never : Probability(UInt64(faults.int(in: 1...5)), outOf: 100)
     let push: PushSetting = pick(&faults, [(.on, 6), (.off, 2), (.lossy(Probability(1, outOf: 2)), 2)])
     let autosync: SimDuration? = pick(&faults, [(.seconds(1), 7), (.milliseconds(200), 2), (nil, 1)])
-    let retention: SimDuration? = faults.chance(1, outOf: 10) ? .days(1) : nil
+    // The retention in force is the policy's: the essay's "adequate retention" is a property of
+    // the design under test, so the swarm does not shorten it.
+    let retention: SimDuration? = nil
     var skews: [(device: String, skew: SimDuration, driftPPM: Int64)] = []
     for d in devices where faults.chance(2, outOf: 5) {
       let magnitude = pick(&faults, [(SimDuration.milliseconds(300), 2), (.seconds(5), 3), (.minutes(2), 2), (.minutes(15), 1)])
@@ -63,7 +65,10 @@ public enum WorkloadGenerator {
     if longOffline {
       let d = device(&faults)
       let start = randomTime(&faults)
-      let length = SimDuration.days(faults.int(in: 8...40))
+      // Longer than a week (naive-refetch's retention) and shorter than 30 days (the presets'
+      // default retention): a device that outlives the retention of the design under test
+      // meets an expired token; an adequate retention never lets it.
+      let length = SimDuration.hours(faults.int(in: 8 * 24 + 1...26 * 24))
       at(start, .offline([d]))
       at(start + length, .online([d]))
       end = start + length

@@ -3,46 +3,221 @@ import Replica
 import Scenarios
 import Simulator
 
-/// `sim-cli fuzz`: random workloads against a policy.
+/// `sim-cli fuzz`: random workloads against a policy, every failure shrunk to a scenario.
 enum FuzzCommand {
   static let spec = CommandSpec(
     name: "fuzz", summary: "Fuzz a policy over random workloads; shrink every failure to a scenario file.",
+    discussion: """
+      Each seed draws its own fault profile (swarm testing) and timeline of intents, shaped by
+      --scenario's devices and schema or by the built-in workload (2–5 devices, the essay's
+      Note / Stroke / Preference schema). Results are the same for any --jobs; with --out they
+      are JSON Lines, one record per seed in seed order, flushed as written. Exit 1 when a seed
+      fails.
+      """,
     options: [
       .value("--scenario", "FILE|NAME", "Shape workloads from this scenario's devices and schema."),
       .value("--policy", "SPEC", "The policy under test (default append-only)."),
-      .value("--seeds", "A..B", "The seeds to run (default 1..1000)."),
+      .value("--seeds", "A..B", "The seeds to run (default 1..1000; with --time, 1.. onwards)."),
       .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
       .value("--jobs", "N", "Parallel workers; the core count by default."),
       .value("--shard", "K/N", "Run only the seeds with seed mod N == K-1."),
       .value("--out", "FILE.jsonl", "Write one JSON line per seed."),
       .flag("--resume", "Continue an interrupted campaign from --out."),
       .value("--max-failures", "N", "Stop after N failing seeds."),
-      .value("--minimize-to", "DIR", "Write shrunk scenario files here."),
+      .value("--minimize-to", "DIR", "Write shrunk scenario files here (else they are printed)."),
       Formats.option,
+    ],
+    examples: [
+      "sim-cli fuzz --policy cloudkit-default --seeds 1..10000 --out results.jsonl --minimize-to failures/",
+      "sim-cli fuzz --policy append-only --time 8h --shard 3/16 --out shard-3.jsonl",
     ])
 
   static let command = Command(spec: spec) { args, console in
-    let policy = (try? PolicySpec.parse(args.value("--policy") ?? "append-only").get())!
+    do throws(CommandExit) {
+      return try run(args, console)
+    } catch {
+      return error.code
+    }
+  }
+
+  static func usage(_ message: String, _ console: Console) -> CommandExit {
+    console.err(UsageError.other(message).render(command: spec))
+    return CommandExit(code: .usage)
+  }
+
+  static func run(_ args: ParsedArguments, _ console: Console) throws(CommandExit) -> ExitCode {
+    let policy = try ScenarioOptions.policy(args, spec: spec, console: console) ?? (try! PolicySpec.parse("append-only").get())
     var shape = WorkloadShape()
-    if let s = args.value("--scenario") {
-      do throws(CommandExit) { shape.base = try ScenarioOptions.load(s, console: console) } catch { return error.code }
+    if let s = args.value("--scenario") { shape.base = try ScenarioOptions.load(s, console: console) }
+
+    // Seeds, time, shard.
+    var timeLimit: Double?
+    if let t = args.value("--time") {
+      guard case .success(let d) = SimDuration.parse(t), d > .zero else {
+        throw usage("invalid value '\(t)' for '--time': expected a duration such as 30s, 10m or 8h.", console)
+      }
+      timeLimit = Double(d.nanoseconds) / 1e9
     }
-    if let d = ProcessInfo.processInfo.environment["FUZZ_SHOW"], let n = UInt64(d) {
-      console.out(FuzzDebug.show(n, policy))
-      return .success
+    var plan = SeedPlan(lower: 1, upper: timeLimit == nil ? 1_000 : .max)
+    if let text = args.value("--seeds") {
+      guard let r = SeedRange.parse(text) else { throw usage("invalid value '\(text)' for '--seeds': expected A..B with A <= B, e.g. 1..10000.", console) }
+      plan.lower = r.lower
+      plan.upper = r.upper
     }
-    let range = args.value("--seeds").flatMap { SeedRange.parse($0) } ?? SeedRange(lower: 1, upper: 1000)
-    var failures = 0
-    for seed in range.lower...range.upper {
-      let c = Fuzzer.run(seed: seed, shape: shape, policy: policy)
-      if c.record.failed {
-        failures += 1
-        console.out("seed \(seed): \(c.report.verdict)\n  profile: \(c.profile)\n")
-        for a in c.report.violations.prefix(3) { console.out("  • \(a.kind.rawValue) \(a.record ?? ""): \(a.explanation)\n") }
+    if let text = args.value("--shard") {
+      let parts = text.split(separator: "/")
+      guard parts.count == 2, let k = UInt64(parts[0]), let n = UInt64(parts[1]), n >= 1, k >= 1, k <= n else {
+        throw usage("invalid value '\(text)' for '--shard': expected K/N with 1 <= K <= N, e.g. 3/16.", console)
+      }
+      plan.shard = (k, n)
+    }
+    let jobsText = args.value("--jobs")
+    let jobs = jobsText.flatMap(Int.init) ?? ProcessInfo.processInfo.activeProcessorCount
+    guard jobs >= 1, jobs <= 512 else { throw usage("invalid value '\(jobsText ?? "")' for '--jobs': expected 1 to 512.", console) }
+    var maxFailures: Int?
+    if let text = args.value("--max-failures") {
+      guard let n = Int(text), n >= 1 else { throw usage("invalid value '\(text)' for '--max-failures': expected a whole number >= 1.", console) }
+      maxFailures = n
+    }
+    let minimizeTo = args.value("--minimize-to")
+    if let dir = minimizeTo {
+      do {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+      } catch {
+        throw usage("cannot create '\(dir)' for '--minimize-to': \(error.localizedDescription)", console)
       }
     }
-    console.out("\(failures) failing seeds of \(range.upper - range.lower + 1)\n")
-    return failures == 0 ? .success : .failure
+
+    // Output file and resume.
+    var previousFailures = 0
+    var output: JSONLinesFile?
+    if let path = args.value("--out") {
+      do {
+        let file = try JSONLinesFile(path: path, resume: args.has("--resume"))
+        for record in file.existing {
+          guard record.policy == (policy.description), record.scenario == shape.name else {
+            throw usage("'\(path)' holds a campaign of policy '\(record.policy)' on '\(record.scenario)', not '\(policy)' on '\(shape.name)'; use another --out.", console)
+          }
+          plan.skip.insert(record.seed)
+          if record.violations > 0 { previousFailures += 1 }
+        }
+        output = file
+      } catch let error as JSONLinesFile.OpenError {
+        throw usage(error.description, console)
+      } catch let exit as CommandExit {
+        throw exit
+      } catch {
+        throw usage("cannot open '\(path)': \(error.localizedDescription)", console)
+      }
+    } else if args.has("--resume") {
+      throw usage("--resume needs --out FILE.jsonl: the campaign to continue.", console)
+    }
+
+    let campaign = FuzzCampaign(shape: shape, policy: policy, seeds: plan, jobs: jobs, shrink: true)
+    let json = args.value("--format") == "json"
+    let progress = Progress(total: plan.count, console: console, previous: plan.skip.count)
+    let clock = WallClock()
+    let tally = Tally(previousFailures: previousFailures)
+    let outputBox = output
+    let (limit, cap, workload) = (timeLimit, maxFailures, shape)
+    campaign.run(
+      shouldStop: { limit.map { clock.elapsedSeconds >= $0 } ?? false },
+      emit: { outcome in
+        var record = outcome.record
+        var shrunkPath: String?
+        if let shrunk = outcome.shrunk, let dir = minimizeTo {
+          let path = (dir as NSString).appendingPathComponent(shrunk.file.source)
+          if (try? AtomicFile.write(shrunk.text, to: path)) != nil { shrunkPath = path }
+          record.minimized = shrunkPath
+        }
+        outputBox?.append(record.json.serialized())
+        let failures = tally.add(record)
+        if record.failed && !json {
+          console.out(report(outcome, path: shrunkPath, policy: policy, shape: workload))
+        }
+        if record.failed { tally.failed.append(record) }
+        progress.tick(failures: failures, elapsed: clock.elapsedSeconds)
+        return cap.map { failures < $0 } ?? true
+      })
+    let elapsed = clock.elapsedSeconds
+    let done = tally.count
+    let rate = elapsed > 0 ? Double(done) / elapsed : 0
+    if json {
+      let value: JSONValue = [
+        "policy": .string(policy.description), "scenario": .string(shape.name), "seeds": .int(Int64(done)),
+        "failing": .int(Int64(tally.failures)), "seedsPerSecond": .int(Int64(rate.rounded())),
+        "failures": .array(tally.failed.map(\.json)),
+      ]
+      console.out(value.serialized() + "\n")
+    } else {
+      let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
+      console.out("fuzz \(policy) on \(shape.name): \(done) seeds\(resumed), \(tally.failures) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")\n")
+    }
+    return tally.failures == 0 ? .success : .failure
+  }
+
+  /// The failure report: the profile first, the anomalies, the minimal scenario, the commands.
+  static func report(_ o: FuzzOutcome, path: String?, policy: PolicySpec, shape: WorkloadShape) -> String {
+    var out = "FAIL seed \(o.record.seed) · policy \(policy) · workload \(shape.name)\n"
+    out += "  profile: \(o.profile)\n"
+    for a in o.violations.prefix(5) {
+      let place = [a.record, a.field].compactMap { $0 }.joined(separator: ".")
+      out += "  • \(a.kind.rawValue) \(place): \(a.explanation)\n"
+    }
+    if o.violations.count > 5 { out += "  … and \(o.violations.count - 5) more\n" }
+    let again = "sim-cli fuzz --seeds \(o.record.seed)..\(o.record.seed) --policy '\(policy)'" + (shape.base.map { " --scenario \($0.source)" } ?? "")
+    if let shrunk = o.shrunk {
+      if let path {
+        out += "  minimal scenario (\(shrunk.file.timeline.count) timeline lines, keeps \(shrunk.kind.rawValue)): \(path)\n"
+        out += "  reproduce: sim-cli run \(path)\n"
+      } else {
+        out += "  minimal scenario (\(shrunk.file.timeline.count) timeline lines, keeps \(shrunk.kind.rawValue)):\n"
+        for line in shrunk.text.split(separator: "\n", omittingEmptySubsequences: false) { out += "    | \(line)\n" }
+      }
+    }
+    out += "  again:     \(again)\n"
+    return out
+  }
+}
+
+/// Counts shared by the emitting threads (emission is serialized by the campaign).
+final class Tally: @unchecked Sendable {
+  var count = 0
+  var failures: Int
+  var failed: [FuzzRecord] = []
+  init(previousFailures: Int) { failures = previousFailures }
+  func add(_ r: FuzzRecord) -> Int {
+    count += 1
+    if r.failed { failures += 1 }
+    return failures
+  }
+}
+
+/// The stderr progress line, at most once a second.
+final class Progress: @unchecked Sendable {
+  let total: UInt64?
+  let console: Console
+  var done = 0
+  var lastPrint = 0.0
+  let previous: Int
+
+  init(total: UInt64?, console: Console, previous: Int) {
+    self.total = total
+    self.console = console
+    self.previous = previous
+  }
+
+  func tick(failures: Int, elapsed: Double) {
+    done += 1
+    guard elapsed - lastPrint >= 1 else { return }
+    lastPrint = elapsed
+    let rate = Double(done) / max(elapsed, 1e-9)
+    var line = "fuzz: \(done + previous)\(total.map { "/\(Int($0) + previous)" } ?? "") seeds · \(BenchCommand.group(rate)) seeds/s · \(failures) failing · \(Int(elapsed))s elapsed"
+    if let total {
+      let left = Double(Int(total) - done) / max(rate, 1e-9)
+      line += " · ETA \(Int(left.rounded()))s"
+    }
+    console.err(line + "\n")
   }
 }
 
@@ -56,26 +231,5 @@ struct SeedRange: Hashable, Sendable {
     if parts.count == 1, let n = UInt64(parts[0]) { return SeedRange(lower: n, upper: n) }
     guard parts.count == 2, let a = UInt64(parts[0]), let b = UInt64(parts[1]), a <= b else { return nil }
     return SeedRange(lower: a, upper: b)
-  }
-}
-
-enum FuzzDebug {
-  static func show(_ seed: UInt64, _ policy: PolicySpec) -> String {
-    let c = Fuzzer.run(seed: seed, shape: WorkloadShape(), policy: policy)
-    var out = c.file.rendered() + "\n" + c.report.text
-    if case .success(var back) = Scenario.parse(c.file.rendered(), source: c.file.source) {
-      var orig = c.file
-      orig.timeline = orig.timeline.map { var e = $0; e.location = SourceLocation(line: 0, column: 0); return e }
-      back.timeline = back.timeline.map { var e = $0; e.location = SourceLocation(line: 0, column: 0); return e }
-      back.expectations = []
-      back.policyLocation = nil
-      back.clocks = back.clocks.map { var c = $0; c.location = SourceLocation(line: 0, column: 0); return c }
-      out += "\nroundtrip equal: \(back == orig)\n"
-      if back.timeline != orig.timeline {
-        for (a, b) in zip(back.timeline, orig.timeline) where a != b { out += "  differs: \(a) vs \(b)\n"; break }
-      }
-      out += "latency \(back.latency == orig.latency) loss \(back.loss == orig.loss) schema \(back.schema == orig.schema) policy \(back.policy == orig.policy) about \(back.about == orig.about) clocks \(back.clocks == orig.clocks) push \(back.push == orig.push) autosync \(back.autosync == orig.autosync)\n"
-    }
-    return out
   }
 }

@@ -6,18 +6,6 @@
 
 
 
-enum ShrinkCommand {
-  static let spec = CommandSpec(
-    name: "shrink", summary: "Minimise one failing run to a small scenario file.",
-    positionals: [.init(name: "FILE|NAME", help: "A scenario file or name.")],
-    options: [
-      .value("--seed", "N", "The failing seed."),
-      .value("--policy", "SPEC", "The policy under test."),
-      .value("--out", "FILE", "Where to write the minimal scenario."),
-      .value("--timeline", "FILE.svg", "Write a timeline picture of the minimal run."),
-    ])
-  static let command = Command.notBuilt(spec, arrives: "the fuzzer")
-}
 
 enum CompareCommand {
   static let spec = CommandSpec(

@@ -1,0 +1,147 @@
+import Foundation
+import Replica
+import Simulator
+
+/// The seeds a campaign runs: a range, optionally one shard of it (`seed mod N == K-1`), minus
+/// the seeds already done (resume).
+public struct SeedPlan: Sendable {
+  public var lower: UInt64
+  public var upper: UInt64
+  /// `(k, n)`: run only seeds with `seed % n == k - 1`.
+  public var shard: (k: UInt64, n: UInt64)?
+  public var skip: Set<UInt64>
+
+  public init(lower: UInt64, upper: UInt64, shard: (k: UInt64, n: UInt64)? = nil, skip: Set<UInt64> = []) {
+    self.lower = lower
+    self.upper = upper
+    self.shard = shard
+    self.skip = skip
+  }
+
+  public func includes(_ seed: UInt64) -> Bool {
+    if let (k, n) = shard, seed % n != k - 1 { return false }
+    return !skip.contains(seed)
+  }
+
+  /// How many seeds the plan runs, when the range is finite enough to count.
+  public var count: UInt64? {
+    guard upper != .max else { return nil }
+    let span = upper - lower + 1
+    var n = span
+    if let (k, m) = shard {
+      // Seeds in [lower, upper] congruent to k-1 mod m.
+      let first = lower + ((k - 1 + m - lower % m) % m)
+      n = first > upper ? 0 : (upper - first) / m + 1
+    }
+    var skipped: UInt64 = 0
+    for seed in skip where seed >= lower && seed <= upper {
+      if let (k, m) = shard, seed % m != k - 1 { continue }
+      skipped += 1
+    }
+    return n - min(n, skipped)
+  }
+}
+
+/// One seed's full outcome.
+public struct FuzzOutcome: Sendable {
+  public var record: FuzzRecord
+  public var profile: SwarmProfile
+  /// The anomalies of a failing seed (empty when it passed).
+  public var violations: [Anomaly]
+  /// The shrunk scenario of a failing seed, when shrinking is on.
+  public var shrunk: Shrinker.Result?
+}
+
+/// Runs many seeds on several threads and hands the outcomes over in seed order, so that a
+/// campaign's output is the same with one job or many.
+public struct FuzzCampaign: Sendable {
+  public var shape: WorkloadShape
+  public var policy: PolicySpec
+  public var customPolicy: (any SyncPolicy)?
+  public var seeds: SeedPlan
+  public var jobs: Int
+  /// Shrink every failing seed.
+  public var shrink: Bool
+
+  public init(shape: WorkloadShape, policy: PolicySpec, customPolicy: (any SyncPolicy)? = nil, seeds: SeedPlan, jobs: Int = 1, shrink: Bool = true) {
+    self.shape = shape
+    self.policy = policy
+    self.customPolicy = customPolicy
+    self.seeds = seeds
+    self.jobs = max(1, jobs)
+    self.shrink = shrink
+  }
+
+  /// Runs one seed (what each worker does).
+  public func outcome(of seed: UInt64) -> FuzzOutcome {
+    let c = Fuzzer.run(seed: seed, shape: shape, policy: policy, customPolicy: customPolicy)
+    var shrunk: Shrinker.Result?
+    if shrink, c.record.failed {
+      shrunk = Shrinker.shrink(c.file, seed: seed, policy: policy, customPolicy: customPolicy)
+    }
+    return FuzzOutcome(record: c.record, profile: c.profile, violations: c.report.violations, shrunk: shrunk)
+  }
+
+  /// Runs the plan. `emit` is called once per seed, in seed order, one call at a time; it
+  /// returns false to stop the campaign (nothing after that seed is emitted). `shouldStop` is
+  /// polled between seeds (a time limit).
+  public func run(shouldStop: @escaping @Sendable () -> Bool = { false }, emit: @escaping @Sendable (FuzzOutcome) -> Bool) {
+    let state = CampaignState(plan: seeds)
+    let work: @Sendable (Int) -> Void = { _ in
+      while let (index, seed) = state.take(stop: shouldStop()) {
+        let result = self.outcome(of: seed)
+        state.complete(index: index, result, emit: emit)
+      }
+    }
+    if jobs == 1 {
+      work(0)
+    } else {
+      DispatchQueue.concurrentPerform(iterations: jobs, execute: work)
+    }
+  }
+}
+
+/// Shared between workers: the next seed to hand out, and results waiting for their turn.
+final class CampaignState: @unchecked Sendable {
+  private let lock = NSLock()
+  private let plan: SeedPlan
+  private var nextSeed: UInt64
+  private var exhausted = false
+  private var stopped = false
+  private var nextIndex = 0
+  private var nextToEmit = 0
+  private var waiting: [Int: FuzzOutcome] = [:]
+
+  init(plan: SeedPlan) {
+    self.plan = plan
+    nextSeed = plan.lower
+    exhausted = plan.lower > plan.upper
+  }
+
+  /// The next seed to run, with its position in seed order; nil when done or stopped.
+  func take(stop: Bool) -> (Int, UInt64)? {
+    lock.lock()
+    defer { lock.unlock() }
+    if stop { stopped = true }
+    while !exhausted && !stopped {
+      let seed = nextSeed
+      if seed == plan.upper { exhausted = true } else { nextSeed += 1 }
+      if plan.includes(seed) {
+        defer { nextIndex += 1 }
+        return (nextIndex, seed)
+      }
+    }
+    return nil
+  }
+
+  func complete(index: Int, _ outcome: FuzzOutcome, emit: (FuzzOutcome) -> Bool) {
+    lock.lock()
+    defer { lock.unlock() }
+    waiting[index] = outcome
+    while !stopped, let ready = waiting.removeValue(forKey: nextToEmit) {
+      nextToEmit += 1
+      if !emit(ready) { stopped = true }
+    }
+    if stopped { waiting.removeAll() }
+  }
+}

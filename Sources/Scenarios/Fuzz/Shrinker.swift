@@ -1,0 +1,179 @@
+import Replica
+import Simulator
+
+/// Cuts a failing run down to a minimal scenario that still fails the same way: delta
+/// debugging over timeline lines, then devices, faults and values. Every candidate is written
+/// and parsed back before it is run, so the result is exactly what `sim-cli run` replays.
+public enum Shrinker {
+  public struct Result: Sendable {
+    /// The minimal scenario (its `seed` and `policy` lines reproduce the failure).
+    public var file: ScenarioFile
+    /// The anomaly kind that was kept.
+    public var kind: AnomalyKind
+    /// Runs spent.
+    public var runs: Int
+    /// Its text, ready to save as a `.scenario` file.
+    public var text: String { file.rendered() }
+  }
+
+  /// Shrinks `file` run with `seed` and `policy` (or `customPolicy`), keeping an anomaly of
+  /// `kind` (default: the first violation the original run reports). Returns nil when the
+  /// original does not fail.
+  public static func shrink(
+    _ file: ScenarioFile, seed: UInt64, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil,
+    kind: AnomalyKind? = nil, maxRuns: Int = 3_000
+  ) -> Result? {
+    var base = file
+    base.seed = seed
+    if let policy { base.policy = policy }
+    base.expectations = []
+    var runs = 0
+    func run(_ f: ScenarioFile) -> RunReport? {
+      guard runs < maxRuns else { return nil }
+      runs += 1
+      // Write and read back: only what a file can say counts.
+      guard case .success(let parsed) = Scenario.parse(f.rendered(), source: f.source) else { return nil }
+      return ScenarioRunner.run(parsed, customPolicy: customPolicy).report
+    }
+    guard let original = run(base), let target = kind ?? original.violations.first?.kind,
+      original.count(target) > 0
+    else { return nil }
+    func fails(_ f: ScenarioFile) -> Bool { run(f).map { $0.count(target) > 0 } ?? false }
+
+    var best = base
+    var progress = true
+    while progress && runs < maxRuns {
+      progress = false
+      // 1. Timeline lines, in chunks from half down to one (ddmin), cascading to lines that
+      //    use a record whose create was removed.
+      var chunk = max(1, best.timeline.count / 2)
+      while chunk >= 1 && runs < maxRuns {
+        var start = 0
+        var removedAny = false
+        while start < best.timeline.count && runs < maxRuns {
+          let end = min(best.timeline.count, start + chunk)
+          let candidate = removing(Array(start..<end), from: best)
+          if candidate.timeline.count < best.timeline.count, fails(candidate) {
+            best = candidate
+            removedAny = true
+            progress = true
+          } else {
+            start = end
+          }
+        }
+        if !removedAny { chunk /= 2 }
+      }
+      // 2. Devices no line uses any more, then devices with their lines.
+      for device in best.devices where best.devices.count > 1 {
+        let candidate = removingDevice(device, from: best)
+        if fails(candidate) {
+          best = candidate
+          progress = true
+        }
+      }
+      // 3. Faults and settings, one at a time.
+      for simplify in simplifications where runs < maxRuns {
+        if let candidate = simplify(best), candidate != best, fails(candidate) {
+          best = candidate
+          progress = true
+        }
+      }
+      // 4. Field values in create lines.
+      for index in best.timeline.indices where runs < maxRuns {
+        guard case .create(let d, let type, let id, let fields) = best.timeline[index].action, !fields.isEmpty else { continue }
+        for drop in fields.indices.reversed() {
+          var candidate = best
+          guard case .create(_, _, _, let current) = candidate.timeline[index].action, drop < current.count else { continue }
+          var fewer = current
+          fewer.remove(at: drop)
+          candidate.timeline[index].action = .create(device: d, type: type, id: id, fields: fewer)
+          if fails(candidate) {
+            best = candidate
+            progress = true
+          }
+        }
+      }
+    }
+    best.name = file.name + "-min"
+    best.about = "Shrunk by sim-cli from \(file.name) (seed \(seed), policy \(customPolicy?.name ?? best.policy.description)): it must show no violations, and reports \(target.rawValue)."
+    best.expectations = [Expectation(kind: .noViolations, text: "expect no violations", location: SourceLocation(line: 0, column: 0))]
+    best.source = best.name + ".scenario"
+    return Result(file: best, kind: target, runs: runs)
+  }
+
+  /// The file without the given timeline lines, and without lines that use a record whose
+  /// create line is gone.
+  static func removing(_ indices: [Int], from file: ScenarioFile) -> ScenarioFile {
+    var f = file
+    let drop = Set(indices)
+    f.timeline = file.timeline.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+    var created: Set<String> = []
+    for e in f.timeline { if case .create(_, _, let id, _) = e.action { created.insert(id) } }
+    f.timeline = f.timeline.compactMap { e in
+      var e = e
+      switch e.action {
+      case .set(_, let id, _), .append(_, let id, _, _), .replace(_, let id, _, _, _), .delete(_, let id):
+        return created.contains(id) ? e : nil
+      case .create(let d, let t, let id, let fields):
+        let kept = fields.filter { a in
+          if case .identifier(let ref) = a.value { return created.contains(ref) }
+          return true
+        }
+        e.action = .create(device: d, type: t, id: id, fields: kept)
+        return e
+      default:
+        return e
+      }
+    }
+    return f
+  }
+
+  static func removingDevice(_ device: String, from file: ScenarioFile) -> ScenarioFile {
+    var f = file
+    f.devices.removeAll { $0 == device }
+    f.clocks.removeAll { $0.device == device }
+    var indices: [Int] = []
+    for (i, e) in file.timeline.enumerated() {
+      switch e.action {
+      case .create(let d, _, _, _), .set(let d, _, _), .append(let d, _, _, _), .replace(let d, _, _, _, _), .delete(let d, _),
+        .sync(let d), .kill(let d), .background(let d, _), .clockJump(let d, _):
+        if d == device { indices.append(i) }
+      default: break
+      }
+    }
+    f = removing(indices, from: f)
+    f.timeline = f.timeline.compactMap { e in
+      var e = e
+      switch e.action {
+      case .offline(let ds):
+        let rest = ds.filter { $0 != device }
+        if rest.isEmpty { return nil }
+        e.action = .offline(rest)
+      case .online(let ds):
+        let rest = ds.filter { $0 != device }
+        if rest.isEmpty { return nil }
+        e.action = .online(rest)
+      default: break
+      }
+      return e
+    }
+    return f
+  }
+
+  /// One-step simplifications of the world's faults and settings.
+  static let simplifications: [@Sendable (ScenarioFile) -> ScenarioFile?] = [
+    { f in f.loss.isZero ? nil : { var g = f; g.loss = .never; return g }() },
+    { f in f.duplicate.isZero ? nil : { var g = f; g.duplicate = .never; return g }() },
+    { f in f.clocks.isEmpty ? nil : { var g = f; g.clocks = []; return g }() },
+    { f in f.clocks.count < 2 ? nil : { var g = f; g.clocks.removeLast(); return g }() },
+    { f in f.retention == nil ? nil : { var g = f; g.retention = nil; return g }() },
+    { f in f.push == .off ? nil : { var g = f; g.push = .off; return g }() },
+    { f in f.autosync == .seconds(1) ? nil : { var g = f; g.autosync = .seconds(1); return g }() },
+    { f in
+      if case .fixed = f.latency { return nil }
+      var g = f
+      g.latency = .fixed(.milliseconds(100))
+      return g
+    },
+  ]
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Replica
+import Scenarios
+import Simulator
+
+/// `sim-cli shrink FILE|NAME --seed N`: the smallest scenario that still fails the same way.
+enum ShrinkCommand {
+  static let spec = CommandSpec(
+    name: "shrink", summary: "Minimise one failing run to a small scenario file.",
+    discussion: """
+      Shrinks the run of FILE|NAME with --seed N, or with --fuzz the fuzz case of seed N whose
+      workload FILE|NAME shapes ('default' for the built-in workload). Keeps the first violation's
+      kind (or --kind). Prints the minimal scenario and the command that replays it.
+      """,
+    positionals: [.init(name: "FILE|NAME", help: "A scenario file or name; with --fuzz, the workload shape or 'default'.")],
+    options: [
+      .value("--seed", "N", "The failing seed."),
+      .value("--policy", "SPEC", "The policy under test."),
+      .flag("--fuzz", "Shrink the fuzz case of --seed instead of the scenario itself."),
+      .value("--kind", "KIND", "The anomaly kind to keep (default: the first violation)."),
+      .value("--out", "FILE", "Where to write the minimal scenario."),
+      .value("--timeline", "FILE.svg", "Write a timeline picture of the minimal run."),
+    ],
+    examples: ["sim-cli shrink --fuzz default --seed 17 --policy mark-first-unit --out min.scenario"])
+
+  static let command = Command(spec: spec) { args, console in
+    if args.value("--timeline") != nil {
+      console.err(UsageError.notBuilt(command: "shrink --timeline", arrives: "the timeline and explanations").render(command: spec))
+      return .usage
+    }
+    let seed: UInt64?
+    let policy: PolicySpec?
+    do throws(CommandExit) {
+      seed = try ScenarioOptions.seed(args, spec: spec, console: console)
+      policy = try ScenarioOptions.policy(args, spec: spec, console: console)
+    } catch {
+      return error.code
+    }
+    var kind: AnomalyKind?
+    if let k = args.value("--kind") {
+      guard let parsed = AnomalyKind(rawValue: k), parsed.isViolation else {
+        let names = AnomalyKind.allCases.filter(\.isViolation).map(\.rawValue)
+        console.err(UsageError.invalidValue(option: "--kind", value: k, reason: "expected a violation kind: \(names.joined(separator: ", "))", suggestion: Suggestion.closest(to: k, in: names)).render(command: spec))
+        return .usage
+      }
+      kind = parsed
+    }
+    let subject = args.positionals[0]
+    var file: ScenarioFile
+    if args.has("--fuzz") {
+      guard let seed else {
+        console.err(UsageError.other("--fuzz needs --seed N: the fuzz seed to shrink.").render(command: spec))
+        return .usage
+      }
+      var shape = WorkloadShape()
+      if subject != "default" {
+        do throws(CommandExit) { shape.base = try ScenarioOptions.load(subject, console: console) } catch { return error.code }
+      }
+      file = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy ?? (try! PolicySpec.parse("append-only").get())).file
+    } else {
+      do throws(CommandExit) { file = try ScenarioOptions.load(subject, console: console) } catch { return error.code }
+    }
+    let runSeed = seed ?? file.seed
+    console.err("shrinking \(file.name) with seed \(runSeed)…\n")
+    guard let result = Shrinker.shrink(file, seed: runSeed, policy: policy, kind: kind) else {
+      console.err("Nothing to shrink: seed \(runSeed) of \(file.name) shows no \(kind?.rawValue ?? "violation") under \(policy?.description ?? file.policy.description).\n")
+      return .success
+    }
+    let text = result.text
+    var path = args.value("--out")
+    if let out = path {
+      do {
+        try AtomicFile.write(text, to: out)
+      } catch {
+        console.err("Error: \(error)\n")
+        return .usage
+      }
+    } else {
+      console.out(text)
+      path = result.file.source
+    }
+    console.err("kept \(result.kind.rawValue) with \(result.file.timeline.count) timeline lines after \(result.runs) runs\n")
+    console.err("replay: sim-cli run \(path!)\n")
+    return .failure
+  }
+}
