@@ -162,7 +162,7 @@ import Testing
     #expect(h.visible(1, on: 1))
   }
 
-  /// The phone fetches the iPad's note: the reply arrives at 5.2 s and takes 2.05 ms to apply;
+  /// The phone fetches the iPad's note: the reply arrives at 5.2 s and takes 20.5 ms to apply;
   /// the app is killed in between.
   func killBetweenTokenAndApply(_ policy: String) -> Harness {
     var h = Harness(policy, push: false)

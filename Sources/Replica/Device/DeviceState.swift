@@ -253,7 +253,7 @@ public struct DeviceState: Sendable {
       case .changes(let records, let newToken, let more):
         if policy.settings.token == .beforeApply, !(refetch && more) { savedToken = newToken }
         phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: refetch)
-        let delay = config.applyDelay + SimDuration.microseconds(50) * Int64(records.count)
+        let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count)
         effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
       }
     case .push, .fetch, .fetchReply, .pushReply:

@@ -80,9 +80,9 @@ public struct DeviceConfig: Hashable, Sendable {
   /// First retry delay; doubles up to `maxBackoff`.
   public var backoff: SimDuration = .seconds(1)
   public var maxBackoff: SimDuration = .seconds(60)
-  /// Time to commit a fetched page: the window in which a kill separates saving the token from
-  /// applying the records.
-  public var applyDelay: SimDuration = .milliseconds(2)
+  /// Time to commit a fetched page (plus 0.5 ms a record): the window in which a kill separates
+  /// saving the token from applying the records.
+  public var applyDelay: SimDuration = .milliseconds(20)
   /// Keep a device-wide version vector and stamp it on every write (policy metadata that
   /// `conflict=update-wins` needs to tell a write the deleter had seen, even transitively,
   /// from one it had not). Off otherwise: it costs a vector per record copy.

@@ -36,7 +36,9 @@ public struct SyncWorld: Sendable {
   var loop = EventLoop<Event>()
   var actions: [WorldAction] = []
   let serverNode: NodeID
-  var wire: SimRandom
+  /// One network stream per sending node: removing one device's actions (as the shrinker does)
+  /// leaves the other devices' delays and losses as they were.
+  var wires: [SimRandom]
   var pushRNG: SimRandom
   var effects: [DeviceEffect] = []
   var inFlight: [InFlight?] = []
@@ -63,7 +65,7 @@ public struct SyncWorld: Sendable {
     network = net
     server = ServerState(schema: config.schema)
     trace = TraceRecorder(mode: config.traceMode)
-    wire = SimRandom(seed: config.seed, stream: "network")
+    wires = (0...names.count).map { SimRandom(seed: config.seed, stream: "network", index: UInt64($0)) }
     pushRNG = SimRandom(seed: config.seed, stream: "push")
   }
 
@@ -181,7 +183,7 @@ public struct SyncWorld: Sendable {
 
   mutating func send(_ message: Message, from: NodeID, to: NodeID, session: UInt32) {
     messagesSent += 1
-    let t = network.send(from: from, to: to, at: now, using: &wire)
+    let t = network.send(from: from, to: to, at: now, using: &wires[from.index])
     trace.record(WorldTrace.send, at: now, node: from.rawValue, message.code, Int64(to.rawValue), Int64(message.recordCount))
     guard let arrival = t.arrival else { return }
     let entry = InFlight(transmission: t, message: message, session: session, remaining: t.duplicateArrival == nil ? 1 : 2)

@@ -35,7 +35,9 @@ public enum Shrinker {
       guard case .success(let parsed) = Scenario.parse(f.rendered(), source: f.source) else { return nil }
       return ScenarioRunner.run(parsed, customPolicy: customPolicy).report
     }
-    guard let original = run(base), let target = kind ?? original.violations.first?.kind,
+    // Keep the most specific kind: divergence only when nothing else explains the failure.
+    guard let original = run(base),
+      let target = kind ?? (original.violations.first { $0.kind != .divergence } ?? original.violations.first)?.kind,
       original.count(target) > 0
     else { return nil }
     func fails(_ f: ScenarioFile) -> Bool { run(f).map { $0.count(target) > 0 } ?? false }
