@@ -18,6 +18,7 @@ enum FuzzCommand {
       .value("--scenario", "FILE|NAME", "Shape workloads from this scenario's devices and schema."),
       .value("--policy", "SPEC", "The policy under test (default append-only)."),
       .value("--seeds", "A..B", "The seeds to run (default 1..1000; with --time, 1.. onwards)."),
+      .value("--intents", "N", "Intents per seed (default 50)."),
       .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
       .value("--jobs", "N", "Parallel workers; the core count by default."),
       .value("--shard", "K/N", "Run only the seeds with seed mod N == K-1."),
@@ -49,6 +50,10 @@ enum FuzzCommand {
     let policy = try ScenarioOptions.policy(args, spec: spec, console: console) ?? (try! PolicySpec.parse("append-only").get())
     var shape = WorkloadShape()
     if let s = args.value("--scenario") { shape.base = try ScenarioOptions.load(s, console: console) }
+    if let text = args.value("--intents") {
+      guard let n = Int(text), n >= 1, n <= 1_000_000 else { throw usage("invalid value '\(text)' for '--intents': expected 1 to 1000000.", console) }
+      shape.intents = n
+    }
 
     // Seeds, time, shard.
     var timeLimit: Double?

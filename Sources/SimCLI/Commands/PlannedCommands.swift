@@ -7,17 +7,6 @@
 
 
 
-enum CompareCommand {
-  static let spec = CommandSpec(
-    name: "compare", summary: "Table of policies × scenarios → violation counts by kind.",
-    options: [
-      .value("--scenario", "FILE|NAME", "A scenario to include (repeatable).", repeatable: true),
-      .value("--policies", "all|P,P", "The policies to compare."),
-      .value("--seeds", "A..B", "The seeds to run each pair on."),
-      .value("--format", "FORMAT", "Output format.", choices: ["text", "json", "markdown"]),
-    ])
-  static let command = Command.notBuilt(spec, arrives: "the fuzzer")
-}
 
 enum ExplainCommand {
   static let spec = CommandSpec(

@@ -1,0 +1,141 @@
+import Foundation
+import Scenarios
+import Replica
+import Testing
+@testable import SimCLI
+
+@Suite struct FuzzCommandTests {
+  func temporaryPath(_ name: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+  }
+
+  func lines(_ path: String) throws -> [String] {
+    try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+  }
+
+  func seeds(_ lines: [String]) throws -> [UInt64] {
+    try lines.map { line in
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      return try #require((object["seed"] as? NSNumber)?.uint64Value)
+    }
+  }
+
+  @Test func aCampaignWritesOneRecordPerSeedInSeedOrder() throws {
+    let out = temporaryPath("fuzz") + ".jsonl"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let r = runCLI("fuzz", "--seeds", "1..12", "--intents", "8", "--jobs", "2", "--out", out)
+    #expect(r.code == .success, "\(r.stdout)\(r.stderr)")
+    let records = try lines(out)
+    #expect(try seeds(records) == Array(1...12))
+    #expect(records[0].hasPrefix("{\"counts\":{\"concurrent-overwrite\":"))
+    #expect(records[0].contains("\"minimized\":null,\"policy\":\"append-only\",\"scenario\":\"default\",\"seed\":1,\"traceHash\":"))
+    #expect(runCLI("fuzz", "--seeds", "1..12", "--out", out).stderr.contains("already exists; add --resume"))
+  }
+
+  @Test func aFailingSeedIsReportedWithItsProfileAndAMinimalScenario() throws {
+    let dir = temporaryPath("mins")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let r = runCLI("fuzz", "--seeds", "2..2", "--policy", "memory-outbox", "--jobs", "1", "--minimize-to", dir)
+    #expect(r.code == .failure)
+    #expect(r.stdout.hasPrefix("FAIL seed 2 · policy memory-outbox · workload default\n  profile: devices "))
+    #expect(r.stdout.contains("stranded-record"))
+    let path = dir + "/default-seed-2-min.scenario"
+    #expect(r.stdout.contains("reproduce: sim-cli run \(path)"))
+    let replay = runCLI("run", path)
+    #expect(replay.code == .failure)
+    #expect(replay.stdout.contains("stranded-record"))
+  }
+
+  @Test func maxFailuresStopsTheCampaign() {
+    let r = runCLI("fuzz", "--seeds", "1..50", "--intents", "10", "--policy", "mark-first-unit", "--max-failures", "1", "--jobs", "2", "--format", "json")
+    #expect(r.code == .failure)
+    #expect(r.stdout.contains("\"failing\":1,"))
+  }
+
+  @Test func badOptionsAreUsageErrors() {
+    #expect(runCLI("fuzz", "--seeds", "5..1").stderr.hasPrefix("Error: invalid value '5..1' for '--seeds'"))
+    #expect(runCLI("fuzz", "--shard", "4/3").stderr.hasPrefix("Error: invalid value '4/3' for '--shard'"))
+    #expect(runCLI("fuzz", "--resume").stderr.hasPrefix("Error: --resume needs --out"))
+    #expect(runCLI("fuzz", "--time", "soon").code == .usage)
+  }
+
+  /// Killed with SIGKILL mid-campaign and resumed: every seed exactly once, and the same
+  /// records as a campaign that was never interrupted.
+  @Test func aCampaignKilledWithSIGKILLResumesWithNoSeedLostOrRunTwice() throws {
+    let out = temporaryPath("killed") + ".jsonl"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let arguments = ["fuzz", "--seeds", "1..300", "--intents", "6", "--jobs", "2", "--out", out]
+    var interrupted = false
+    for delay in [0.4, 0.2, 0.1] where !interrupted {
+      try? FileManager.default.removeItem(atPath: out)
+      let process = Process()
+      process.executableURL = try builtBinary()
+      process.arguments = arguments
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      Thread.sleep(forTimeInterval: delay)
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      let written = (try? lines(out).count) ?? 0
+      interrupted = process.terminationReason == .uncaughtSignal && written > 0 && written < 300
+    }
+    try #require(interrupted, "could not interrupt the campaign mid-way")
+    let resumed = try runProcess(arguments + ["--resume"])
+    #expect(resumed.code == 0, "\(resumed.stderr)")
+    let done = try seeds(try lines(out))
+    #expect(done == Array(1...300))
+    // The same records as an uninterrupted campaign.
+    let reference = FuzzCampaign(
+      shape: WorkloadShape(intents: 6), policy: try PolicySpec.parse("append-only").get(), seeds: SeedPlan(lower: 1, upper: 300), jobs: 2, shrink: false)
+    let expected = ReferenceLines()
+    reference.run { expected.append($0.record.json.serialized()); return true }
+    #expect(try lines(out) == expected.lines)
+  }
+
+  @Test func aTornLastLineIsCutOffAndItsSeedRunAgain() throws {
+    let out = temporaryPath("torn") + ".jsonl"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    #expect(runCLI("fuzz", "--seeds", "1..4", "--intents", "6", "--jobs", "1", "--out", out).code == .success)
+    var text = try String(contentsOfFile: out, encoding: .utf8)
+    let complete = text
+    text.removeLast(20)  // seed 4's line, torn
+    try text.write(toFile: out, atomically: true, encoding: .utf8)
+    #expect(runCLI("fuzz", "--seeds", "1..4", "--intents", "6", "--jobs", "1", "--out", out, "--resume").code == .success)
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == complete)
+  }
+
+  @Test func theShardsConcatenateIntoTheUnshardedCampaign() throws {
+    var all: [String] = []
+    for k in 1...2 {
+      let out = temporaryPath("shard\(k)") + ".jsonl"
+      defer { try? FileManager.default.removeItem(atPath: out) }
+      #expect(runCLI("fuzz", "--seeds", "1..10", "--intents", "6", "--shard", "\(k)/2", "--out", out).code == .success)
+      all += try lines(out)
+    }
+    let whole = temporaryPath("whole") + ".jsonl"
+    defer { try? FileManager.default.removeItem(atPath: whole) }
+    #expect(runCLI("fuzz", "--seeds", "1..10", "--intents", "6", "--out", whole).code == .success)
+    #expect(try all.sorted() == (try lines(whole)).sorted())
+  }
+
+  @Test func compareTabulatesPoliciesAgainstScenarios() throws {
+    let r = runCLI("compare", "--scenario", "different-fields", "--scenario", "default", "--policies", "cloudkit-default,crdt", "--seeds", "1..3", "--format", "json")
+    #expect(r.code == .success, "\(r.stderr)")
+    let cells = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+    #expect(cells.count == 4)
+    #expect(cells[0]["policy"] as? String == "cloudkit-default")
+    #expect(cells[0]["scenario"] as? String == "different-fields")
+    #expect(cells[0]["failingSeeds"] as? Int == 3)
+    #expect(cells[2]["policy"] as? String == "crdt")
+    #expect(cells[2]["failingSeeds"] as? Int == 0)
+    let md = runCLI("compare", "--scenario", "different-fields", "--policies", "cloudkit-default,crdt", "--seeds", "1..2", "--format", "markdown")
+    #expect(md.stdout.contains("| cloudkit-default |             100% |"))
+  }
+}
+
+final class ReferenceLines: @unchecked Sendable {
+  let lock = NSLock()
+  var lines: [String] = []
+  func append(_ s: String) { lock.withLock { lines.append(s) } }
+}
