@@ -95,9 +95,11 @@ extension DeviceState {
       outbox.delete(key)
     }
     sequence += 1
-    known[Int(config.index)] = sequence
     record.sequence = sequence
-    record.context = known
+    if config.trackCausality {
+      known[Int(config.index)] = sequence
+      record.context = known
+    }
     if let debounce = config.autosync {
       effects.append(.timer(.autosync, after: debounce, generation: _bump(.autosync)))
     }

@@ -12,7 +12,8 @@ public struct DeviceState: Sendable {
   public internal(set) var causal = VersionVector()
   /// Local records by key: live ones, and locally deleted ones whose delete is still pending.
   public internal(set) var store: [RecordKey: RecordState] = [:]
-  /// The last server version of each record (the ancestor of an `if-unchanged` conflict).
+  /// The last server version of each record (the ancestor of an `if-unchanged` conflict; kept
+  /// only under that save policy).
   var ancestors: [RecordKey: RecordState] = [:]
   public internal(set) var outbox = Outbox()
   /// The durable change token; nil until the first complete fetch (or after "token expired").
@@ -49,7 +50,7 @@ public struct DeviceState: Sendable {
   public init(config: DeviceConfig, clock: DeviceClock, seed: UInt64) {
     self.config = config
     self.clock = clock
-    self.known = VectorClock(repeating: 0, count: config.deviceCount)
+    self.known = config.trackCausality ? VectorClock(repeating: 0, count: config.deviceCount) : []
     self.rng = SimRandom(seed: seed, stream: "device", index: UInt64(config.index))
   }
 
@@ -266,7 +267,7 @@ public struct DeviceState: Sendable {
     switch result {
     case .saved(let server):
       outbox.remove(key, ifAt: entry.generation)
-      ancestors[key] = server
+      if policy.settings.save == .ifUnchanged { ancestors[key] = server }
       adopt(server, policy: policy, context: context, log: log, effects: &effects)
     case .conflict(let server):
       receiveProvenance(server, log: log)
@@ -296,7 +297,8 @@ public struct DeviceState: Sendable {
     guard case .applying(let records, let newToken, let more, let refetch) = phase else { return }
     for remote in records {
       if refetch { refetchSeen.insert(remote.key) }
-      ancestors[remote.key] = remote.isDeleted ? nil : remote
+      // Only `if-unchanged` needs the ancestor of a conflict; keeping copies costs.
+      if policy.settings.save == .ifUnchanged { ancestors[remote.key] = remote.isDeleted ? nil : remote }
       adopt(remote, policy: policy, context: context, log: log, effects: &effects)
     }
     // A refetch is one unit: its token is kept only once every page is in.
@@ -348,6 +350,13 @@ public struct DeviceState: Sendable {
 
   /// Having received a copy of a record means having received every intent it carries.
   mutating func receiveProvenance(_ record: RecordState, log: IntentLog) {
+    if config.trackCausality { _receiveKnowledge(record, log: log) }
+    hlc.observe(record.stamp)
+    if record.isDeleted { hlc.observe(record.deleteStamp) }
+    if config.causalMetadata { causal.formUnion(record.versions) }
+  }
+
+  mutating func _receiveKnowledge(_ record: RecordState, log: IntentLog) {
     record.forEachProvenance { id in
       let intent = log[id]
       let d = Int(intent.device)
@@ -355,8 +364,5 @@ public struct DeviceState: Sendable {
         for i in known.indices where intent.context[i] > known[i] { known[i] = intent.context[i] }
       }
     }
-    hlc.observe(record.stamp)
-    if record.isDeleted { hlc.observe(record.deleteStamp) }
-    if config.causalMetadata { causal.formUnion(record.versions) }
   }
 }

@@ -87,6 +87,9 @@ public struct DeviceConfig: Hashable, Sendable {
   /// `conflict=update-wins` needs to tell a write the deleter had seen, even transitively,
   /// from one it had not). Off otherwise: it costs a vector per record copy.
   public var causalMetadata = false
+  /// Record each intent's causal context for the oracle (on by default; a run that will not be
+  /// judged, such as `bench scale`, turns it off: it costs a vector clock per intent).
+  public var trackCausality = true
 
   public init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
     self.index = index

@@ -26,6 +26,8 @@ public struct WorldConfig: Sendable {
   /// Push notifications: `nil` off, else delivered with this probability.
   public var push: Probability?
   public var traceMode: TraceRecorder.Mode
+  /// Record causal contexts for the oracle. Off only for runs that will not be judged.
+  public var trackCausality = true
 
   public init(
     deviceNames: [String], clocks: [DeviceClock]? = nil, schema: Schema, policy: any SyncPolicy, seed: UInt64,

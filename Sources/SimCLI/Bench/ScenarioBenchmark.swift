@@ -40,3 +40,32 @@ enum ScenarioBenchmark {
       messagesPerRun: messages / max(runs, 1), nanosecondsPerMessage: elapsed * 1e9 / Double(max(messages, 1)))
   }
 }
+
+/// `sim-cli bench fuzz`: seeds per second of the default workload at a fixed size, one job:
+/// generation, the run, settle and the oracle (no shrinking: the safe design does not fail).
+enum FuzzBenchmark {
+  struct Result {
+    var seeds: Int
+    var seedsPerSecond: Double
+    var devices: Int
+    var intents: Int
+    var eventsPerSeed: Int
+  }
+
+  static func measure(devices: Int, intents: Int, seconds: Double) -> Result {
+    let shape = WorkloadShape.default(devices: devices, intents: intents)
+    let policy = try! PolicySpec.parse("append-only").get()
+    for s in 1...20 { _ = Fuzzer.run(seed: UInt64(s), shape: shape, policy: policy) }
+    let clock = WallClock()
+    var seeds = 0
+    var events = 0
+    while clock.elapsedSeconds < seconds {
+      for _ in 0..<20 {
+        seeds += 1
+        events += Fuzzer.run(seed: UInt64(seeds), shape: shape, policy: policy).report.stats.events
+      }
+    }
+    let elapsed = clock.elapsedSeconds
+    return Result(seeds: seeds, seedsPerSecond: Double(seeds) / elapsed, devices: devices, intents: intents, eventsPerSeed: events / max(seeds, 1))
+  }
+}

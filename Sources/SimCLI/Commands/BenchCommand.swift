@@ -11,6 +11,8 @@ enum BenchCommand {
                 bare hand-written heap loop running the same workload (the yardstick).
       scenario  whole runs/s of a scenario (two-device-acceptance by default) on one core: world,
                 timeline, settle, oracle and report; also events and messages per run.
+      fuzz      seeds/s of the default fuzz workload (append-only) at 3 devices × 50 intents, one job.
+      scale     one run of 1,000 devices × 100,000 intents to settle: wall time and peak memory.
       Build with -c release: debug builds are many times slower.
       """,
     positionals: [.init(name: "kernel|scenario|fuzz|scale", help: "Which benchmark (default: kernel).", optional: true)],
@@ -18,7 +20,9 @@ enum BenchCommand {
       .value("--events", "N", "kernel: events per trial (default 2000000)."),
       .value("--trials", "N", "kernel: trials per size; the median is printed (default 3)."),
       .value("--scenario", "FILE|NAME", "scenario: which scenario (default two-device-acceptance)."),
-      .value("--seconds", "N", "scenario: how long to measure (default 3)."),
+      .value("--seconds", "N", "scenario, fuzz: how long to measure (default 3)."),
+      .value("--devices", "N", "fuzz: devices per seed (default 3); scale: devices (default 1000)."),
+      .value("--intents", "N", "fuzz: intents per seed (default 50); scale: intents (default 100000)."),
       Formats.option,
     ],
     subjects: subjects,
@@ -30,9 +34,10 @@ enum BenchCommand {
       return kernel(args, console)
     case "scenario":
       return scenario(args, console)
+    case "fuzz":
+      return fuzz(args, console)
     default:
-      console.err(UsageError.notBuilt(command: "bench \(args.positionals[0])", arrives: "the fuzzer").render(command: spec))
-      return .usage
+      return scale(args, console)
     }
   }
 
@@ -100,6 +105,53 @@ enum BenchCommand {
         """)
     }
     return .success
+  }
+
+  static func fuzz(_ args: ParsedArguments, _ console: Console) -> ExitCode {
+    guard let seconds = IntegerOption.parse(args, "--seconds", default: 3, in: 1...600, spec: spec, console: console),
+      let devices = IntegerOption.parse(args, "--devices", default: 3, in: 1...64, spec: spec, console: console),
+      let intents = IntegerOption.parse(args, "--intents", default: 50, in: 1...100_000, spec: spec, console: console)
+    else { return .usage }
+    #if DEBUG
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench fuzz'.\n")
+    #endif
+    let r = FuzzBenchmark.measure(devices: Int(devices), intents: Int(intents), seconds: Double(seconds))
+    if args.value("--format") == "json" {
+      let value: JSONValue = [
+        "benchmark": "fuzz", "seedsPerSecond": .int(Int64(r.seedsPerSecond.rounded())), "devices": .int(Int64(r.devices)),
+        "intents": .int(Int64(r.intents)), "seeds": .int(Int64(r.seeds)), "eventsPerSeed": .int(Int64(r.eventsPerSeed)),
+      ]
+      console.out(value.serialized() + "\n")
+    } else {
+      console.out("fuzz: \(group(r.seedsPerSecond)) seeds/s on one job (\(r.devices) devices × \(r.intents) intents, append-only, oracle included; \(r.seeds) seeds, \(r.eventsPerSeed) events per seed)\n")
+    }
+    return .success
+  }
+
+  static func scale(_ args: ParsedArguments, _ console: Console) -> ExitCode {
+    guard let devices = IntegerOption.parse(args, "--devices", default: 1_000, in: 1...100_000, spec: spec, console: console),
+      let intents = IntegerOption.parse(args, "--intents", default: 100_000, in: 1...10_000_000, spec: spec, console: console)
+    else { return .usage }
+    #if DEBUG
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench scale'.\n")
+    #endif
+    let r = ScaleBenchmark.run(devices: Int(devices), intents: Int(intents))
+    let mib = Double(r.peakBytes) / 1_048_576
+    if args.value("--format") == "json" {
+      let value: JSONValue = [
+        "benchmark": "scale", "devices": .int(Int64(r.devices)), "intents": .int(Int64(r.intents)), "records": .int(Int64(r.records)),
+        "events": .int(Int64(r.events)), "messages": .int(Int64(r.messages)), "simulatedTime": .string(r.simulated.description),
+        "seconds": .double((r.seconds * 100).rounded() / 100), "peakResidentMiB": .int(Int64(mib.rounded())), "converged": .bool(r.converged),
+      ]
+      console.out(value.serialized() + "\n")
+    } else {
+      console.out("""
+        scale: \(group(Double(r.devices))) devices × \(group(Double(r.intents))) intents on \(group(Double(r.records))) records settled in \(format2(r.seconds)) s, peak memory \(group(mib)) MiB
+          \(group(Double(r.events))) events, \(group(Double(r.messages))) messages, \(r.simulated) simulated; \(r.converged ? "converged" : "NOT converged") (oracle not run at this size)
+
+        """)
+    }
+    return r.converged ? .success : .failure
   }
 
   static func pad(_ s: String, _ width: Int) -> String {
