@@ -61,7 +61,7 @@ import Testing
   }
 
   /// Commands whose issue has not landed must say so, not pretend.
-  @Test(arguments: ["compare", "explain"])
+  @Test(arguments: ["explain"])
   func commandsNotBuiltYetSaySoAndExit64(name: String) {
     let args = ["shrink", "explain"].contains(name) ? [name, "x"] : [name]
     let (console, captured) = Console.capturing()
