@@ -164,3 +164,16 @@ struct NeverSettles: SyncPolicy {
     #expect(divergence.explanation.hasPrefix("the run did not settle: sync did not reach quiescence"))
   }
 }
+
+@Suite struct SchemaLimitTests {
+  @Test func aTypeMayHaveAtMost64Fields() {
+    let fields = (1...65).map { "  f\($0): int = 0" }.joined(separator: "\n")
+    let text = "devices a\ntype Big\n\(fields)\n"
+    guard case .failure(let errors) = Scenario.parse(text, source: "big.scenario") else {
+      Issue.record("65 fields should not parse")
+      return
+    }
+    #expect(errors.diagnostics.first?.message == "Big already has 64 fields, the most a record type may have")
+    #expect(errors.diagnostics.first?.location.line == 67)
+  }
+}

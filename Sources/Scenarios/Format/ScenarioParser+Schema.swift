@@ -109,6 +109,10 @@ extension _ScenarioParse {
       error(i, nameToken, "field '\(field.name)' is already declared in \(types[typeIndex].name) on line \(prior)")
       return
     }
+    guard types[typeIndex].fields.count < 64 else {
+      error(i, nameToken, "\(types[typeIndex].name) already has 64 fields, the most a record type may have")
+      return
+    }
     fieldLines[key] = lines[i].number
     types[typeIndex].fields.append(field)
   }
