@@ -18,7 +18,8 @@ let package = Package(
     .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
     .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),
-    .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator"]),
+    // Golden files are read by path (#filePath), not bundled: excluded so SwiftPM does not ask.
+    .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator"], exclude: ["Golden"]),
     // Depends on the executable too, so that `swift test` builds the binary the tests spawn.
     .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "sim-cli"]),
   ],

@@ -59,15 +59,4 @@ import Testing
   @Test func versionIsPrinted() {
     #expect(runCLI("--version").stdout == "sim-cli \(Version.string)\n")
   }
-
-  /// Commands whose issue has not landed must say so, not pretend.
-  @Test(arguments: ["explain"])
-  func commandsNotBuiltYetSaySoAndExit64(name: String) {
-    let args = ["shrink", "explain"].contains(name) ? [name, "x"] : [name]
-    let (console, captured) = Console.capturing()
-    let code = SimCLI.main(arguments: args, console: console)
-    #expect(code == .usage)
-    #expect(captured.stderr.contains("is not available in this version yet"))
-    #expect(captured.stdout.isEmpty)
-  }
 }

@@ -23,6 +23,8 @@ public struct SyncWorld: Sendable {
     var session: UInt32
     /// Deliveries still scheduled (2 when the network duplicated the message).
     var remaining: Int8
+    /// The message's number (``messagesSent`` when sent), for trace annotations.
+    var seq: Int
   }
 
   public let config: WorldConfig
@@ -92,7 +94,7 @@ public struct SyncWorld: Sendable {
       perform(actions[Int(index)])
     case .timer(let d, let kind, let generation):
       deliverToDevice(d, .timer(kind, generation: generation))
-    case .deliver(let slot, _):
+    case .deliver(let slot, let duplicate):
       let entry = inFlight[Int(slot)]!
       if entry.remaining <= 1 {
         inFlight[Int(slot)] = nil
@@ -100,27 +102,32 @@ public struct SyncWorld: Sendable {
       } else {
         inFlight[Int(slot)]!.remaining -= 1
       }
-      deliver(entry.transmission, entry.message, session: entry.session)
+      deliver(entry.transmission, entry.message, session: entry.session, seq: entry.seq, duplicate: duplicate)
     }
   }
 
-  mutating func deliver(_ t: Transmission, _ message: Message, session: UInt32) {
+  mutating func deliver(_ t: Transmission, _ message: Message, session: UInt32, seq: Int = 0, duplicate: Bool = false) {
     let to = t.to
     if to == serverNode {
       let from = Int(t.from.index)
       // A request cut off at the device (kill, suspension, offline) never completes.
-      guard devices[from].session == session, network.accepts(t) else {
+      let current = devices[from].session == session
+      guard current, network.accepts(t) else {
         trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 1)
+        trace.annotate(WorldTrace.arrival, at: now, node: to.rawValue, Int64(seq), current ? 0 : -1, duplicate ? 1 : 0)
         return
       }
       trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
+      trace.annotate(WorldTrace.arrival, at: now, node: to.rawValue, Int64(seq), 1, duplicate ? 1 : 0)
       serverReceive(message, from: Int32(from))
     } else {
       guard network.accepts(t) else {
         trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 2)
+        trace.annotate(WorldTrace.arrival, at: now, node: to.rawValue, Int64(seq), 0, duplicate ? 1 : 0)
         return
       }
       trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
+      trace.annotate(WorldTrace.arrival, at: now, node: to.rawValue, Int64(seq), 1, duplicate ? 1 : 0)
       deliverToDevice(Int32(to.index), .message(message))
     }
   }
@@ -186,8 +193,9 @@ public struct SyncWorld: Sendable {
     messagesSent += 1
     let t = network.send(from: from, to: to, at: now, using: &wires[from.index])
     trace.record(WorldTrace.send, at: now, node: from.rawValue, message.code, Int64(to.rawValue), Int64(message.recordCount))
+    if trace.keepsRecords { annotateSend(message, t, seq: messagesSent) }
     guard let arrival = t.arrival else { return }
-    let entry = InFlight(transmission: t, message: message, session: session, remaining: t.duplicateArrival == nil ? 1 : 2)
+    let entry = InFlight(transmission: t, message: message, session: session, remaining: t.duplicateArrival == nil ? 1 : 2, seq: messagesSent)
     let slot: Int32
     if let free = freeSlots.popLast() {
       slot = free

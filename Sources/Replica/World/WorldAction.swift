@@ -75,4 +75,10 @@ public enum WorldTrace {
   /// Annotation (not hashed): what the server did with one write; `outcome` 1 saved, 2 conflict, 3 refused, 4 deleted, 5 rejected.
   public static let store = TraceKind(code: 16, name: "server-store", fields: ("record", "outcome", "delete"))
   public static let settle = TraceKind(code: 17, name: "settle", fields: ("round", "pending", "-"))
+  /// Annotation (not hashed): message number `seq` (counted from 1) left `node` for node `to`; `detail` says what it carries.
+  public static let message = TraceKind(code: 18, name: "message", fields: ("seq", "message", "to"))
+  /// Annotation (not hashed): what became of one copy of message `seq` at its receiver `node`: `outcome` 1 delivered, 0 refused
+  /// (the receiver was offline or down since the send), -1 cut off (the sender abandoned the request), ≤ -2 dropped when sent
+  /// (-2 - `DropReason.rawValue`); `copy` 1 for the network's duplicate.
+  public static let arrival = TraceKind(code: 19, name: "arrival", fields: ("seq", "outcome", "copy"))
 }

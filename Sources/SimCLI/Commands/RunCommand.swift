@@ -16,13 +16,9 @@ enum RunCommand {
       .value("--timeline", "FILE.svg", "Write a timeline picture."),
       Formats.option,
     ],
-    examples: ["sim-cli run two-device-acceptance", "sim-cli run fat-note-lww --policy crdt --format json", "sim-cli run my.scenario --trace run.jsonl"])
+    examples: ["sim-cli run two-device-acceptance", "sim-cli run fat-note-lww --policy crdt --format json", "sim-cli run my.scenario --trace run.jsonl", "sim-cli run fat-note-lww --timeline fat-note-lww.svg"])
 
   static let command = Command(spec: spec) { args, console in
-    if args.value("--timeline") != nil {
-      console.err(UsageError.notBuilt(command: "run --timeline", arrives: "the timeline and explanations").render(command: spec))
-      return .usage
-    }
     let seed: UInt64?
     let policy: PolicySpec?
     let file: ScenarioFile
@@ -33,12 +29,20 @@ enum RunCommand {
     } catch {
       return error.code
     }
-    let traceMode: TraceRecorder.Mode = args.value("--trace") != nil ? .full : .hashOnly
+    let traceMode: TraceRecorder.Mode = args.value("--trace") != nil || args.value("--timeline") != nil ? .full : .hashOnly
     let result = ScenarioRunner.run(file, seed: seed, policy: policy, trace: traceMode)
     if let path = args.value("--trace") {
       let names = result.world.config.deviceNames + ["server"]
       do {
         try AtomicFile.write(result.world.trace.jsonLines(nodeNames: names), to: path)
+      } catch {
+        console.err("Error: \(error)\n")
+        return .usage
+      }
+    }
+    if let path = args.value("--timeline") {
+      do {
+        try AtomicFile.write(TimelineSVG.render(result), to: path)
       } catch {
         console.err("Error: \(error)\n")
         return .usage

@@ -24,10 +24,6 @@ enum ShrinkCommand {
     examples: ["sim-cli shrink --fuzz default --seed 17 --policy mark-first-unit --out min.scenario"])
 
   static let command = Command(spec: spec) { args, console in
-    if args.value("--timeline") != nil {
-      console.err(UsageError.notBuilt(command: "shrink --timeline", arrives: "the timeline and explanations").render(command: spec))
-      return .usage
-    }
     let seed: UInt64?
     let policy: PolicySpec?
     do throws(CommandExit) {
@@ -78,6 +74,15 @@ enum ShrinkCommand {
     } else {
       console.out(text)
       path = result.file.source
+    }
+    if let svg = args.value("--timeline") {
+      let minimal = ScenarioRunner.run(result.file, trace: .full)
+      do {
+        try AtomicFile.write(TimelineSVG.render(minimal), to: svg)
+      } catch {
+        console.err("Error: \(error)\n")
+        return .usage
+      }
     }
     console.err("kept \(result.kind.rawValue) with \(result.file.timeline.count) timeline lines after \(result.runs) runs\n")
     console.err("replay: sim-cli run \(path!)\n")

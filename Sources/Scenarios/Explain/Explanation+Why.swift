@@ -1,0 +1,246 @@
+import Replica
+import Simulator
+
+extension Explainer {
+  /// The mechanism behind one anomaly, as sentences.
+  func why(_ a: Anomaly) -> [String] {
+    guard let key = a.record.flatMap(names.key) else {
+      return a.kind == .divergence ? ["The settle phase heals every fault and syncs in rounds; \(a.explanation)"] : []
+    }
+    switch a.kind {
+    case .lostEdit, .staleOverwrite, .concurrentOverwrite:
+      return whyOverwritten(a, key: key)
+    case .resurrection:
+      return whyResurrected(a, key: key)
+    case .deleteUpdateConflict:
+      return whyConflict(a, key: key)
+    case .strandedRecord:
+      return whyStranded(a, key: key)
+    case .droppedEvent:
+      return whyDropped(a, key: key)
+    case .duplicateEvent, .divergence, .phantomValue:
+      return []
+    }
+  }
+
+  // MARK: A value overwritten
+
+  func whyOverwritten(_ a: Anomaly, key: RecordKey) -> [String] {
+    guard let (loser, winner) = a.pair(in: history), let fieldName = a.field, let f = names.fieldIndex(key, named: fieldName) else { return [] }
+    var out: [String] = []
+    let r = names.record(key)
+    let place = "\(r).\(fieldName)"
+    let lPush = history.firstPush(carrying: loser.id, key: key)
+    let decisive = history.decisiveStore(key: key, field: f, loser: loser.id)
+    let unit = settings.granularity == .record ? "record" : "field"
+
+    // The policy's rule, and how it applied here.
+    switch settings.winner {
+    case .arrival:
+      var s = "winner=arrival: the server keeps whichever save of the \(unit) arrives last, whatever happened first."
+      if let d = decisive {
+        s += " The save that decided was push #\(d.seq) from \(names.node(d.device)), which arrived at \(time(d.time))"
+        if let l = lPush?.store, l.seq != d.seq { s += ", after i\(loser.id)'s push #\(l.seq) at \(time(l.time))" }
+        s += "."
+      }
+      out.append(s)
+    case .clock, .hlc:
+      let byClock = settings.winner == .clock
+      var s = byClock
+        ? "winner=clock: the server keeps the \(unit) with the later device-clock stamp, and device clocks can be wrong."
+        : "winner=hlc: the server keeps the \(unit) with the later hybrid-logical-clock stamp (a device clock that never runs behind what the device has seen)."
+      let l = stamp(of: loser, field: f, key: key)
+      let w = stamp(of: winner, field: f, key: key)
+      s += " i\(winner.id) is stamped \(w.text) on \(names.node(Int(winner.device)))\(clockNote(winner.device)); i\(loser.id) is stamped \(l.text) on \(names.node(Int(loser.device)))\(clockNote(loser.device))"
+      let lv: (Int64, Int64)? = byClock ? l.clock.map { ($0, 0) } : l.hlc
+      let wv: (Int64, Int64)? = byClock ? w.clock.map { ($0, 0) } : w.hlc
+      if let lv, let wv, lv < wv {
+        s += ", so i\(winner.id) counts as later"
+        if loser.trueTime > winner.trueTime { s += " although i\(loser.id) was made \(TimeText.moment((loser.trueTime - winner.trueTime).nanoseconds)) after it in true time" }
+      }
+      out.append(s + ".")
+    }
+    if settings.granularity == .record {
+      let keys = settings.save == .allKeys ? "every field of the device's copy" : "the fields the device changed"
+      var s = "granularity=record (save=\(settings.save.rawValue)): a winning save takes \(keys), so"
+      if winner.writtenFields.contains(Int32(f)) {
+        s += " i\(winner.id)'s copy of \(place) replaced i\(loser.id)'s."
+      } else {
+        s += " \(names.node(Int(winner.device)))'s save for i\(winner.id) carried its old copy of \(place) along, made without i\(loser.id)."
+      }
+      out.append(s)
+    }
+    if settings.save == .ifUnchanged {
+      out.append("save=if-unchanged: a save based on an old change tag is answered 'conflict', and the device merges with the server's version before saving again (by the same winner rule).")
+    }
+    if case .text = names.fieldKind(key, f), settings.text == .whole {
+      out.append("text=whole: a text field is one value, so the winner's text replaces the other's; text=merge would have kept both edits.")
+    }
+    // Causality: what excuses (or does not excuse) the outcome.
+    if loser.isConcurrent(with: winner) {
+      out.append("i\(loser.id) and i\(winner.id) were concurrent, so neither device could have taken the other's edit into account.")
+    } else if winner.happenedBefore(loser) {
+      out.append("i\(loser.id) had already seen i\(winner.id), so the older value should not have won: the order the policy used was wrong.")
+    }
+    if let d = decisive {
+      let sent = words.fields(d.detail.sent.filter { $0.field == f }, key: key, stamps: true)
+      let held = words.fields(d.detail.result.filter { $0.field == f }, key: key, stamps: true)
+      out.append("Decisive step: at \(time(d.time)) the server handled push #\(d.seq) from \(names.node(d.device)), which sent \(sent), and kept \(held) (tag \(d.detail.tag ?? 0)).")
+    } else if lPush == nil {
+      out.append("i\(loser.id) never left \(names.node(Int(loser.device))) in a push that reached the server.")
+    }
+    return out
+  }
+
+  /// A stamp as text and as numbers, from the first push that carried the intent's write.
+  func stamp(of i: Intent, field f: Int, key: RecordKey) -> (text: String, clock: Int64?, hlc: (Int64, Int64)?) {
+    if let s = history.firstPush(carrying: i.id, key: key)?.store, let fs = s.detail.sent.first(where: { $0.field == f && $0.writer == i.id }) ?? s.detail.sent.first(where: { $0.writer == i.id }) {
+      return ("clock \(fs.clockText), hlc \(fs.hlcText)", fs.clock, fs.hlcWall.map { ($0, fs.hlcLogical) })
+    }
+    return ("clock \(i.deviceTime)", i.deviceTime.nanoseconds, nil)
+  }
+
+  /// ` (clock +10m)` for a skewed or drifting device, else "".
+  func clockNote(_ device: Int32) -> String {
+    let c = history.world.config.clocks[Int(device)]
+    return c.skew == .zero && c.driftPPM == 0 ? "" : " (its clock is \(skewText(c)))"
+  }
+
+  // MARK: A delete undone
+
+  func whyResurrected(_ a: Anomaly, key: RecordKey) -> [String] {
+    guard let d = a.intents.first.flatMap(history.intent), d.kind == .delete else { return [] }
+    let r = names.record(key)
+    var out: [String] = []
+    if let (push, store) = history.firstPush(carrying: d.id, key: key), let store {
+      let kept = settings.delete == .hard
+        ? "delete=hard: the server keeps no tombstone that could stop a later save from recreating the record"
+        : "delete=tombstone: the server keeps a tombstone for the retention window (retention=\(settings.retention))"
+      out.append("i\(d.id)'s delete reached the server at \(time(store.time)) in push #\(push.seq), and the server \(storeWords(store)); \(kept).")
+    }
+    if let back = history.revivingStore(key: key) {
+      let writers = words.fields(back.detail.sent, key: key, stamps: false)
+      var s = "At \(time(back.time)) push #\(back.seq) from \(names.node(back.device)) saved \(r) again (\(writers)), which recreated it"
+      if let retry = retriedPush(before: back) {
+        s += ". It was a retry: \(names.node(retry.from))'s push #\(retry.seq) with the same change had reached the server at \(retry.delivery.map { time($0.time) } ?? "?") but its reply \(replyFate(retry)), so \(names.node(retry.from)) could not know it had been saved, and sent it again after the delete"
+      }
+      out.append(s + ".")
+    }
+    if let purge = history.marks.first(where: { if case .purged(key, _) = $0.kind { return true }; return false }) {
+      out.append("The tombstone of \(r) was purged at \(time(purge.time)), the first request after the retention window (\(settings.retention)); from then on a change token from before the purge cannot be served.")
+    }
+    for m in history.messages where m.code == 4 && m.detail.tokenExpired {
+      let who = names.node(m.to)
+      guard a.devices.contains(who) else { continue }
+      out.append("\(who)'s fetch was answered 'token expired' at \(time(m.sent)): it had to refetch everything, and a refetch does not list deletions of records it did not create.")
+      out.append(settings.refetch == .naive
+        ? "refetch=naive: after the refetch \(who) kept the rows it already had, \(r) included — a zombie no later sync removes (refetch=diff deletes rows the server no longer returns)."
+        : "refetch=diff: rows the refetch did not return are deleted locally, unless they still have changes pending.")
+      break
+    }
+    for m in history.marks {
+      if case .fact(.reappeared(key)) = m.kind {
+        out.append("\(r) reappeared on \(names.node(m.node)) at \(time(m.time)) after that device had applied the delete.")
+      }
+    }
+    return out
+  }
+
+  /// An earlier push from the same device that carried the same writes of the record, was saved,
+  /// and whose reply never arrived.
+  func retriedPush(before s: RunHistory.Store) -> RunHistory.Message? {
+    guard let again = history.message(s.seq), let entry = again.detail.entry(for: s.key) else { return nil }
+    let same = entry.writers.map { "\($0.field)←\($0.writer)" }
+    return history.messages.last { m in
+      m.code == 1 && m.from == again.from && m.seq < again.seq && m.delivery != nil
+        && m.detail.entry(for: s.key).map { $0.writers.map { "\($0.field)←\($0.writer)" } == same } == true
+        && !(reply(to: m)?.ends.contains(where: \.delivered) ?? false)
+    }
+  }
+
+  func reply(to push: RunHistory.Message) -> RunHistory.Message? {
+    history.messages.first { $0.code == push.code + 1 && $0.to == push.from && $0.detail.request == push.detail.request }
+  }
+
+  func replyFate(_ push: RunHistory.Message) -> String {
+    guard let reply = reply(to: push) else { return "was never sent" }
+    guard let end = reply.ends.first else { return "was still in flight" }
+    return "was " + end.fate(from: names.node(reply.from), to: names.node(reply.to), at: time(end.time))
+  }
+
+  // MARK: Delete against update
+
+  func whyConflict(_ a: Anomaly, key: RecordKey) -> [String] {
+    let rule = settings.conflict == .deleteWins
+      ? "conflict=delete-wins: once the tombstone is on the server, saves of the record are refused and the devices drop their copies."
+      : "conflict=update-wins: a save the deleting device had not seen beats the delete and revives the record."
+    var out = [rule]
+    for s in history.stores(of: key) where s.outcome == 3 || s.outcome == 4 {
+      out.append("At \(time(s.time)) the server \(storeWords(s)) (push #\(s.seq) from \(names.node(s.device))).")
+    }
+    return out
+  }
+
+  // MARK: Never uploaded
+
+  func whyStranded(_ a: Anomaly, key: RecordKey) -> [String] {
+    var out: [String] = []
+    let pushes = history.messages.filter { $0.code == 1 && $0.detail.entry(for: key) != nil }
+    if pushes.isEmpty {
+      out.append("No push carrying \(names.record(key)) was ever sent.")
+    } else {
+      for p in pushes {
+        out.append("push #\(p.seq) carrying \(names.record(key)) left at \(time(p.sent)): \(fates(p))" + (p.stores.first { $0.key == key }.map { "; the server \(storeWords($0))" } ?? "") + ".")
+      }
+    }
+    switch (settings.outbox, settings.unit) {
+    case (.memory, _):
+      out.append("outbox=memory: pending uploads live in memory, so a kill before they are sent loses them for good.")
+    case (_, .markFirst):
+      out.append("unit=mark-first: the outbox entries are cleared when the batch is sent, so a batch cut off in flight is never retried (unit=resumable clears them on the server's answer).")
+    default:
+      break
+    }
+    if let finding = names.schema.safetyFindings().first(where: { f in names.types[key].map { names.schema.types[Int($0)].name } == f.type }) {
+      out.append("Schema: \(finding.message)")
+    }
+    return out
+  }
+
+  // MARK: An event missing
+
+  func whyDropped(_ a: Anomaly, key: RecordKey) -> [String] {
+    var out: [String] = []
+    let r = names.record(key)
+    for d in a.devices {
+      guard let node = names.deviceNames.firstIndex(of: d) else { continue }
+      let replies = history.messages.filter { $0.code == 4 && $0.to == node && $0.detail.entry(for: key) != nil }
+      if replies.isEmpty {
+        out.append("No fetch reply carrying \(r) ever reached \(d).")
+      }
+      for m in replies {
+        out.append("\(r) reached \(d) in fetch-reply #\(m.seq) (\(fates(m))), with next token \(m.detail.token ?? 0).")
+      }
+      for mark in history.marks where mark.node == node {
+        if case .fact(.fetchDropped(let n, let cause)) = mark.kind {
+          out.append("At \(time(mark.time)) \(d) dropped \(n) fetched record\(n == 1 ? "" : "s") before applying \(n == 1 ? "it" : "them") (\(cause)).")
+          if let next = history.messages.first(where: { $0.code == 3 && $0.from == node && $0.sent >= mark.time }) {
+            let since = next.detail.everything ? "everything" : "changes since token \(next.detail.token ?? 0)"
+            out.append("\(d)'s next fetch, #\(next.seq) at \(time(next.sent)), asked for \(since).")
+          }
+        }
+      }
+    }
+    out.append(settings.token == .beforeApply
+      ? "token=before-apply: the device saves the change token when the reply arrives, before applying the records; when applying is cut off, the next fetch starts after them and never returns them again."
+      : "token=after-apply: the token is saved only once the records are applied, so an interrupted fetch is repeated.")
+    return out
+  }
+}
+
+extension Names {
+  func fieldKind(_ key: RecordKey, _ f: Int) -> FieldKind? {
+    guard let t = types[key], Int(t) < schema.types.count, f < schema.types[Int(t)].fields.count else { return nil }
+    return schema.types[Int(t)].fields[f].kind
+  }
+}

@@ -1,0 +1,175 @@
+import Replica
+import Simulator
+
+/// The causal chain behind every anomaly of a run, in plain text: which intents, which messages
+/// in which order, and why the winner won (arrival order, device clocks and skews, HLC values,
+/// a tombstone purged after the retention window…).
+///
+///     let result = ScenarioRunner.run(try Scenario.load("fat-note-lww"), trace: .full)
+///     print(Explanation.render(result))
+///
+/// The oracle judged the run without looking at any policy metadata; an explanation may read it
+/// (stamps, change tags, tokens), because it describes the mechanism that produced the outcome.
+///
+/// - Important: The messages come from the full trace: run with `trace: .full` (or use
+///   ``render(_:seed:policy:)``). A hash-only result is explained from intents and facts only.
+public enum Explanation {
+  /// The explanation of a finished run.
+  public static func render(_ result: ScenarioRunner.Result) -> String {
+    Explainer(result).text()
+  }
+
+  /// Runs `file` (optionally with another seed or policy) keeping the full trace, and explains it.
+  public static func render(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil) -> String {
+    render(ScenarioRunner.run(file, seed: seed, policy: policy, trace: .full))
+  }
+}
+
+/// Builds the text of ``Explanation``.
+struct Explainer {
+  let history: RunHistory
+  let report: RunReport
+  let oracle: Oracle
+  let settings: PolicySettings
+  var names: Names { history.names }
+  var words: MessageWords { MessageWords(history: history) }
+
+  init(_ result: ScenarioRunner.Result) {
+    history = RunHistory(result)
+    report = result.report
+    oracle = Oracle(world: result.world, recordNames: result.recordNames)
+    settings = result.world.config.policy.settings
+  }
+
+  func text() -> String {
+    var out = "\(report.scenario) — policy \(report.policy), seed \(report.seed)\n"
+    out += "found \(report.verdict) · \(report.converged ? "converged" : "not converged") · trace \(report.traceHash)\n"
+    out += "policy settings: " + settings.pairs.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "\n"
+    out += "device clocks: \(clocks)\n"
+    if !history.hasTrace { out += "(no trace kept: messages are not shown; run with the full trace)\n" }
+    if report.anomalies.isEmpty {
+      out += "\nNo anomalies: nothing to explain.\n"
+    }
+    for (k, a) in report.anomalies.enumerated() {
+      out += "\n" + section(k + 1, a)
+    }
+    out += "\nreproduce: \(report.reproduction.replacingFirst("sim-cli run", with: "sim-cli explain"))\n"
+    return out
+  }
+
+  /// `iPad +10m, phone +2s +40ppm` or `all exact`.
+  var clocks: String {
+    let parts = history.world.config.clocks.enumerated().compactMap { i, c -> String? in
+      guard c.skew != .zero || c.driftPPM != 0 else { return nil }
+      return names.node(i) + " " + skewText(c)
+    }
+    return parts.isEmpty ? "all exact" : parts.joined(separator: ", ")
+  }
+
+  func skewText(_ c: DeviceClock) -> String {
+    var p = "\(c.skew.nanoseconds >= 0 ? "+" : "")\(c.skew)"
+    if c.driftPPM != 0 { p += " \(c.driftPPM > 0 ? "+" : "")\(c.driftPPM)ppm" }
+    return p
+  }
+
+  // MARK: One anomaly
+
+  func section(_ number: Int, _ a: Anomaly) -> String {
+    let place = [a.record, a.field].compactMap { $0 }.joined(separator: ".")
+    var out = "\(number). \(a.kind.rawValue)\(a.kind.isViolation ? "" : " (informational)")\(place.isEmpty ? "" : " · " + place)\n"
+    out += indent(a.explanation, 3)
+    let involved = a.intents.compactMap { history.intent($0) }
+    if !involved.isEmpty {
+      out += "\n   Intents\n"
+      for i in involved { out += "     " + intentLine(i) + "\n" }
+      if let (x, y) = a.pair(in: history) { out += indent(causality(x, y), 5) }
+    }
+    if let key = a.record.flatMap(names.key) {
+      let lines = story(of: key, anomaly: a)
+      if !lines.isEmpty {
+        out += "\n   What happened to \(names.record(key)), in order\n"
+        let width = lines.map(\.time.count).max() ?? 0
+        for l in lines { out += "     " + l.time.padding(to: width) + "  " + l.text + "\n" }
+      }
+    }
+    let reasons = why(a)
+    if !reasons.isEmpty {
+      out += "\n   Why\n"
+      for r in reasons { out += indent("• " + r, 5, hanging: 2) }
+    }
+    return out
+  }
+
+  /// `i2  iPad   at 3.000s (its clock 3.000s, offline)  append " (margin…" to n1.body`
+  func intentLine(_ i: Intent) -> String {
+    var notes = ["its clock read \(clockTime(i.deviceTime))"]
+    if isOffline(Int(i.device), at: i.trueTime) { notes.append("offline") }
+    if let why = i.ignored { notes.append("ignored: \(why)") }
+    return "i\(i.id) by \(names.node(Int(i.device))) at \(time(i.trueTime)) (\(notes.joined(separator: ", "))): \(what(i))"
+  }
+
+  /// The intent in words, without who and when: `append " (margin: see John 1)" to n1.body`.
+  func what(_ i: Intent) -> String {
+    let full = oracle.describe(i)
+    guard let open = full.firstIndex(of: "("), let at = full.ranges(of: " at ").last else { return full }
+    return String(full[full.index(after: open)..<at.lowerBound])
+  }
+
+  /// Which of two intents had seen the other, from their vector clocks.
+  func causality(_ a: Intent, _ b: Intent) -> String {
+    let (first, second) = a.trueTime <= b.trueTime ? (a, b) : (b, a)
+    if first.happenedBefore(second) {
+      return "i\(first.id) happened before i\(second.id): when \(names.node(Int(second.device))) made i\(second.id) it had seen \(seen(second, of: first.device)), so i\(first.id) too."
+    }
+    if second.happenedBefore(first) {
+      return "i\(second.id) happened before i\(first.id)."
+    }
+    return "i\(a.id) and i\(b.id) were concurrent: when \(names.node(Int(second.device))) made i\(second.id) it had seen \(seen(second, of: first.device)), so not i\(first.id); "
+      + "when \(names.node(Int(first.device))) made i\(first.id) it had seen \(seen(first, of: second.device))."
+  }
+
+  /// `iPad's intents up to i1` or `none of phone's intents`.
+  func seen(_ i: Intent, of device: Int32) -> String {
+    let who = names.node(Int(device))
+    guard Int(device) < i.context.count, i.context[Int(device)] > 0 else { return "none of \(who)'s intents" }
+    let n = i.context[Int(device)]
+    if let last = history.intents.first(where: { $0.device == device && $0.sequence == n }) {
+      return "\(who)'s intents up to i\(last.id)"
+    }
+    return "\(n) of \(who)'s intents"
+  }
+
+  /// A moment for people: `10.100s` (to the millisecond) below an hour, else `40d 1m 0.1s`.
+  func time(_ t: VirtualTime) -> String {
+    let ns = t.nanoseconds
+    guard ns >= 0, ns < 3_600_000_000_000 else { return TimeText.moment(ns) }
+    let ms = String(ns / 1_000_000 % 1_000)
+    return "\(ns / 1_000_000_000).\(String(repeating: "0", count: 3 - ms.count) + ms)s"
+  }
+
+  func isOffline(_ node: Int, at t: VirtualTime) -> Bool {
+    history.windows.contains { $0.node == node && ($0.kind == .offline || $0.kind == .down) && $0.start <= t && t < $0.end }
+  }
+
+  /// Wraps `text` at 100 columns, indented.
+  func indent(_ text: String, _ n: Int, hanging: Int = 0) -> String {
+    let lines = SVGText.wrap(text, columns: 100 - n)
+    return lines.enumerated().map { k, l in String(repeating: " ", count: n + (k > 0 ? hanging : 0)) + l + "\n" }.joined()
+  }
+}
+
+extension String {
+  func padding(to width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+
+  func replacingFirst(_ target: String, with replacement: String) -> String {
+    guard let r = firstRange(of: target) else { return self }
+    var copy = self
+    copy.replaceSubrange(r, with: replacement)
+    return copy
+  }
+}
+
+extension Explainer {
+  /// A device clock reading, which may be negative: `601.000s`, `-2.000s`.
+  func clockTime(_ t: VirtualTime) -> String { t.nanoseconds < 0 ? "-" + time(VirtualTime(nanoseconds: -t.nanoseconds)) : time(t) }
+}

@@ -1,0 +1,255 @@
+import Replica
+import Simulator
+
+/// A run as a picture: one swimlane per device and one for the server; offline windows, outages
+/// and background windows shaded; intents as labelled marks; every message an arrow from its
+/// send to its delivery (a dropped one ends in a cross, a duplicate copy is marked); kills
+/// marked; each anomaly's losing intent and the write that beat it in red, linked, with the
+/// oracle's explanation as a tooltip and in the legend. Long idle stretches are drawn as breaks.
+///
+///     let result = ScenarioRunner.run(try Scenario.load("fat-note-lww"), trace: .full)
+///     try AtomicFile.write(TimelineSVG.render(result), to: "fat-note-lww.svg")
+///
+/// The SVG is self-contained (no scripts, no external fonts or images) and byte-for-byte the
+/// same for the same run on any machine.
+///
+/// - Important: Arrows, windows and server decisions come from the full trace: run with
+///   `trace: .full` (or use ``render(_:seed:policy:)``). A hash-only result still shows the
+///   lanes, intents and anomalies.
+/// - Complexity: O(*n* log *n*) in the number of trace records.
+public enum TimelineSVG {
+  /// The picture of a finished run.
+  public static func render(_ result: ScenarioRunner.Result) -> String {
+    var drawing = TimelineDrawing(result)
+    return drawing.draw()
+  }
+
+  /// Runs `file` (optionally with another seed or policy) keeping the full trace, and draws it.
+  public static func render(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil) -> String {
+    render(ScenarioRunner.run(file, seed: seed, policy: policy, trace: .full))
+  }
+}
+
+/// The layout and drawing of one picture. All coordinates in tenths of a pixel.
+struct TimelineDrawing {
+  struct Lane {
+    var node: Int
+    var name: String
+    /// Which side of the lifeline intent labels go: -1 above, +1 below (away from the server).
+    var side: Int
+    var top = 0
+    var line = 0
+    var bottom = 0
+    var farRows = 1
+    var nearRows = 1
+  }
+
+  /// A label placed in a row beside a lane's lifeline.
+  struct Placed {
+    var x: Int
+    var row: Int
+    var text: String
+    var width: Int
+  }
+
+  static let left = 1_200
+  static let rowHeight = 150
+  static let nearRowHeight = 130
+  static let monoSize = 11
+
+  let history: RunHistory
+  let report: RunReport
+  let oracle: Oracle
+  var lanes: [Lane] = []
+  var laneOf: [Int] = []
+  var axis: TimeAxis
+  var width = 0
+  var lanesTop = 0
+  var lanesBottom = 0
+  var intentLabels: [IntentID: Placed] = [:]
+  var nearLabels: [Int: [(Placed, NearItem)]] = [:]
+  var anomalyOf: [IntentID: [Int]] = [:]
+  /// Where each server decision was drawn, by `"seq:key"`.
+  var storeAt: [String: (Int, Int)] = [:]
+  var out = ""
+
+  /// Something written on the near side of a lane: a window, a kill, a clock jump, a fact.
+  struct NearItem {
+    var cssClass: String
+    var tooltip: String
+  }
+
+  init(_ result: ScenarioRunner.Result) {
+    history = RunHistory(result)
+    report = result.report
+    oracle = Oracle(world: result.world, recordNames: result.recordNames)
+    axis = TimeAxis(times: Self.moments(history), start: Self.left, target: 6_000)
+    for (k, a) in report.anomalies.enumerated() {
+      for id in a.intents {
+        guard let i = history.intent(id) else { continue }
+        anomalyOf[i.id, default: []].append(k + 1)
+      }
+    }
+    layoutLanes()
+  }
+
+  /// Every moment something is drawn at.
+  static func moments(_ h: RunHistory) -> [VirtualTime] {
+    var times: [VirtualTime] = [.zero]
+    times += h.intents.map(\.trueTime)
+    for m in h.messages {
+      times.append(m.sent)
+      times += m.ends.map(\.time)
+    }
+    for w in h.windows {
+      times.append(w.start)
+      if w.end < .distantFuture { times.append(w.end) }
+    }
+    times += h.marks.map(\.time)
+    if let s = h.settleEnd { times.append(s) }
+    return times
+  }
+
+  // MARK: Layout
+
+  mutating func layoutLanes() {
+    let n = history.deviceCount
+    let above = (n + 1) / 2
+    var order: [(Int, Int)] = (0..<above).map { ($0, -1) }
+    order.append((history.serverNode, 0))
+    order += (above..<n).map { ($0, 1) }
+    laneOf = Array(repeating: 0, count: n + 1)
+    for (i, (node, side)) in order.enumerated() {
+      laneOf[node] = i
+      lanes.append(Lane(node: node, name: history.names.node(node), side: side))
+    }
+    placeIntentLabels()
+    placeNearLabels()
+    lanesTop = 820
+    var y = lanesTop
+    for i in lanes.indices {
+      let far = lanes[i].node == history.serverNode ? 150 : lanes[i].farRows * Self.rowHeight + 110
+      let near = lanes[i].nearRows * Self.nearRowHeight + 120
+      lanes[i].top = y
+      lanes[i].line = y + (lanes[i].side > 0 ? near : far)
+      lanes[i].bottom = lanes[i].line + (lanes[i].side > 0 ? far : near)
+      y = lanes[i].bottom
+    }
+    lanesBottom = y
+    var right = axis.end + 300
+    for p in intentLabels.values { right = max(right, p.x + p.width + 200) }
+    for items in nearLabels.values { for (p, _) in items { right = max(right, p.x + p.width + 200) } }
+    width = max(right, 8_000)
+  }
+
+  /// Packs labels into rows: each goes in the lowest row where it does not touch the previous one.
+  static func pack(_ items: [(x: Int, text: String)], size: Int) -> [Placed] {
+    var rowEnds: [Int] = []
+    var placed: [Placed] = []
+    for item in items {
+      let w = SVGText.width(item.text, size: size)
+      var row = 0
+      while row < rowEnds.count, rowEnds[row] + 80 > item.x { row += 1 }
+      if row == rowEnds.count { rowEnds.append(0) }
+      rowEnds[row] = item.x + w
+      placed.append(Placed(x: item.x, row: row, text: item.text, width: w))
+    }
+    return placed
+  }
+
+  mutating func placeIntentLabels() {
+    for d in 0..<history.deviceCount {
+      let mine = history.intents.filter { Int($0.device) == d }.sorted { ($0.trueTime, $0.id) < ($1.trueTime, $1.id) }
+      let placed = Self.pack(mine.map { (axis.x($0.trueTime) + 60, shortLabel($0)) }, size: Self.monoSize)
+      for (i, p) in zip(mine, placed) { intentLabels[i.id] = p }
+      lanes[laneOf[d]].farRows = max(1, (placed.map(\.row).max() ?? 0) + 1)
+    }
+  }
+
+  mutating func placeNearLabels() {
+    var items: [Int: [(x: Int, text: String, item: NearItem)]] = [:]
+    for w in history.windows where w.node >= 0 {
+      let tip = "\(history.names.node(w.node)): \(w.label) from \(TimeText.moment(w.start.nanoseconds)) to \(TimeText.moment(w.end.nanoseconds))"
+      items[w.node, default: []].append((axis.x(w.start) + 40, w.label, NearItem(cssClass: "w", tooltip: tip)))
+    }
+    for m in history.marks {
+      let (text, tip) = markText(m)
+      items[m.node, default: []].append((axis.x(m.time) + 50, text, NearItem(cssClass: "k", tooltip: tip)))
+    }
+    for (node, list) in items {
+      let sorted = list.sorted { ($0.x, $0.text) < ($1.x, $1.text) }
+      let placed = Self.pack(sorted.map { ($0.x, $0.text) }, size: 10)
+      nearLabels[node] = Array(zip(placed, sorted.map(\.item)))
+      lanes[laneOf[node]].nearRows = max(1, (placed.map(\.row).max() ?? 0) + 1)
+    }
+  }
+
+  func markText(_ m: RunHistory.Mark) -> (String, String) {
+    let at = TimeText.moment(m.time.nanoseconds)
+    let who = history.names.node(m.node)
+    switch m.kind {
+    case .kill:
+      return ("killed", "\(who): app killed at \(at) (memory lost, local store kept)")
+    case .clockJump(let by):
+      return ("clock \(by.nanoseconds >= 0 ? "+" : "")\(by)", "\(who): clock jumped by \(by) at \(at)")
+    case .purged(let key, let deletedAt):
+      let r = history.names.record(key)
+      return ("\(r) tombstone purged", "server: the deletion of \(r) (at \(TimeText.moment(deletedAt.nanoseconds))) was forgotten after the retention window, when the next request arrived at \(at); older change tokens now expire")
+    case .fact(let fact):
+      switch fact {
+      case .outboxLost(let keys):
+        return ("outbox lost (\(keys.count))", "\(who): pending uploads of \(keys.map(history.names.record).joined(separator: ", ")) lost with the in-memory outbox at \(at)")
+      case .batchAbandoned(let keys, let cause):
+        return ("batch abandoned (\(keys.count))", "\(who): a batch of \(keys.map(history.names.record).joined(separator: ", ")) was cleared when sent and then cut off at \(at) (\(cause))")
+      case .rejected(let key, let type):
+        return ("\(history.names.record(key)) rejected", "\(who): the server rejected \(history.names.record(key)) (type \(type)) at \(at)")
+      case .reappeared(let key):
+        return ("\(history.names.record(key)) reappeared", "\(who): \(history.names.record(key)), seen deleted, became visible again at \(at)")
+      case .fetchDropped(let count, let cause):
+        return ("fetched \(count) dropped", "\(who): \(count) fetched record\(count == 1 ? "" : "s") dropped before they were applied at \(at) (\(cause))")
+      }
+    }
+  }
+
+  /// `i2 n1.body += " (margin…"`: short enough to sit beside its mark.
+  func shortLabel(_ i: Intent) -> String {
+    let names = history.names
+    let r = names.record(i.record)
+    var text: String
+    switch i.kind {
+    case .create(_, let values):
+      text = "create \(r)" + (values.isEmpty ? "" : " " + values.map { "\(names.field(i.record, Int($0.field)))=\(short($0.value))" }.joined(separator: " "))
+    case .set(let values):
+      text = values.map { "\(r).\(names.field(i.record, Int($0.field))) = \(short($0.value))" }.joined(separator: ", ")
+    case .append(let f, let s):
+      text = "\(r).\(names.field(i.record, Int(f))) += \(Self.quote(s, 18))"
+    case .replace(let f, let old, let new, _):
+      text = "\(r).\(names.field(i.record, Int(f))) \(Self.quote(old, 10))→\(Self.quote(new, 10))"
+    case .delete:
+      text = "delete \(r)"
+    }
+    if text.count > 44 { text = String(text.prefix(43)) + "…" }
+    return "i\(i.id) " + text + (i.ignored == nil ? "" : " (ignored)")
+  }
+
+  func short(_ v: Value) -> String {
+    switch v {
+    case .string(let s): Self.quote(s, 14)
+    case .text(let t): Self.quote(t.string, 14)
+    default: oracle.render(v)
+    }
+  }
+
+  static func quote(_ s: String, _ limit: Int) -> String {
+    let flat = s.replacingNewlines()
+    return "\"" + (flat.count > limit ? String(flat.prefix(limit - 1)) + "…" : flat) + "\""
+  }
+}
+
+extension String {
+  func replacingNewlines() -> String {
+    var out = ""
+    for ch in self { out += ch == "\n" ? "⏎" : String(ch) }
+    return out
+  }
+}
