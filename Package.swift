@@ -7,6 +7,8 @@ let package = Package(
     .library(name: "Simulator", targets: ["Simulator"]),
     .library(name: "Replica", targets: ["Replica"]),
     .library(name: "Scenarios", targets: ["Scenarios"]),
+    // Test helpers for XCTest and Swift Testing; only test targets link it, never the CLI.
+    .library(name: "SimTesting", targets: ["SimTesting"]),
     .executable(name: "sim-cli", targets: ["sim-cli"]),
   ],
   targets: [
@@ -16,10 +18,12 @@ let package = Package(
     // The command-line tool's logic, as a library so that tests can drive it in-process.
     .target(name: "SimCLI", dependencies: ["Simulator", "Replica", "Scenarios"]),
     .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
+    .target(name: "SimTesting", dependencies: ["Scenarios", "Replica", "Simulator"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
     .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),
     // Golden files are read by path (#filePath), not bundled: excluded so SwiftPM does not ask.
     .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator"], exclude: ["Golden"]),
+    .testTarget(name: "SimTestingTests", dependencies: ["SimTesting"]),
     // Depends on the executable too, so that `swift test` builds the binary the tests spawn.
     .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "sim-cli"]),
   ],

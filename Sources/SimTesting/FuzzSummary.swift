@@ -1,0 +1,90 @@
+/// What fuzzing a policy inside a test found: how many seeds ran, the failing ones, and for the
+/// first failure its shrunk scenario.
+///
+///     let summary = fuzz(policy: try PolicySpec.parse("append-only").get(), seeds: 1...30)
+///     summary.passed          // true
+///     summary.seedsRun        // 30
+public struct FuzzSummary: Sendable {
+  /// The spec the workloads were generated with (and, without a custom policy, run under).
+  public var policy: PolicySpec
+  /// The policy that was fuzzed instead of `policy`'s preset, if any.
+  public var customPolicy: (any SyncPolicy)?
+  /// What shaped the random workloads.
+  public var shape: WorkloadShape
+  /// The seeds asked for.
+  public var seeds: ClosedRange<UInt64>
+  /// How many seeds ran (fewer than asked when the run stopped at the first failure).
+  public var seedsRun: Int
+  /// The failing seeds in seed order; the first one carries its shrunk scenario in `shrunk`.
+  public var failures: [FuzzOutcome]
+  /// Whether the run stopped at the first failure instead of running every seed.
+  public var stoppedAtFirstFailure: Bool
+
+  /// No seed failed.
+  public var passed: Bool { failures.isEmpty }
+  /// The failing seeds, in order.
+  public var failingSeeds: [UInt64] { failures.map(\.record.seed) }
+  /// The first failure's minimal scenario; its `text` replays the failure.
+  public var shrunk: Shrinker.Result? { failures.first?.shrunk }
+  /// The policy as reports name it: the custom policy's name, or the spec.
+  public var policyName: String { customPolicy?.name ?? policy.description }
+  /// The axes the fuzzed policy ran with.
+  public var settings: PolicySettings { customPolicy?.settings ?? policy.settings }
+}
+
+/// Fuzzes `policy` (or `customPolicy`, with `policy` naming the preset written into the
+/// generated scenarios) over `seeds`, each seed a random workload under its own fault profile,
+/// and shrinks the first failure to a minimal scenario. The same arguments give the same summary
+/// with any number of `jobs`.
+///
+///     let summary = fuzz(policy: spec, seeds: 1...20)
+///     if let shrunk = summary.shrunk { print(shrunk.text) }
+///
+/// - Parameters:
+///   - stopAtFirstFailure: stop after the first failing seed (in seed order), to keep tests fast.
+///   - shrinkRuns: the most runs the shrinker may spend on the first failure.
+/// - Complexity: one simulated run per seed, plus up to `shrinkRuns` runs for the first failure.
+public func fuzz(
+  policy: PolicySpec, customPolicy: (any SyncPolicy)? = nil, seeds: ClosedRange<UInt64>,
+  shape: WorkloadShape = WorkloadShape(), jobs: Int = 1, stopAtFirstFailure: Bool = true, shrinkRuns: Int = 3_000
+) -> FuzzSummary {
+  let campaign = FuzzCampaign(
+    shape: shape, policy: policy, customPolicy: customPolicy,
+    seeds: SeedPlan(lower: seeds.lowerBound, upper: seeds.upperBound), jobs: jobs, shrink: false)
+  let collected = _Collected()
+  campaign.run { outcome in
+    collected.seedsRun += 1
+    guard outcome.record.failed else { return true }
+    collected.failures.append(outcome)
+    return !stopAtFirstFailure
+  }
+  var failures = collected.failures
+  if let first = failures.first {
+    // Only the first failure is shrunk: it is the one the message shows.
+    let file = WorkloadGenerator.generate(seed: first.record.seed, shape: shape, policy: policy).file
+    failures[0].shrunk = Shrinker.shrink(file, seed: first.record.seed, policy: policy, customPolicy: customPolicy, maxRuns: shrinkRuns)
+  }
+  return FuzzSummary(
+    policy: policy, customPolicy: customPolicy, shape: shape, seeds: seeds, seedsRun: collected.seedsRun,
+    failures: failures, stoppedAtFirstFailure: stopAtFirstFailure && !failures.isEmpty)
+}
+
+/// Like ``fuzz(policy:customPolicy:seeds:shape:jobs:stopAtFirstFailure:shrinkRuns:)``, with the
+/// policy as text: a preset and overrides, e.g. `"field-lww-hlc delete=hard"`.
+///
+/// - Throws: the spec's parse error, which names the bad word and the valid ones.
+public func fuzz(
+  policy: String, customPolicy: (any SyncPolicy)? = nil, seeds: ClosedRange<UInt64>,
+  shape: WorkloadShape = WorkloadShape(), jobs: Int = 1, stopAtFirstFailure: Bool = true, shrinkRuns: Int = 3_000
+) throws(PolicySpec.ParseError) -> FuzzSummary {
+  let spec = try PolicySpec.parse(policy).get()
+  return fuzz(
+    policy: spec, customPolicy: customPolicy, seeds: seeds, shape: shape, jobs: jobs,
+    stopAtFirstFailure: stopAtFirstFailure, shrinkRuns: shrinkRuns)
+}
+
+/// Outcomes handed over by the campaign, which emits one at a time in seed order.
+final class _Collected: @unchecked Sendable {
+  var seedsRun = 0
+  var failures: [FuzzOutcome] = []
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+extension SimTestFailure {
+  /// The message a test failure shows, the same in Swift Testing and XCTest: a headline, what
+  /// was expected and found, each anomaly explained, the exact reproduction, and what to do.
+  public var message: String {
+    switch self {
+    case .violations(let report, let custom): Self._violations(report, custom: custom)
+    case .fuzzFailed(let summary): Self._fuzz(summary)
+    case .scenarioNotLoaded(let name, let error): Self._notLoaded(name, error)
+    case .invalidPolicy(let spec, let error): Self._invalidPolicy(spec, error)
+    }
+  }
+
+  /// `1 lost-edit, 2 resurrection`, in report order.
+  static func _kindCounts(_ anomalies: [Anomaly]) -> String {
+    var parts: [String] = []
+    for kind in AnomalyKind.allCases {
+      let n = anomalies.filter { $0.kind == kind }.count
+      if n > 0 { parts.append("\(n) \(kind.rawValue)") }
+    }
+    return parts.joined(separator: ", ")
+  }
+
+  static func _kinds(_ anomalies: [Anomaly]) -> [AnomalyKind] {
+    AnomalyKind.allCases.filter { k in anomalies.contains { $0.kind == k } }
+  }
+
+  /// The anomalies grouped by kind, each with its place, explanation and the intents involved;
+  /// at most `perKind` of each kind, so that every kind is shown.
+  static func _anomalies(_ anomalies: [Anomaly], perKind: Int = .max) -> String {
+    var out = ""
+    for kind in _kinds(anomalies) {
+      let group = anomalies.filter { $0.kind == kind }
+      out += "\(kind.rawValue) (\(group.count))\n"
+      for a in group.prefix(perKind) {
+        let place = [a.record, a.field].compactMap { $0 }.joined(separator: ".")
+        out += "  • \(place.isEmpty ? "" : place + ": ")\(a.explanation)\n"
+        var facts: [String] = []
+        if !a.intents.isEmpty { facts.append("intents \(a.intents.joined(separator: ", "))") }
+        if !a.devices.isEmpty { facts.append("devices \(a.devices.joined(separator: ", "))") }
+        if let at = a.at { facts.append("at \(at)") }
+        if !facts.isEmpty { out += "    \(facts.joined(separator: " · "))\n" }
+      }
+      if group.count > perKind { out += "  … and \(group.count - perKind) more \(kind.rawValue)\n" }
+    }
+    return out
+  }
+
+  /// Command lines with their comments aligned.
+  static func _commands(_ lines: [(command: String, comment: String)]) -> String {
+    let width = lines.map(\.command.count).max() ?? 0
+    return lines.map { "  " + $0.command + String(repeating: " ", count: width - $0.command.count) + "   # " + $0.comment + "\n" }.joined()
+  }
+
+  static func _typeName(_ policy: any SyncPolicy) -> String { String(describing: type(of: policy)) }
+
+  // MARK: A run
+
+  static func _violations(_ report: RunReport, custom: (any SyncPolicy)?) -> String {
+    let violations = report.violations
+    let informational = report.anomalies.filter { !$0.kind.isViolation }
+    let spec = custom == nil ? try? PolicySpec.parse(report.policy).get() : nil
+    var out = "\(report.scenario) under \(report.policy) (seed \(report.seed)) lost data: \(_kindCounts(violations))\n\n"
+    out += "  − expected: no violations\n"
+    out += "  + actual:   \(report.verdict)\(report.converged ? "" : ", not converged")\n\n"
+    out += _anomalies(violations)
+    if !informational.isEmpty {
+      out += "\ninformational, not failures: \(_kindCounts(informational))\n"
+    }
+    out += "\nreproduce:\n"
+    if let custom {
+      out += "  \(report.policy) is your own policy, which sim-cli cannot load; replay the run in Swift:\n"
+      out += "  expectNoViolations(scenario: \(_swiftString(report.source)), seed: \(report.seed), customPolicy: \(_typeName(custom))())\n"
+    } else if spec == nil {
+      out += "  \(report.policy) is not a preset spec, so sim-cli cannot load it; replay the run in Swift with your policy:\n"
+      out += "  expectNoViolations(scenario: \(_swiftString(report.source)), seed: \(report.seed), customPolicy: …)\n"
+    } else {
+      out += "  \(report.reproduction)\n"
+    }
+    out += "\n" + ViolationAdvice.render(_kinds(violations), settings: custom?.settings ?? spec?.settings, isCustom: custom != nil)
+    return out
+  }
+
+  // MARK: A fuzz campaign
+
+  static func _fuzz(_ s: FuzzSummary) -> String {
+    guard let first = s.failures.first else { return "fuzzing \(s.policyName) passed" }
+    let seed = first.record.seed
+    let workload = s.shape.base.map { "workload \($0.name)" } ?? "the default workload"
+    var out = "fuzzing \(s.policyName) on \(workload): seed \(seed) lost data: \(_kindCounts(first.violations))\n\n"
+    out += "  − expected: no violations on seeds \(s.seeds.lowerBound)...\(s.seeds.upperBound)\n"
+    if s.stoppedAtFirstFailure {
+      let before = s.seedsRun - 1
+      let passed = before == 0 ? "it was the first seed" : "\(before) seed\(before == 1 ? "" : "s") passed before it"
+      out += "  + actual:   seed \(seed) failed (\(passed); stopped at the first failure)\n\n"
+    } else {
+      let seeds = s.failingSeeds.prefix(10).map(String.init).joined(separator: ", ") + (s.failures.count > 10 ? ", …" : "")
+      out += "  + actual:   \(s.failures.count) of \(s.seedsRun) seeds failed: \(seeds) (the first is shown)\n\n"
+    }
+    out += "profile of seed \(seed): \(first.profile)\n\n"
+    out += _anomalies(first.violations, perKind: 3)
+
+    let minimal: String?
+    if let shrunk = first.shrunk {
+      minimal = shrunk.file.source
+      out += "\nminimal scenario (\(shrunk.file.timeline.count) timeline line\(shrunk.file.timeline.count == 1 ? "" : "s"), keeps \(shrunk.kind.rawValue)); save it as \(shrunk.file.source), without the 4-space indent:\n\n"
+      for line in shrunk.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+        out += line.isEmpty ? "\n" : "    \(line)\n"
+      }
+    } else {
+      minimal = nil
+      out += "\n(seed \(seed) could not be shrunk: its written scenario did not fail the same way within the shrink budget; replay the seed instead)\n"
+    }
+
+    out += "\nreproduce:\n"
+    let defaultShape = WorkloadShape()
+    let cliShape = s.shape.intents == defaultShape.intents && (s.shape.base != nil || s.shape.deviceCounts == defaultShape.deviceCounts)
+    var commands: [(command: String, comment: String)] = []
+    if let custom = s.customPolicy {
+      let type = _typeName(custom)
+      out += "  \(custom.name) is your own policy, which sim-cli cannot load; replay it in Swift (XCTest: XCTAssertNoViolations, XCTAssertFuzzPasses):\n"
+      if let minimal {
+        commands.append(("expectNoViolations(scenario: \(_swiftString(minimal)), customPolicy: \(type)())", "the minimal scenario, once saved"))
+      }
+      commands.append((
+        "expectFuzzPasses(policy: \(_swiftString(s.policy.description)), customPolicy: \(type)(), seeds: \(seed)...\(seed))",
+        "the original seed" + (cliShape ? "" : ", with this test's shape")))
+    } else {
+      if let minimal { commands.append(("sim-cli run \(_shellQuote(minimal))", "the minimal scenario, once saved")) }
+      if cliShape {
+        let scenario = s.shape.base.map { " --scenario \(_shellQuote($0.source))" } ?? ""
+        commands.append(("sim-cli fuzz --seeds \(seed)..\(seed) --policy \(_shellQuote(s.policy.description))\(scenario)", "the original seed"))
+      }
+    }
+    out += _commands(commands)
+    if s.customPolicy == nil && !cliShape {
+      let devices = s.shape.base == nil ? " on \(s.shape.deviceCounts.lowerBound)–\(s.shape.deviceCounts.upperBound) devices" : ""
+      out += "  (sim-cli fuzz draws \(defaultShape.intents) intents per seed on \(defaultShape.deviceCounts.lowerBound)–\(defaultShape.deviceCounts.upperBound) devices, this test's shape \(s.shape.intents) intents\(devices); replay the original seed in this test with seeds: \(seed)...\(seed))\n"
+    }
+    out += "\n" + ViolationAdvice.render(_kinds(first.violations), settings: s.settings, isCustom: s.customPolicy != nil)
+    return out
+  }
+
+  // MARK: Setup errors
+
+  static func _notLoaded(_ name: String, _ error: Scenario.LoadError) -> String {
+    switch error {
+    case .invalid:
+      return "scenario \(_swiftString(name)) does not parse:\n\n\(error.description)\n\nfix the lines above; `sim-cli check \(_shellQuote(name))` reports the same diagnostics.\n"
+    case .notFound, .unreadable:
+      return "could not load scenario \(_swiftString(name)): \(error.description)\n\npass the name of a file in scenarios/ (`sim-cli list` shows them) or a path ending in .scenario.\n"
+    }
+  }
+
+  static func _invalidPolicy(_ spec: String, _ error: PolicySpec.ParseError) -> String {
+    var out = "invalid policy \(_swiftString(spec)): \(error.message)\n\n"
+    out += "  \(spec)\n  \(String(repeating: " ", count: max(0, error.offset)))^\n\n"
+    out += "a policy is a preset and key=value overrides, e.g. \"field-lww-hlc delete=tombstone\"; `sim-cli policies` lists them.\n"
+    return out
+  }
+}
+
+/// `"text"` as a Swift string literal.
+func _swiftString(_ s: String) -> String {
+  "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+}
+
+/// A shell word: bare when safe, else single-quoted (the same rule as `RunReport.reproduction`).
+func _shellQuote(_ s: String) -> String {
+  let safe = s.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic && $0.isASCII) || "0123456789-_./=".unicodeScalars.contains($0) }
+  return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
