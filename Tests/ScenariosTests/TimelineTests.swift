@@ -66,8 +66,8 @@ final class SVGCollector: NSObject, XMLParserDelegate {
   }
 
   @Test func everyMessageIsDrawnFromItsSendToEachOfItsEnds() throws {
-    // Seed 4 duplicates two messages; the server outage drops some at the door.
-    let result = ScenarioRunner.run(try Scenario.load("three-device-fanout"), seed: 4, trace: .full)
+    // Seed 24 duplicates two messages; the server outage drops some at the door.
+    let result = ScenarioRunner.run(try Scenario.load("three-device-fanout"), seed: 24, trace: .full)
     let history = RunHistory(result)
     let records = result.world.trace.records
     #expect(history.messages.count == records.filter { $0.kind == WorldTrace.send }.count)
@@ -76,6 +76,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     let refused = history.messages.flatMap(\.ends).filter { !$0.delivered && !$0.droppedAtSend }.count
     #expect(refused == records.filter { $0.kind == WorldTrace.drop }.count)
     #expect(history.messages.flatMap(\.ends).filter(\.duplicate).count == 2)
+    #expect(result.world.network.stats.duplicated == 2)
     #expect(history.messages.allSatisfy { m in !m.ends.isEmpty && m.ends.allSatisfy { $0.time >= m.sent } })
   }
 
