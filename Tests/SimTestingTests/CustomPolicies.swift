@@ -8,6 +8,7 @@ struct PreferLongerTitle: SyncPolicy {
   var base = StandardPolicy(preset: "field-lww-hlc")!
   var name: String { "prefer-longer-title" }
   var settings: PolicySettings { base.settings }
+  var tracksVersions: Bool { true }  // `saw` reads the records' version vectors
 
   func serverSave(_ write: RecordWrite, current: RecordState?, context: MergeContext) -> SaveDecision {
     let decision = base.serverSave(write, current: current, context: context)

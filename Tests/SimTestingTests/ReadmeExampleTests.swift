@@ -41,7 +41,7 @@ import Testing
     }
     let markers = [
       "expectNoViolations(", "expectFuzzPasses(", "XCTAssertNoViolations(", "XCTAssertFuzzPasses(", "SyncPolicy",
-      "StandardPolicy(", "base.", "var name", "var settings",
+      "StandardPolicy(", "base.", "var name", "var settings", "var tracksVersions",
     ]
     let swift = try Self.blocks().filter { $0.language == "swift" && !$0.lines.contains("// Package.swift") }
     let shown = swift.flatMap(\.lines).map { $0.trimmingCharacters(in: .whitespaces) }.filter { line in

@@ -21,10 +21,12 @@ extension DeviceState {
     let key = intent.key
     let live = visibleRecord(key)
     if config.causalMetadata { causal.note(stamp) }
-    /// Every write carries what its device had seen (only with `causalMetadata`).
+    /// Every write carries what its device had seen (only with `causalMetadata`: no other policy
+    /// reads versions, and keeping them costs an array per record copy).
     func stampVersions(_ r: inout RecordState) {
+      guard config.causalMetadata else { return }
       r.versions.note(stamp)
-      if config.causalMetadata { r.versions.formUnion(causal) }
+      r.versions.formUnion(causal)
     }
 
     switch intent {

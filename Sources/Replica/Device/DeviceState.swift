@@ -358,11 +358,9 @@ public struct DeviceState: Sendable {
 
   mutating func _receiveKnowledge(_ record: RecordState, log: IntentLog) {
     record.forEachProvenance { id in
-      let intent = log[id]
-      let d = Int(intent.device)
-      if intent.sequence > 0, known[d] < intent.sequence {
-        for i in known.indices where intent.context[i] > known[i] { known[i] = intent.context[i] }
-      }
+      let (device, sequence) = log.origin(id)
+      if sequence > 0, known[Int(device)] < sequence { log.mergeContext(of: id, into: &known) }
     }
   }
+
 }

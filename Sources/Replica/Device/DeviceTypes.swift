@@ -85,7 +85,7 @@ public struct DeviceConfig: Hashable, Sendable {
   public var applyDelay: SimDuration = .milliseconds(20)
   /// Keep a device-wide version vector and stamp it on every write (policy metadata that
   /// `conflict=update-wins` needs to tell a write the deleter had seen, even transitively,
-  /// from one it had not). Off otherwise: it costs a vector per record copy.
+  /// from one it had not): on when the policy's `tracksVersions` says so.
   public var causalMetadata = false
   /// Record each intent's causal context for the oracle (on by default; a run that will not be
   /// judged, such as `bench scale`, turns it off: it costs a vector clock per intent).

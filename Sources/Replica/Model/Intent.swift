@@ -71,6 +71,9 @@ public struct Intent: Hashable, Sendable {
 /// Every intent of a run, indexed by id (`intents[id - 1]`).
 public struct IntentLog: Sendable {
   public private(set) var intents: [Intent] = []
+  /// `(device, sequence)` per intent, kept apart so the hot path reads them without copying
+  /// an intent (its arrays would be retained and released).
+  @usableFromInline var _origins: [(device: Int32, sequence: Int32)] = []
   public init() {}
 
   public var nextID: IntentID { IntentID(intents.count + 1) }
@@ -78,7 +81,17 @@ public struct IntentLog: Sendable {
   public mutating func append(_ intent: Intent) {
     precondition(intent.id == nextID, "intent ids must be dense")
     intents.append(intent)
+    _origins.append((intent.device, intent.sequence))
   }
 
   @inlinable public subscript(id: IntentID) -> Intent { intents[Int(id) - 1] }
+
+  /// The device and per-device sequence number of an intent.
+  @inlinable public func origin(_ id: IntentID) -> (device: Int32, sequence: Int32) { _origins[Int(id) - 1] }
+
+  /// Pointwise maximum of `clock` and the intent's causal context.
+  @inlinable public func mergeContext(of id: IntentID, into clock: inout VectorClock) {
+    let context = intents[Int(id) - 1].context
+    for i in clock.indices where i < context.count && context[i] > clock[i] { clock[i] = context[i] }
+  }
 }

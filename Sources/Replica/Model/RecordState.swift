@@ -49,7 +49,6 @@ public struct RecordState: Hashable, Sendable {
     self.deleteStamp = .origin
     self.changeTag = 0
     self.versions = VersionVector()
-    versions.note(stamp)
   }
 
   @inlinable public var isDeleted: Bool { deletedBy != 0 }

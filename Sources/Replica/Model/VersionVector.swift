@@ -10,33 +10,42 @@ public struct VersionVector: Hashable, Sendable {
     public static func < (a: Entry, b: Entry) -> Bool { (a.wall, a.logical) < (b.wall, b.logical) }
   }
 
-  public private(set) var entries: [Entry] = []
+  /// nil while empty: most policies never fill it, and copying nil costs no reference count.
+  var _storage: [Entry]?
 
   public init() {}
 
+  public var entries: [Entry] { _storage ?? [] }
+
   public subscript(rank: Int32) -> Entry {
-    Int(rank) < entries.count && rank >= 0 ? entries[Int(rank)] : .zero
+    guard let s = _storage, rank >= 0, Int(rank) < s.count else { return .zero }
+    return s[Int(rank)]
   }
 
   /// Records a write stamped `s`.
   public mutating func note(_ s: Stamp) {
     guard s.device >= 0 else { return }
     let i = Int(s.device)
-    if entries.count <= i { entries.append(contentsOf: repeatElement(.zero, count: i + 1 - entries.count)) }
-    let e = Entry(wall: s.hlcWall, logical: s.hlcLogical)
-    if entries[i] < e { entries[i] = e }
+    var e = _storage ?? []
+    if e.count <= i { e.append(contentsOf: repeatElement(.zero, count: i + 1 - e.count)) }
+    let entry = Entry(wall: s.hlcWall, logical: s.hlcLogical)
+    if e[i] < entry { e[i] = entry }
+    _storage = e
   }
 
   /// Pointwise maximum: everything either copy has incorporated.
   public mutating func formUnion(_ other: VersionVector) {
-    if other.entries.count > entries.count {
-      entries.append(contentsOf: repeatElement(.zero, count: other.entries.count - entries.count))
-    }
-    for i in other.entries.indices where entries[i] < other.entries[i] { entries[i] = other.entries[i] }
+    guard let theirs = other._storage else { return }
+    var e = _storage ?? []
+    _storage = nil
+    if theirs.count > e.count { e.append(contentsOf: repeatElement(.zero, count: theirs.count - e.count)) }
+    for i in theirs.indices where e[i] < theirs[i] { e[i] = theirs[i] }
+    _storage = e
   }
 
   /// Whether this copy has a write `other` has not seen.
   public func hasUnseenWrites(comparedTo other: VersionVector) -> Bool {
-    entries.indices.contains { other[Int32($0)] < entries[$0] }
+    guard let mine = _storage else { return false }
+    return mine.indices.contains { other[Int32($0)] < mine[$0] }
   }
 }

@@ -42,6 +42,12 @@ public protocol SyncPolicy: Sendable {
   /// The axes the mechanics obey.
   var settings: PolicySettings { get }
 
+  /// Whether records should carry ``VersionVector``s — per device, the newest write a copy has
+  /// incorporated, directly or through what its device had seen — for decisions that must tell
+  /// a concurrent write from a seen one. Costs a vector per record copy; by default only
+  /// `conflict=update-wins` asks for it.
+  var tracksVersions: Bool { get }
+
   /// Server: an incoming save. `current` is the server's record, live or deleted (a tombstone,
   /// or a hard-delete marker still in the change log), or nil if the server has none.
   func serverSave(_ write: RecordWrite, current: RecordState?, context: MergeContext) -> SaveDecision
@@ -60,6 +66,8 @@ public protocol SyncPolicy: Sendable {
 }
 
 extension SyncPolicy {
+  public var tracksVersions: Bool { settings.conflict == .updateWins }
+
   public func serverDelete(_ write: RecordWrite, current: RecordState, context: MergeContext) -> RecordState? { nil }
 
   public func resolveConflict(client: RecordState, server: RecordState, ancestor: RecordState?, context: MergeContext) -> RecordState {

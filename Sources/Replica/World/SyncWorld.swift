@@ -59,7 +59,7 @@ public struct SyncWorld: Sendable {
     for (i, name) in names.enumerated() {
       _ = net.addNode()
       var c = DeviceConfig(index: Int32(i), name: name, rank: rankOf[i], deviceCount: names.count, autosync: config.autosync)
-      c.causalMetadata = config.policy.settings.conflict == .updateWins
+      c.causalMetadata = config.policy.tracksVersions
       c.trackCausality = config.trackCausality
       ds.append(DeviceState(config: c, clock: config.clocks[i], seed: config.seed))
     }

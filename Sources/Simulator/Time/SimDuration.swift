@@ -99,13 +99,17 @@ extension SimDuration: CustomStringConvertible {
   /// Seconds with at least three decimals, more only when needed: `2.200s`, `0.00025s`.
   /// This is how reports print instants and spans.
   public var secondsDescription: String {
-    let negative = nanoseconds < 0
     let magnitude = nanoseconds.magnitude
-    let whole = magnitude / 1_000_000_000
-    var fraction = String(magnitude % 1_000_000_000)
-    fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
-    while fraction.count > 3, fraction.hasSuffix("0") { fraction.removeLast() }
-    return (negative ? "-" : "") + "\(whole).\(fraction)s"
+    var fraction = magnitude % 1_000_000_000
+    // Drop trailing zeros down to three decimals.
+    var digits = 9
+    while digits > 3, fraction % 10 == 0 {
+      fraction /= 10
+      digits -= 1
+    }
+    let text = String(fraction)
+    let padded = String(repeating: "0", count: digits - text.count) + text
+    return (nanoseconds < 0 ? "-" : "") + String(magnitude / 1_000_000_000) + "." + padded + "s"
   }
 
   /// `magnitude / scale` written with up to three decimals and no trailing zeros.
