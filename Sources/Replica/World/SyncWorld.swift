@@ -81,9 +81,18 @@ public struct SyncWorld: Sendable {
     loop.schedule(.action(Int32(actions.count - 1)), at: max(time, loop.now))
   }
 
-  /// Runs every event up to and including `limit`.
-  public mutating func run(until limit: VirtualTime) {
-    while let (_, event) = loop.next(until: limit) { handle(event) }
+  /// Runs every event up to and including `limit`, or until `maxEvents` have run (a guard
+  /// against a pathological run: it is then recorded as not settled, and judged as divergence).
+  public mutating func run(until limit: VirtualTime, maxEvents: Int = 20_000_000) {
+    let cap = loop.processedCount + maxEvents
+    while let (_, event) = loop.next(until: limit) {
+      handle(event)
+      if loop.processedCount >= cap {
+        facts.settled = false
+        facts.unsettledReason = "the run was stopped after \(maxEvents) events before settle (an event storm)"
+        return
+      }
+    }
   }
 
   // MARK: Events
