@@ -144,8 +144,7 @@ public struct SyncWorld: Sendable {
   mutating func perform(_ action: WorldAction) {
     switch action {
     case .intent(let d, let userIntent):
-      var buffer = effects
-      buffer.removeAll(keepingCapacity: true)
+      var buffer = takeEffectsBuffer()
       let intent = devices[Int(d)].perform(userIntent, id: log.nextID, now: now, schema: config.schema, effects: &buffer)
       log.append(intent)
       trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), intent.ignored == nil ? 0 : 1)
@@ -177,11 +176,19 @@ public struct SyncWorld: Sendable {
   }
 
   mutating func deliverToDevice(_ d: Int32, _ input: DeviceInput) {
-    var buffer = effects
-    buffer.removeAll(keepingCapacity: true)
+    var buffer = takeEffectsBuffer()
     devices[Int(d)].handle(input, now: now, policy: config.policy, context: context, log: log, effects: &buffer)
     carryOut(buffer, device: d)
     effects = buffer
+  }
+
+  /// The reusable effects buffer, taken out (unique, so emptying it keeps its storage without a
+  /// copy); put it back with `effects = buffer`.
+  mutating func takeEffectsBuffer() -> [DeviceEffect] {
+    var buffer: [DeviceEffect] = []
+    swap(&buffer, &effects)
+    buffer.removeAll(keepingCapacity: true)
+    return buffer
   }
 
   mutating func carryOut(_ buffer: [DeviceEffect], device d: Int32) {

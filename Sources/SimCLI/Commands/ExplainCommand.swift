@@ -20,13 +20,9 @@ enum ExplainCommand {
     examples: ["sim-cli explain fat-note-lww", "sim-cli explain skewed-clock --policy field-lww-hlc"])
 
   static let command = Command(spec: spec) { args, console in
-    let seed: UInt64?
-    let policy: PolicySpec?
-    let file: ScenarioFile
+    let (file, seed, policy): (ScenarioFile, UInt64?, PolicySpec?)
     do throws(CommandExit) {
-      seed = try ScenarioOptions.seed(args, spec: spec, console: console)
-      policy = try ScenarioOptions.policy(args, spec: spec, console: console)
-      file = try ScenarioOptions.load(args.positionals[0], console: console)
+      (file, seed, policy) = try ScenarioOptions.run(args, spec: spec, console: console)
     } catch {
       return error.code
     }

@@ -19,13 +19,9 @@ enum RunCommand {
     examples: ["sim-cli run two-device-acceptance", "sim-cli run fat-note-lww --policy crdt --format json", "sim-cli run my.scenario --trace run.jsonl", "sim-cli run fat-note-lww --timeline fat-note-lww.svg"])
 
   static let command = Command(spec: spec) { args, console in
-    let seed: UInt64?
-    let policy: PolicySpec?
-    let file: ScenarioFile
+    let (file, seed, policy): (ScenarioFile, UInt64?, PolicySpec?)
     do throws(CommandExit) {
-      seed = try ScenarioOptions.seed(args, spec: spec, console: console)
-      policy = try ScenarioOptions.policy(args, spec: spec, console: console)
-      file = try ScenarioOptions.load(args.positionals[0], console: console)
+      (file, seed, policy) = try ScenarioOptions.run(args, spec: spec, console: console)
     } catch {
       return error.code
     }
@@ -83,6 +79,13 @@ enum ScenarioOptions {
       console.err(UsageError.invalidValue(option: "--policy", value: text, reason: e.message, suggestion: nil).render(command: spec))
       throw CommandExit(code: .usage)
     }
+  }
+
+  /// The scenario named by the first argument, with `--seed` and `--policy`.
+  static func run(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> (ScenarioFile, UInt64?, PolicySpec?) {
+    let seed = try ScenarioOptions.seed(args, spec: spec, console: console)
+    let policy = try ScenarioOptions.policy(args, spec: spec, console: console)
+    return (try load(args.positionals[0], console: console), seed, policy)
   }
 
   /// Loads a scenario, printing diagnostics (exit 65) or a not-found error (exit 64).
