@@ -11,7 +11,6 @@ enum UsageError: Error, Equatable {
   case missingArgument(String)
   case unexpectedArgument(String)
   case unknownSubject(String, valid: [String], suggestion: String?)
-  case notBuilt(command: String, arrives: String)
   case other(String)
 
   var message: String {
@@ -37,8 +36,6 @@ enum UsageError: Error, Equatable {
     case .unknownSubject(let s, let valid, let suggestion):
       return "unknown '\(s)'; expected one of: \(valid.joined(separator: ", "))."
         + (suggestion.map { " Did you mean '\($0)'?" } ?? "")
-    case .notBuilt(let command, let arrives):
-      return "'sim-cli \(command)' is not available in this version yet: it arrives with \(arrives)."
     case .other(let m):
       return m
     }
