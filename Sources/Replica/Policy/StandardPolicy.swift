@@ -76,6 +76,10 @@ public struct StandardPolicy: SyncPolicy {
         let wins = beats(incoming.fields[i].stamp, current.fields[i].stamp)
         result.fields[i] = _merge(incoming: incoming.fields[i], over: current.fields[i], incomingWins: wins)
       }
+      // Every field lost: the server's version stands as it was (no new tag, no notification).
+      if result.fields == current.fields && !incoming.versions.hasUnseenWrites(comparedTo: current.versions) {
+        return .store(current)
+      }
       result.stamp = _newer(incoming.stamp, current.stamp)
     }
     result.versions.formUnion(incoming.versions)
