@@ -177,3 +177,15 @@ struct NeverSettles: SyncPolicy {
     #expect(errors.diagnostics.first?.location.line == 67)
   }
 }
+
+@Suite struct DiagnosticPrintingTests {
+  @Test func controlCharactersInTheEchoedLineArePrintedAsReplacementCharacters() {
+    guard case .failure(let errors) = Scenario.parse("devices a\u{1B}[31m b\nat 1s a sync\n", source: "esc.scenario") else {
+      Issue.record("an escape in a device name should not parse")
+      return
+    }
+    let text = errors.rendered()
+    #expect(!text.contains("\u{1B}"))
+    #expect(text.contains("devices a\u{FFFD}[31m b"))
+  }
+}

@@ -116,7 +116,8 @@ import Testing
     let whole = temporaryPath("whole") + ".jsonl"
     defer { try? FileManager.default.removeItem(atPath: whole) }
     #expect(runCLI("fuzz", "--seeds", "1..10", "--intents", "6", "--out", whole).code == .success)
-    #expect(try all.sorted() == (try lines(whole)).sorted())
+    let wholeLines = try lines(whole)
+    #expect(all.sorted() == wholeLines.sorted())
   }
 
   @Test func compareTabulatesPoliciesAgainstScenarios() throws {

@@ -257,7 +257,7 @@ public struct DeviceState: Sendable {
         let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count)
         effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
       }
-    case .push, .fetch, .fetchReply, .pushReply:
+    case .push, .fetch:
       return
     }
   }

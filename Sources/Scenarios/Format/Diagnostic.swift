@@ -33,7 +33,18 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
       remaining -= 1
     }
     if remaining > 0 { caret += String(repeating: " ", count: remaining) }
-    return "\(source):\(location.line):\(location.column): error: \(message)\n\(lineText)\n\(caret)^\n"
+    return "\(source):\(location.line):\(location.column): error: \(Self.printable(message))\n\(Self.printable(lineText))\n\(caret)^\n"
+  }
+
+  /// Text as a terminal can show it (the message quotes the file too): control characters (but
+  /// tabs) become `�`, one character for one, so the caret still lines up.
+  static func printable(_ line: String) -> String {
+    var out = ""
+    for ch in line {
+      let control = ch.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || ($0.value >= 0x7F && $0.value < 0xA0) }
+      out.append(control ? "\u{FFFD}" : ch)
+    }
+    return out
   }
 
   public var description: String { rendered() }
