@@ -39,6 +39,13 @@ public enum Scenario {
       path = nameOrPath
     } else {
       guard let found = namedPath(nameOrPath) else {
+        // No scenarios folder has it: the copy built into the tool, if there is one.
+        if let text = EmbeddedScenarios.files.first(where: { $0.name == nameOrPath })?.text {
+          switch parse(text, source: nameOrPath) {
+          case .success(let file): return file
+          case .failure(let errors): throw .invalid(errors)
+          }
+        }
         let names = named().map(\.name)
         throw .notFound(name: nameOrPath, suggestion: Suggestion.closest(to: nameOrPath, in: names), searched: searchFolders())
       }
@@ -57,7 +64,8 @@ public enum Scenario {
   }
 
   /// Where named scenarios are looked for, in order: `$CONFLICT_SIM_SCENARIOS`; `scenarios/` in
-  /// the working directory or any parent; the repository the tool was built from.
+  /// the working directory or any parent; the repository the tool was built from. After these,
+  /// the copies built into the tool.
   public static func searchFolders() -> [String] {
     var folders: [String] = []
     if let env = ProcessInfo.processInfo.environment["CONFLICT_SIM_SCENARIOS"], !env.isEmpty { folders.append(env) }
@@ -84,13 +92,14 @@ public enum Scenario {
     return nil
   }
 
-  /// The named scenarios of the first folder that has any, sorted by name.
+  /// The named scenarios of the first folder that has any, sorted by name; without such a
+  /// folder, the ones built into the tool (their path is `(built in)`).
   public static func named() -> [(name: String, path: String)] {
     for folder in searchFolders() {
       guard let items = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
       let files = items.filter { $0.hasSuffix(".scenario") }.sorted()
       if !files.isEmpty { return files.map { (String($0.dropLast(".scenario".count)), folder + "/" + $0) } }
     }
-    return []
+    return EmbeddedScenarios.files.map { ($0.name, "(built in)") }
   }
 }

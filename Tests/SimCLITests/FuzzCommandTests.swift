@@ -140,3 +140,29 @@ final class ReferenceLines: @unchecked Sendable {
   var lines: [String] = []
   func append(_ s: String) { lock.withLock { lines.append(s) } }
 }
+
+@Suite struct ShrinkCommandTests {
+  @Test func shrinkWritesTheMinimalScenarioAndItsPicture() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shrink-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("min.scenario").path
+    let svg = dir.appendingPathComponent("min.svg").path
+    let r = runCLI("shrink", "default", "--fuzz", "--seed", "2", "--policy", "memory-outbox", "--out", out, "--timeline", svg)
+    #expect(r.code == .failure)
+    #expect(r.stderr.contains("kept stranded-record with"))
+    #expect(r.stderr.contains("replay: sim-cli run \(out)"))
+    let replay = runCLI("run", out)
+    #expect(replay.code == .failure)
+    #expect(replay.stdout.contains("stranded-record"))
+    let picture = try String(contentsOfFile: svg, encoding: .utf8)
+    #expect(picture.hasPrefix("<svg") || picture.hasPrefix("<?xml"))
+    #expect(picture.contains("stranded-record"))
+  }
+
+  @Test func aRunThatDoesNotFailHasNothingToShrink() {
+    let r = runCLI("shrink", "two-device-acceptance")
+    #expect(r.code == .success)
+    #expect(r.stderr.contains("Nothing to shrink"))
+  }
+}
