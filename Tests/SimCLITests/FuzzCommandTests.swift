@@ -64,9 +64,10 @@ import Testing
   @Test func aCampaignKilledWithSIGKILLResumesWithNoSeedLostOrRunTwice() throws {
     let out = temporaryPath("killed") + ".jsonl"
     defer { try? FileManager.default.removeItem(atPath: out) }
-    let arguments = ["fuzz", "--seeds", "1..300", "--intents", "6", "--jobs", "2", "--out", out]
+    let arguments = ["fuzz", "--seeds", "1..1000", "--intents", "6", "--jobs", "2", "--out", out]
     var interrupted = false
-    for delay in [0.4, 0.2, 0.1] where !interrupted {
+    // About a second of work in a debug build: a kill at these moments lands mid-campaign.
+    for delay in [0.3, 0.15, 0.6, 0.05] where !interrupted {
       try? FileManager.default.removeItem(atPath: out)
       let process = Process()
       process.executableURL = try builtBinary()
@@ -78,16 +79,16 @@ import Testing
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
       let written = (try? lines(out).count) ?? 0
-      interrupted = process.terminationReason == .uncaughtSignal && written > 0 && written < 300
+      interrupted = process.terminationReason == .uncaughtSignal && written > 0 && written < 1000
     }
     try #require(interrupted, "could not interrupt the campaign mid-way")
     let resumed = try runProcess(arguments + ["--resume"])
     #expect(resumed.code == 0, "\(resumed.stderr)")
     let done = try seeds(try lines(out))
-    #expect(done == Array(1...300))
+    #expect(done == Array(1...1000))
     // The same records as an uninterrupted campaign.
     let reference = FuzzCampaign(
-      shape: WorkloadShape(intents: 6), policy: try PolicySpec.parse("append-only").get(), seeds: SeedPlan(lower: 1, upper: 300), jobs: 2, shrink: false)
+      shape: WorkloadShape(intents: 6), policy: try PolicySpec.parse("append-only").get(), seeds: SeedPlan(lower: 1, upper: 1000), jobs: 2, shrink: false)
     let expected = ReferenceLines()
     reference.run { expected.append($0.record.json.serialized()); return true }
     #expect(try lines(out) == expected.lines)
