@@ -72,12 +72,14 @@ public struct StandardPolicy: SyncPolicy {
       result.versions.formUnion(incoming.versions)
       return .store(result)
     case .field:
+      var tookAny = false
       for i in incoming.fields.indices where keys & (1 << UInt64(i)) != 0 {
         let wins = beats(incoming.fields[i].stamp, current.fields[i].stamp)
         result.fields[i] = _merge(incoming: incoming.fields[i], over: current.fields[i], incomingWins: wins)
+        if !tookAny && (wins || settings.text == .merge) { tookAny = Self._differs(result.fields[i], current.fields[i]) }
       }
       // Every field lost: the server's version stands as it was (no new tag, no notification).
-      if result.fields == current.fields && !incoming.versions.hasUnseenWrites(comparedTo: current.versions) {
+      if !tookAny && !incoming.versions.hasUnseenWrites(comparedTo: current.versions) {
         return .store(current)
       }
       result.stamp = _newer(incoming.stamp, current.stamp)
@@ -90,6 +92,13 @@ public struct StandardPolicy: SyncPolicy {
     // update-wins: a live version with writes newer than the delete survives it.
     if settings.conflict == .updateWins, current.versions.hasUnseenWrites(comparedTo: write.record.versions) { return current }
     return nil
+  }
+
+  /// `a != b`, cheapest parts first: a write that changes a field almost always changes its
+  /// stamp, so the value (possibly a long text) is compared only when the stamps agree.
+  @inline(__always)
+  static func _differs(_ a: FieldValue, _ b: FieldValue) -> Bool {
+    a.stamp != b.stamp || a.writer != b.writer || a.value != b.value
   }
 
   /// One field: the winner's value, or for text under `text=merge` both versions merged.
