@@ -39,11 +39,12 @@ import Testing
     #expect(r.code == .failure)
     #expect(r.stdout.hasPrefix("FAIL seed 2 · policy memory-outbox · workload default\n  profile: devices "))
     #expect(r.stdout.contains("stranded-record"))
+    #expect(r.stdout.contains("keeps lost-edit"))
     let path = dir + "/default-seed-2-min.scenario"
     #expect(r.stdout.contains("reproduce: sim-cli run \(path)"))
     let replay = runCLI("run", path)
     #expect(replay.code == .failure)
-    #expect(replay.stdout.contains("stranded-record"))
+    #expect(replay.stdout.contains("lost-edit"))
   }
 
   @Test func maxFailuresStopsTheCampaign() {
@@ -151,14 +152,14 @@ final class ReferenceLines: @unchecked Sendable {
     let svg = dir.appendingPathComponent("min.svg").path
     let r = runCLI("shrink", "default", "--fuzz", "--seed", "2", "--policy", "memory-outbox", "--out", out, "--timeline", svg)
     #expect(r.code == .failure)
-    #expect(r.stderr.contains("kept stranded-record with"))
+    #expect(r.stderr.contains("kept lost-edit with"))
     #expect(r.stderr.contains("replay: sim-cli run \(out)"))
     let replay = runCLI("run", out)
     #expect(replay.code == .failure)
-    #expect(replay.stdout.contains("stranded-record"))
+    #expect(replay.stdout.contains("lost-edit"))
     let picture = try String(contentsOfFile: svg, encoding: .utf8)
     #expect(picture.hasPrefix("<svg") || picture.hasPrefix("<?xml"))
-    #expect(picture.contains("stranded-record"))
+    #expect(picture.contains("lost-edit"))
   }
 
   @Test func aRunThatDoesNotFailHasNothingToShrink() {

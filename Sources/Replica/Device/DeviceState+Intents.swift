@@ -5,12 +5,14 @@ extension DeviceState {
   /// oracle will see it (with its causal context). An intent that cannot apply — the record is
   /// not on this device, the text to replace is not there — is returned with `ignored` set and
   /// changes nothing.
-  public mutating func perform(_ intent: UserIntent, id: IntentID, now: VirtualTime, schema: Schema, effects: inout [DeviceEffect]) -> Intent {
+  /// `ordinal` is the record's next intent ordinal (``IntentLog/nextOrdinal(on:)``), taken only
+  /// if the intent has an effect.
+  public mutating func perform(_ intent: UserIntent, id: IntentID, ordinal: Int32, now: VirtualTime, schema: Schema, effects: inout [DeviceEffect]) -> Intent {
     foreground()
     let reading = clock.read(at: now)
     var record = Intent(
       id: id, device: config.index, trueTime: now, deviceTime: reading, record: intent.key, kind: .delete,
-      sequence: 0, context: known, ignored: nil)
+      ordinal: 0, context: CausalContext(), ignored: nil)
     func ignore(_ why: String, _ kind: IntentKind) -> Intent {
       record.kind = kind
       record.ignored = why
@@ -40,7 +42,7 @@ extension DeviceState {
       var new = RecordState(key: key, type: type, creator: id, creatorDevice: config.index, fields: fields, stamp: stamp)
       stampVersions(&new)
       record.kind = .create(type: type, values: values)
-      setLocal(new, for: key, effects: &effects)
+      setLocal(new, for: key, now: now, effects: &effects)
       outbox.save(key, fields: spec.fields.isEmpty ? 0 : FieldMask.max >> UInt64(64 - spec.fields.count))
     case .set(_, let values):
       guard var r = live else { return ignore(_absence(key), .set(values)) }
@@ -93,14 +95,16 @@ extension DeviceState {
       r.deleteStamp = stamp
       stampVersions(&r)
       record.kind = .delete
-      setLocal(r, for: key, effects: &effects)
+      setLocal(r, for: key, now: now, effects: &effects)
       outbox.delete(key)
+      _noteDelete(id, on: key)
     }
-    sequence += 1
-    record.sequence = sequence
+    record.ordinal = ordinal
     if config.trackCausality {
-      known[Int(config.index)] = sequence
-      record.context = known
+      let r = Int(key)
+      if knowledge.count <= r { knowledge.append(contentsOf: repeatElement(CausalContext(), count: r + 1 - knowledge.count)) }
+      knowledge[r].insert(ordinal)
+      record.context = knowledge[r]
     }
     if let debounce = config.autosync {
       effects.append(.timer(.autosync, after: debounce, generation: _bump(.autosync)))

@@ -41,16 +41,19 @@ public struct DeviceState: Sendable {
   var rng: SimRandom
 
   // Oracle instrumentation (never read by policies or the sync logic).
-  /// For each device, how many of its intents this device has received: the causal context.
-  public internal(set) var known: VectorClock
-  var sequence: Int32 = 0
-  /// Records this device has seen deleted (membership only; never iterated).
-  var deletedSeen: Set<RecordKey> = []
+  /// Per record (indexed by key): exactly which of its intents this device has received — made,
+  /// or taken in with a copy of the record (with what their devices had received). The causal
+  /// context of the device's next intent on that record.
+  public internal(set) var knowledge: [CausalContext] = []
+  /// Records that were visible here and then vanished (membership only; never iterated).
+  var vanished: Set<RecordKey> = []
+  /// Per record, the delete intents this device has applied: made itself, or taken in with a
+  /// deleted copy (membership only; never iterated).
+  var appliedDeletes: [RecordKey: [IntentID]] = [:]
 
   public init(config: DeviceConfig, clock: DeviceClock, seed: UInt64) {
     self.config = config
     self.clock = clock
-    self.known = config.trackCausality ? VectorClock(repeating: 0, count: config.deviceCount) : []
     self.rng = SimRandom(seed: seed, stream: "device", index: UInt64(config.index))
   }
 
@@ -238,7 +241,7 @@ public struct DeviceState: Sendable {
       guard case .pushing(id, let sent) = phase else { return }
       _ = _bump(.timeout)
       for (entry, result) in zip(sent, results) {
-        pushResult(entry, result, policy: policy, context: context, log: log, effects: &effects)
+        pushResult(entry, result, now: now, policy: policy, context: context, log: log, effects: &effects)
       }
       phase = .idle
       attempt = 0
@@ -262,15 +265,15 @@ public struct DeviceState: Sendable {
     }
   }
 
-  mutating func pushResult(_ entry: OutboxEntry, _ result: WriteResult, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+  mutating func pushResult(_ entry: OutboxEntry, _ result: WriteResult, now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
     let key = entry.key
     switch result {
     case .saved(let server):
       outbox.remove(key, ifAt: entry.generation)
       if policy.settings.save == .ifUnchanged { ancestors[key] = server }
-      adopt(server, policy: policy, context: context, log: log, effects: &effects)
+      adopt(server, now: now, policy: policy, context: context, log: log, effects: &effects)
     case .conflict(let server):
-      receiveProvenance(server, log: log)
+      receiveProvenance(server, now: now, log: log, effects: &effects)
       guard let local = store[key], !local.isDeleted else { return }
       var merged = policy.resolveConflict(client: local, server: server, ancestor: ancestors[key], context: context)
       merged.changeTag = server.changeTag
@@ -278,10 +281,10 @@ public struct DeviceState: Sendable {
       store[key] = merged
       outbox.markAllChanged(key)
     case .refusedDeleted(let tombstone):
-      receiveProvenance(tombstone, log: log)
+      receiveProvenance(tombstone, now: now, log: log, effects: &effects)
       outbox.remove(key)
       ancestors[key] = nil
-      setLocal(nil, for: key, effects: &effects)
+      setLocal(nil, for: key, now: now, effects: &effects)
     case .deleted:
       if outbox.remove(key, ifAt: entry.generation) || outbox.entry(for: key) == nil {
         if store[key]?.isDeleted == true { store[key] = nil }
@@ -299,7 +302,7 @@ public struct DeviceState: Sendable {
       if refetch { refetchSeen.insert(remote.key) }
       // Only `if-unchanged` needs the ancestor of a conflict; keeping copies costs.
       if policy.settings.save == .ifUnchanged { ancestors[remote.key] = remote.isDeleted ? nil : remote }
-      adopt(remote, policy: policy, context: context, log: log, effects: &effects)
+      adopt(remote, now: now, policy: policy, context: context, log: log, effects: &effects)
     }
     // A refetch is one unit: its token is kept only once every page is in.
     if policy.settings.token == .afterApply, !(refetch && more) { savedToken = newToken }
@@ -314,7 +317,7 @@ public struct DeviceState: Sendable {
         // except those with changes still pending.
         for key in store.keys.sorted() where !refetchSeen.contains(key) {
           guard let r = store[key], r.changeTag != 0, outbox.entry(for: key) == nil else { continue }
-          setLocal(nil, for: key, effects: &effects)
+          setLocal(nil, for: key, now: now, effects: &effects)
         }
       }
       refetchSeen = []
@@ -324,42 +327,61 @@ public struct DeviceState: Sendable {
   }
 
   /// Folds a server version into the local store through the policy.
-  mutating func adopt(_ remote: RecordState, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
-    receiveProvenance(remote, log: log)
+  mutating func adopt(_ remote: RecordState, now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+    receiveProvenance(remote, now: now, log: log, effects: &effects)
     let key = remote.key
     let pending = outbox.entry(for: key).map { $0.isDelete ? FieldMask.max : $0.changed }
     let local = store[key]
     let result = policy.deviceApply(remote: remote, local: local, pending: pending, context: context)
     if result.isDeleted && pending == nil {
-      setLocal(nil, for: key, effects: &effects)
+      setLocal(nil, for: key, now: now, effects: &effects)
     } else {
-      setLocal(result, for: key, effects: &effects)
+      setLocal(result, for: key, now: now, effects: &effects)
     }
   }
 
   /// Replaces the local copy, noting deletions and reappearances for the oracle.
-  mutating func setLocal(_ record: RecordState?, for key: RecordKey, effects: inout [DeviceEffect]) {
+  mutating func setLocal(_ record: RecordState?, for key: RecordKey, now: VirtualTime, effects: inout [DeviceEffect]) {
     let wasVisible = store[key].map { !$0.isDeleted } ?? false
     let isVisible = record.map { !$0.isDeleted } ?? false
-    if wasVisible && !isVisible { deletedSeen.insert(key) }
-    if !wasVisible && isVisible && deletedSeen.contains(key) {
-      effects.append(.fact(.reappeared(key)))
+    if config.recordObservations, wasVisible != isVisible {
+      effects.append(.observe(.visibility(device: config.index, key: key, visible: isVisible, at: now)))
+    }
+    if wasVisible && !isVisible { vanished.insert(key) }
+    if !wasVisible && isVisible && vanished.contains(key) {
+      effects.append(.fact(.reappeared(key, afterDeletes: appliedDeletes[key] ?? [])))
     }
     store[key] = record
   }
 
   /// Having received a copy of a record means having received every intent it carries.
-  mutating func receiveProvenance(_ record: RecordState, log: IntentLog) {
+  mutating func receiveProvenance(_ record: RecordState, now: VirtualTime, log: IntentLog, effects: inout [DeviceEffect]) {
+    if config.recordObservations { effects.append(.observe(.received(device: config.index, copy: record, at: now))) }
     if config.trackCausality { _receiveKnowledge(record, log: log) }
+    if record.isDeleted { _noteDelete(record.deletedBy, on: record.key) }
     hlc.observe(record.stamp)
     if record.isDeleted { hlc.observe(record.deleteStamp) }
     if config.causalMetadata { causal.formUnion(record.versions) }
   }
 
+  mutating func _noteDelete(_ id: IntentID, on key: RecordKey) {
+    guard id != 0 else { return }
+    if let seen = appliedDeletes[key] {
+      if !seen.contains(id) { appliedDeletes[key]!.append(id) }
+    } else {
+      appliedDeletes[key] = [id]
+    }
+  }
+
+  /// Every intent a copy carries, and what its device had received on the record when it made
+  /// it (contexts are closed: knowing an intent means knowing its context already).
   mutating func _receiveKnowledge(_ record: RecordState, log: IntentLog) {
     record.forEachProvenance { id in
-      let (device, sequence) = log.origin(id)
-      if sequence > 0, known[Int(device)] < sequence { log.mergeContext(of: id, into: &known) }
+      let (key, ordinal) = log.origin(id)
+      guard ordinal > 0 else { return }
+      let r = Int(key)
+      if knowledge.count <= r { knowledge.append(contentsOf: repeatElement(CausalContext(), count: r + 1 - knowledge.count)) }
+      if !knowledge[r].contains(ordinal) { knowledge[r].formUnion(log.context(of: id)) }
     }
   }
 

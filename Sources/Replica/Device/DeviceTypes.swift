@@ -53,17 +53,21 @@ public enum DeviceFact: Hashable, Sendable {
   case batchAbandoned([RecordKey], cause: String)
   /// The server rejected the record's type for good.
   case rejected(RecordKey, typeName: String)
-  /// A record this device had seen deleted became visible on it again.
-  case reappeared(RecordKey)
+  /// A record that had vanished here became visible again; `afterDeletes` are the delete
+  /// intents of it this device had applied by then (made, or taken in with a deleted copy).
+  case reappeared(RecordKey, afterDeletes: [IntentID])
   /// Fetched changes dropped before they were applied (kill or suspension mid-apply).
   case fetchDropped(count: Int, cause: String)
 }
 
 /// What a device asks the world to do.
-public enum DeviceEffect: Hashable, Sendable {
+public enum DeviceEffect: Sendable {
   case send(Message)
   case timer(TimerKind, after: SimDuration, generation: UInt32)
   case fact(DeviceFact)
+  /// Raw material for a reference checker (only with ``DeviceConfig/recordObservations``):
+  /// never hashed, never read by the sync logic.
+  case observe(Observation)
 }
 
 /// Fixed per-device settings.
@@ -90,6 +94,8 @@ public struct DeviceConfig: Hashable, Sendable {
   /// Record each intent's causal context for the oracle (on by default; a run that will not be
   /// judged, such as `bench scale`, turns it off: it costs a vector clock per intent).
   public var trackCausality = true
+  /// Report every record copy taken in and every visibility change as an ``Observation``.
+  public var recordObservations = false
 
   public init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
     self.index = index

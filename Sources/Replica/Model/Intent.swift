@@ -30,11 +30,9 @@ public enum IntentKind: Hashable, Sendable {
   }
 }
 
-/// A vector clock: for each device, how many of its intents are known.
-public typealias VectorClock = [Int32]
-
 /// One user intent, as the oracle sees it: who, when (true time and the device's clock), what,
-/// and its causal context. `a → b` iff `b.context[a.device] >= a.sequence`.
+/// and its causal context. `a → b` iff both are on one record and `b`'s device had received
+/// `a` when it made `b` (``happenedBefore(_:)``).
 public struct Intent: Hashable, Sendable {
   public var id: IntentID
   public var device: Int32
@@ -42,18 +40,27 @@ public struct Intent: Hashable, Sendable {
   public var deviceTime: VirtualTime
   public var record: RecordKey
   public var kind: IntentKind
-  /// 1-based count of this device's effective intents; 0 for an ignored intent.
-  public var sequence: Int32
-  /// What the device had received when it made the intent, including the intent itself.
-  public var context: VectorClock
+  /// 1-based position among the effective intents on ``record``; 0 for an ignored intent.
+  public var ordinal: Int32
+  /// Exactly which intents on ``record`` the device had received (applied, or overwritten by
+  /// this very edit) when it made the intent, itself included, as ordinals.
+  public var context: CausalContext
   /// Why the intent had no effect (the record was not on the device, the text was not found),
   /// or nil. Ignored intents are reported but never judged.
   public var ignored: String?
 
-  /// Whether this intent happened before `other` (`self → other`).
+  /// Whether this intent happened before `other` (`self → other`): both are on one record, and
+  /// `other`'s device had received this one when it made `other`. Causality is tracked per
+  /// record: intents on different records are never ordered.
   @inlinable
   public func happenedBefore(_ other: Intent) -> Bool {
-    sequence > 0 && id != other.id && other.context.count > Int(device) && other.context[Int(device)] >= sequence
+    ordinal > 0 && id != other.id && record == other.record && other.context.contains(ordinal)
+  }
+
+  /// Neither happened before the other (and they are not the same intent).
+  @inlinable
+  public func isConcurrent(with other: Intent) -> Bool {
+    id != other.id && !happenedBefore(other) && !other.happenedBefore(self)
   }
 
   /// The fields this intent writes.
@@ -71,27 +78,38 @@ public struct Intent: Hashable, Sendable {
 /// Every intent of a run, indexed by id (`intents[id - 1]`).
 public struct IntentLog: Sendable {
   public private(set) var intents: [Intent] = []
-  /// `(device, sequence)` per intent, kept apart so the hot path reads them without copying
-  /// an intent (its arrays would be retained and released).
-  @usableFromInline var _origins: [(device: Int32, sequence: Int32)] = []
+  /// `(record, ordinal)` per intent, kept apart so the hot path reads them without copying an
+  /// intent (its arrays would be retained and released).
+  @usableFromInline var _origins: [(record: RecordKey, ordinal: Int32)] = []
+  /// Effective intents so far per record (indexed by key).
+  @usableFromInline var _ordinals: [Int32] = []
   public init() {}
 
   public var nextID: IntentID { IntentID(intents.count + 1) }
 
+  /// The ordinal the next effective intent on `record` gets.
+  @inlinable
+  public func nextOrdinal(on record: RecordKey) -> Int32 {
+    Int(record) < _ordinals.count ? _ordinals[Int(record)] + 1 : 1
+  }
+
   public mutating func append(_ intent: Intent) {
     precondition(intent.id == nextID, "intent ids must be dense")
+    if intent.ordinal > 0 {
+      precondition(intent.ordinal == nextOrdinal(on: intent.record), "intent ordinals must be dense per record")
+      let r = Int(intent.record)
+      if _ordinals.count <= r { _ordinals.append(contentsOf: repeatElement(0, count: r + 1 - _ordinals.count)) }
+      _ordinals[r] = intent.ordinal
+    }
     intents.append(intent)
-    _origins.append((intent.device, intent.sequence))
+    _origins.append((intent.record, intent.ordinal))
   }
 
   @inlinable public subscript(id: IntentID) -> Intent { intents[Int(id) - 1] }
 
-  /// The device and per-device sequence number of an intent.
-  @inlinable public func origin(_ id: IntentID) -> (device: Int32, sequence: Int32) { _origins[Int(id) - 1] }
+  /// The record and per-record ordinal of an intent (ordinal 0: ignored).
+  @inlinable public func origin(_ id: IntentID) -> (record: RecordKey, ordinal: Int32) { _origins[Int(id) - 1] }
 
-  /// Pointwise maximum of `clock` and the intent's causal context.
-  @inlinable public func mergeContext(of id: IntentID, into clock: inout VectorClock) {
-    let context = intents[Int(id) - 1].context
-    for i in clock.indices where i < context.count && context[i] > clock[i] { clock[i] = context[i] }
-  }
+  /// The causal context of an intent (what its device had received on its record).
+  @inlinable public func context(of id: IntentID) -> CausalContext { intents[Int(id) - 1].context }
 }

@@ -22,11 +22,13 @@ extension SyncWorld {
       while loop.processedCount < eventLimit, let t = loop.nextTime, t <= deadline, let (_, event) = loop.next() { handle(event) }
       if isQuiescent {
         trace.record(WorldTrace.settle, at: now, node: -1, Int64(round), 0)
+        recordFinalState()
         return  // (a guard that tripped before settle keeps `settled` false)
       }
       if loop.processedCount >= eventLimit || now >= deadline { break }
     }
     facts.settled = false
+    recordFinalState()
     if facts.unsettledReason != nil { return }  // already stopped before settle
     let stuck = devices.filter { !$0.isIdle || $0.savedToken != server.head }.map(\.config.name)
     facts.unsettledReason = "sync did not reach quiescence within \(maxRounds) rounds, \(maxTime) or \(maxEvents) events"

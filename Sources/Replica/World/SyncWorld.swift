@@ -61,6 +61,7 @@ public struct SyncWorld: Sendable {
       var c = DeviceConfig(index: Int32(i), name: name, rank: rankOf[i], deviceCount: names.count, autosync: config.autosync)
       c.causalMetadata = config.policy.tracksVersions
       c.trackCausality = config.trackCausality
+      c.recordObservations = config.recordObservations
       ds.append(DeviceState(config: c, clock: config.clocks[i], seed: config.seed))
     }
     serverNode = net.addNode()
@@ -145,8 +146,10 @@ public struct SyncWorld: Sendable {
     switch action {
     case .intent(let d, let userIntent):
       var buffer = takeEffectsBuffer()
-      let intent = devices[Int(d)].perform(userIntent, id: log.nextID, now: now, schema: config.schema, effects: &buffer)
+      let intent = devices[Int(d)].perform(userIntent, id: log.nextID, ordinal: log.nextOrdinal(on: userIntent.key), now: now, schema: config.schema, effects: &buffer)
       log.append(intent)
+      if config.trackCausality { facts.reachedServer.append(false) }
+      if config.recordObservations { facts.observations.append(.intent(intent.id)) }
       trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), intent.ignored == nil ? 0 : 1)
       carryOut(buffer, device: d)
       effects = buffer
@@ -160,6 +163,7 @@ public struct SyncWorld: Sendable {
       deliverToDevice(d, .background(budget: budget))
     case .clockJump(let d, let by):
       trace.record(WorldTrace.lifecycle, at: now, node: d, 3, by.nanoseconds)
+      facts.clockJumps.append((now, d, by))
       deliverToDevice(d, .clockJump(by))
     case .syncAll:
       for d in devices.indices where network.isOnline(NodeID(index: d)) { deliverToDevice(Int32(d), .syncNow) }
@@ -201,6 +205,8 @@ public struct SyncWorld: Sendable {
       case .fact(let fact):
         facts.events.append(WorldFacts.Event(time: now, device: d, fact: fact))
         trace.record(WorldTrace.fact, at: now, node: d, _factCode(fact), _factRecord(fact), _factCount(fact))
+      case .observe(let observation):
+        facts.observations.append(observation)
       }
     }
   }
@@ -209,6 +215,7 @@ public struct SyncWorld: Sendable {
     messagesSent += 1
     let t = network.send(from: from, to: to, at: now, using: &wires[from.index])
     trace.record(WorldTrace.send, at: now, node: from.rawValue, message.code, Int64(to.rawValue), Int64(message.recordCount))
+    trace.fold { message.fold(into: &$0) }
     if trace.keepsRecords { annotateSend(message, t, seq: messagesSent) }
     guard let arrival = t.arrival else { return }
     let entry = InFlight(transmission: t, message: message, session: session, remaining: t.duplicateArrival == nil ? 1 : 2, seq: messagesSent)
@@ -228,7 +235,15 @@ public struct SyncWorld: Sendable {
     let device = NodeID(index: Int(d))
     switch message {
     case .push(let id, let writes):
+      if config.trackCausality {
+        for w in writes {
+          if config.recordObservations { facts.observations.append(.serverReceived(copy: w.record, isDelete: w.isDelete, at: now)) }
+          w.record.forEachProvenance { facts.reachedServer[Int($0)] = true }
+        }
+      }
+      let wasDeleted = writes.map { server.records[$0.record.key]?.isDeleted ?? false }
       let (results, changed) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
+      noteServerEvents(writes, results, wasDeleted: wasDeleted)
       if trace.keepsRecords {
         for (w, r) in zip(writes, results) { annotateStore(w, r) }
       }
@@ -243,6 +258,23 @@ public struct SyncWorld: Sendable {
       send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
     case .pushReply, .fetchReply, .notify:
       break
+    }
+  }
+
+  /// What became of deletes, and of saves of deleted records (``ServerEvent``).
+  mutating func noteServerEvents(_ writes: [RecordWrite], _ results: [WriteResult], wasDeleted: [Bool]) {
+    for (i, (w, r)) in zip(writes, results).enumerated() {
+      let key = w.record.key
+      switch r {
+      case .deleted where w.isDelete && !wasDeleted[i]:
+        if let t = server.records[key], t.isDeleted { facts.serverEvents.append(.deleted(key, by: t.deletedBy, at: now)) }
+      case .saved(let kept) where w.isDelete:
+        if !kept.isDeleted { facts.serverEvents.append(.keptOverDelete(key, delete: w.record.deletedBy, at: now)) }
+      case .saved(let stored) where wasDeleted[i] && !stored.isDeleted:
+        facts.serverEvents.append(.revived(key, at: now))
+      default:
+        break
+      }
     }
   }
 
@@ -265,7 +297,7 @@ public struct SyncWorld: Sendable {
   /// `title←i3(clock 1.000s, hlc 1.000s+0) body←i5(…)`
   static func describeFields(_ r: RecordState) -> String {
     r.fields.enumerated().map { i, f in
-      "f\(i)←i\(f.writer)(clock \(VirtualTime(nanoseconds: f.stamp.clock)), hlc \(VirtualTime(nanoseconds: f.stamp.hlcWall))+\(f.stamp.hlcLogical))"
+      "f\(i)←i\(f.writer)(clock \(SimDuration(nanoseconds: f.stamp.clock).secondsDescription), hlc \(SimDuration(nanoseconds: f.stamp.hlcWall).secondsDescription)+\(f.stamp.hlcLogical))"
     }.joined(separator: " ")
   }
 
@@ -281,7 +313,7 @@ public struct SyncWorld: Sendable {
 
   func _factRecord(_ f: DeviceFact) -> Int64 {
     switch f {
-    case .rejected(let k, _), .reappeared(let k): Int64(k)
+    case .rejected(let k, _), .reappeared(let k, _): Int64(k)
     default: -1
     }
   }

@@ -28,6 +28,10 @@ public struct WorldConfig: Sendable {
   public var traceMode: TraceRecorder.Mode
   /// Record causal contexts for the oracle. Off only for runs that will not be judged.
   public var trackCausality = true
+  /// Keep ``WorldFacts/observations``: every intent, every record copy a device or the server
+  /// took in, and every change in what a device shows, in order — the raw material of an
+  /// independent reference checker. Off by default (it keeps a copy per receipt).
+  public var recordObservations = false
 
   public init(
     deviceNames: [String], clocks: [DeviceClock]? = nil, schema: Schema, policy: any SyncPolicy, seed: UInt64,
@@ -56,12 +60,46 @@ public struct WorldFacts: Sendable {
     public var fact: DeviceFact
   }
   public var events: [Event] = []
+  /// What the server did with deletes and revivals, in order: which side of a delete/update
+  /// conflict really won.
+  public var serverEvents: [ServerEvent] = []
+  /// Per intent (indexed by id; index 0 unused): whether any copy the server received carried
+  /// it. An edit that never reached the server was never sent, whatever else happened to it.
+  public var reachedServer: [Bool] = [false]
+  /// Clock jumps, in order (for reports that explain clock-based decisions).
+  public var clockJumps: [(time: VirtualTime, device: Int32, by: SimDuration)] = []
+  /// With ``WorldConfig/recordObservations``: the raw record of the run, in order.
+  public var observations: [Observation] = []
   /// Whether `settle` reached quiescence within its bound.
   public var settled = true
   /// Why it did not, if it did not.
   public var unsettledReason: String?
   /// When settle began (nil if never).
   public var settleStart: VirtualTime?
+}
+
+/// What the server did with a delete, or with a save of a deleted record.
+public enum ServerEvent: Hashable, Sendable {
+  /// The delete took effect: the record is a tombstone carrying `delete`.
+  case deleted(RecordKey, by: IntentID, at: VirtualTime)
+  /// The delete arrived and the record was kept (an update the deleting device had not seen
+  /// beat it).
+  case keptOverDelete(RecordKey, delete: IntentID, at: VirtualTime)
+  /// A save brought a deleted record back.
+  case revived(RecordKey, at: VirtualTime)
+}
+
+/// One raw observation of a run (``WorldConfig/recordObservations``): what happened, never a
+/// judgement. An independent checker rebuilds causality and outcomes from these alone.
+public enum Observation: Sendable {
+  /// An intent was made (look it up in the log; its `context` is the oracle's, not raw data).
+  case intent(IntentID)
+  /// A device took in a copy of a record: applied it, or merged it under its pending edits.
+  case received(device: Int32, copy: RecordState, at: VirtualTime)
+  /// The server received a pushed copy (a save or a delete).
+  case serverReceived(copy: RecordState, isDelete: Bool, at: VirtualTime)
+  /// What a device shows of a record changed: it became visible, or stopped being visible.
+  case visibility(device: Int32, key: RecordKey, visible: Bool, at: VirtualTime)
 }
 
 /// Trace record kinds of the replica world.
@@ -75,6 +113,9 @@ public enum WorldTrace {
   /// Annotation (not hashed): what the server did with one write; `outcome` 1 saved, 2 conflict, 3 refused, 4 deleted, 5 rejected.
   public static let store = TraceKind(code: 16, name: "server-store", fields: ("record", "outcome", "delete"))
   public static let settle = TraceKind(code: 17, name: "settle", fields: ("round", "pending", "-"))
+  /// After settle: one per node, the digest of its whole final state (every copy with values,
+  /// provenance and stamps; the server's records and head) and how many records it holds.
+  public static let finalState = TraceKind(code: 20, name: "final-state", fields: ("digest", "records", "-"))
   /// Annotation (not hashed): message number `seq` (counted from 1) left `node` for node `to`; `detail` says what it carries.
   public static let message = TraceKind(code: 18, name: "message", fields: ("seq", "message", "to"))
   /// Annotation (not hashed): what became of one copy of message `seq` at its receiver `node`: `outcome` 1 delivered, 0 refused

@@ -77,7 +77,7 @@ extension Explainer {
       return "\(who)'s push of \(keys.map(names.record).joined(separator: ", ")) is cut off (\(cause)); mark-first had already cleared their outbox entries"
     case .rejected(key, let type):
       return "\(who) learns the server rejects type \(type) for good"
-    case .reappeared(key):
+    case .reappeared(key, _):
       return "\(names.record(key)) becomes visible again on \(who), which had seen it deleted"
     case .fetchDropped(let n, let cause):
       return "\(who) drops \(n) fetched record\(n == 1 ? "" : "s") before applying \(n == 1 ? "it" : "them") (\(cause))"

@@ -139,7 +139,7 @@ extension Explainer {
       break
     }
     for m in history.marks {
-      if case .fact(.reappeared(key)) = m.kind {
+      if case .fact(.reappeared(key, _)) = m.kind {
         out.append("\(r) reappeared on \(names.node(m.node)) at \(time(m.time)) after that device had applied the delete.")
       }
     }

@@ -115,28 +115,25 @@ struct Explainer {
     return String(full[full.index(after: open)..<at.lowerBound])
   }
 
-  /// Which of two intents had seen the other, from their vector clocks.
+  /// Which of two intents had seen the other, from what their devices had received.
   func causality(_ a: Intent, _ b: Intent) -> String {
     let (first, second) = a.trueTime <= b.trueTime ? (a, b) : (b, a)
     if first.happenedBefore(second) {
-      return "i\(first.id) happened before i\(second.id): when \(names.node(Int(second.device))) made i\(second.id) it had seen \(seen(second, of: first.device)), so i\(first.id) too."
+      return "i\(first.id) happened before i\(second.id): when \(names.node(Int(second.device))) made i\(second.id) it had received \(seen(second)), i\(first.id) among them."
     }
     if second.happenedBefore(first) {
       return "i\(second.id) happened before i\(first.id)."
     }
-    return "i\(a.id) and i\(b.id) were concurrent: when \(names.node(Int(second.device))) made i\(second.id) it had seen \(seen(second, of: first.device)), so not i\(first.id); "
-      + "when \(names.node(Int(first.device))) made i\(first.id) it had seen \(seen(first, of: second.device))."
+    return "i\(a.id) and i\(b.id) were concurrent: when \(names.node(Int(second.device))) made i\(second.id) it had received \(seen(second)), not i\(first.id); "
+      + "when \(names.node(Int(first.device))) made i\(first.id) it had received \(seen(first))."
   }
 
-  /// `iPad's intents up to i1` or `none of phone's intents`.
-  func seen(_ i: Intent, of device: Int32) -> String {
-    let who = names.node(Int(device))
-    guard Int(device) < i.context.count, i.context[Int(device)] > 0 else { return "none of \(who)'s intents" }
-    let n = i.context[Int(device)]
-    if let last = history.intents.first(where: { $0.device == device && $0.sequence == n }) {
-      return "\(who)'s intents up to i\(last.id)"
-    }
-    return "\(n) of \(who)'s intents"
+  /// `i1, i3 on n1` or `no other intent on n1`: what a device had received of the record when it
+  /// made `i`.
+  func seen(_ i: Intent) -> String {
+    let r = names.record(i.record)
+    let known = history.intents.filter { $0.id != i.id && $0.happenedBefore(i) }.map { "i\($0.id)" }
+    return known.isEmpty ? "no other intent on \(r)" : "\(known.joined(separator: ", ")) on \(r)"
   }
 
   /// A moment for people: `10.100s` (to the millisecond) below an hour, else `40d 1m 0.1s`.

@@ -63,15 +63,20 @@ extension Oracle {
     return out + "\""
   }
 
-  /// "(device clocks: iPad +10m)" when any clock is skewed or drifting, else "".
+  /// "(device clocks: iPad +10m; phone's clock jumped -5m at 20.000s)" when any clock is
+  /// skewed, drifting or jumped, else "".
   var clockNote: String {
-    let skewed = world.config.clocks.enumerated().filter { $0.element.skew != .zero || $0.element.driftPPM != 0 }
-    guard !skewed.isEmpty else { return "" }
-    let parts = skewed.map { i, c in
+    var parts: [String] = []
+    for (i, c) in world.config.clocks.enumerated() where c.skew != .zero || c.driftPPM != 0 {
       var p = "\(world.config.deviceNames[i]) \(c.skew.nanoseconds >= 0 ? "+" : "")\(c.skew)"
       if c.driftPPM != 0 { p += " \(c.driftPPM > 0 ? "+" : "")\(c.driftPPM)ppm" }
-      return p
+      parts.append(p)
     }
-    return " (device clocks: \(parts.joined(separator: ", ")))"
+    let jumps = world.facts.clockJumps.map { j in
+      "\(deviceName(j.device))'s clock jumped \(j.by.nanoseconds >= 0 ? "+" : "")\(j.by) at \(j.time)"
+    }
+    guard !parts.isEmpty || !jumps.isEmpty else { return "" }
+    let clocks = parts.isEmpty ? "" : "device clocks: " + parts.joined(separator: ", ")
+    return " (" + ([clocks] + jumps).filter { !$0.isEmpty }.joined(separator: "; ") + ")"
   }
 }

@@ -46,7 +46,9 @@ extension Oracle {
     // Writes a delete had seen are judged no further (see `judgeFields`): the frontier is
     // taken among the others.
     let live = superseded.isEmpty ? w : w.filter { !superseded.contains($0.id) }
-    let frontier = live.filter { a in !live.contains { a.happenedBefore($0) } }
+    // A write of the value the field ends with has its effect present: it is not lost, and
+    // concurrent writes of one value are no conflict at all.
+    let frontier = live.filter { a in !live.contains { a.happenedBefore($0) } && writtenValue(a, f) != final.value }
     if final.writer == 0 {
       guard !w.isEmpty else {
         if final.value != spec.initialValue {
@@ -54,7 +56,7 @@ extension Oracle {
         }
         return
       }
-      for l in frontier { lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the default value \(render(final.value))", winner: nil) }
+      for l in frontier { lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the default value \(render(final.value))", endedAs: "the default value \(render(final.value))", winner: nil) }
       return
     }
     guard let winner = w.first(where: { $0.id == final.writer }), writtenValue(winner, f) == final.value else {
@@ -63,12 +65,13 @@ extension Oracle {
         explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote to it (the value claims to come from \(Self.id(final.writer)))."))
       return
     }
-    if frontier.contains(where: { $0.id == winner.id }) || superseded.contains(winner.id) {
+    let winnerIsLatest = superseded.contains(winner.id) || !live.contains { winner.happenedBefore($0) }
+    if winnerIsLatest {
       // The winner is in the frontier, or is a value the record was revived with: writes
       // concurrent with it were a last-writer-wins choice; later ones were lost.
       for l in frontier where l.id != winner.id {
-        guard concurrent(l, winner) else {
-          lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))", winner: winner)
+        guard concurrent(l, winner), reachedServer(l) else {
+          lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))", endedAs: "\(render(final.value)) from \(describe(winner, field: f))", winner: winner)
           continue
         }
         if spec.mutable {
@@ -85,14 +88,14 @@ extension Oracle {
       }
     } else {
       for l in frontier {
-        lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))", winner: winner)
+        lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))", endedAs: "\(render(final.value)) from \(describe(winner, field: f))", winner: winner)
       }
     }
   }
 
   /// A frontier write whose effect is gone: a stale overwrite if nothing concurrent touched the
   /// record, else a lost edit (a concurrent save carried the old value along).
-  mutating func lose(_ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], finalText: String, winner: Intent?) {
+  mutating func lose(_ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], finalText: String, endedAs: String, winner: Intent?) {
     if superseded.contains(l.id) { return }
     let r = name(record.key)
     let field = spec.name
@@ -102,6 +105,13 @@ extension Oracle {
     if let winner {
       involved.append(Self.id(winner.id))
       if !devices.contains(deviceName(winner.device)) { devices.append(deviceName(winner.device)) }
+    }
+    if !reachedServer(l) {
+      // Nothing was ordered wrongly: the edit was never sent.
+      anomalies.append(Anomaly(
+        kind: .lostEdit, record: r, field: field, intents: involved, devices: devices, at: l.trueTime,
+        explanation: "\(describe(l, field: f)) never reached the server — \(neverSentCause(l)) — and \(r).\(field) ended as \(endedAs)."))
+      return
     }
     if let rival {
       if !involved.contains(Self.id(rival.id)) { involved.append(Self.id(rival.id)) }
@@ -125,7 +135,7 @@ extension Oracle {
   }
 
   /// Text is judged per character: each intent's inserted characters must be present, and the
-  /// ones a replacement removed absent, unless an intent that happened after it changed them.
+  /// ones a replacement removed absent, unless an intent that happened after it removed them.
   mutating func judgeText(_ record: RecordState, _ f: Int32, _ spec: FieldSpec, _ intents: [Intent]) {
     let r = name(record.key)
     guard case .text(let text) = record.fields[Int(f)].value else {
@@ -145,13 +155,34 @@ extension Oracle {
         kind: .duplicateEvent, record: r, field: spec.name, intents: [Self.id(d.intent)], devices: [deviceName(i.device)], at: i.trueTime,
         explanation: "text inserted by \(describe(i)) appears \(duplicates.filter { $0.intent == d.intent }.count + 1) times in \(r).\(spec.name): the insert was applied more than once."))
     }
-    let ids = Set(intents.map(\.id))
+    // Who removed each character: replacements name what they took out; a set of the field
+    // removes all it held. A character taken out by an intent that had seen its insert is
+    // excused whether or not a marker of it survives (an append, then a replace of it, both
+    // lost to a concurrent save of the whole text: only the replace is lost).
+    var removers: [AtomID: [Intent]] = [:]
+    var setters: [Intent] = []
+    for i in intents {
+      switch i.kind {
+      case .replace(let field, _, _, let gone) where field == f:
+        for a in gone { removers[a, default: []].append(i) }
+      case .set(let values) where values.contains(where: { $0.field == f }):
+        setters.append(i)
+      default:
+        break
+      }
+    }
+    func excused(_ atom: AtomID, of writer: Intent) -> Bool {
+      if let by = removers[atom], by.contains(where: { writer.happenedBefore($0) }) { return true }
+      return setters.contains { $0.id != writer.id && writer.happenedBefore($0) }
+    }
     for intent in intents {
       let inserted: Int
       var removed: [AtomID] = []
       switch intent.kind {
       case .create(_, let values), .set(let values):
         guard let v = values.first(where: { $0.field == f }), case .text(let t) = v.value else { continue }
+        // A write of the text the field ends with is not lost.
+        if t.string == text.string { continue }
         inserted = t.string.unicodeScalars.count
       case .append(let field, let s) where field == f:
         inserted = s.unicodeScalars.count
@@ -164,11 +195,8 @@ extension Oracle {
       var lost = false
       for offset in 0..<inserted {
         let id = AtomID(intent: intent.id, offset: Int32(offset))
-        switch state[id] {
-        case 0?: continue  // visible
-        case let by? where ids.contains(by) && intent.happenedBefore(log[by]): continue  // removed later, knowingly
-        default: lost = true
-        }
+        if state[id] == 0 || excused(id, of: intent) { continue }  // visible, or removed knowingly
+        lost = true
         break
       }
       if !lost {
@@ -178,7 +206,7 @@ extension Oracle {
       guard lost else { continue }
       let finalWriter = record.fields[Int(f)].writer
       let winner = finalWriter != 0 && finalWriter != intent.id ? log[finalWriter] : nil
-      lose(intent, f: f, spec: spec, record: record, intents: intents, finalText: "a version of \(r).\(spec.name) without it (\(quote(text.string)))", winner: winner)
+      lose(intent, f: f, spec: spec, record: record, intents: intents, finalText: "a version of \(r).\(spec.name) without it (\(quote(text.string)))", endedAs: quote(text.string), winner: winner)
     }
   }
 }

@@ -25,10 +25,9 @@ extension Oracle {
     // A delete concurrent with an update: either outcome is valid; say which won.
     for d in deletes {
       if let u = updates.first(where: { concurrent($0, d) }) {
-        let updateWon = serverLive[key] != nil
         anomalies.append(Anomaly(
           kind: .deleteUpdateConflict, record: r, intents: [Self.id(d.id), Self.id(u.id)], devices: [deviceName(d.device), deviceName(u.device)], at: d.trueTime,
-          explanation: "\(describe(d)) was concurrent with \(describe(u)); the \(updateWon ? "update" : "delete") won."))
+          explanation: "\(describe(d)) was concurrent with \(describe(u)); \(conflictOutcome(key, delete: d))."))
         break
       }
     }
@@ -68,6 +67,31 @@ extension Oracle {
     return "it was never uploaded"
   }
 
+  /// Which side of a delete/update conflict really won, from what the server did: it kept the
+  /// record when the delete arrived, or brought it back after deleting it (the update won), or
+  /// deleted it for good (the delete won).
+  func conflictOutcome(_ key: RecordKey, delete d: Intent) -> String {
+    var deletedAt: VirtualTime?
+    var updateWon = false
+    for e in world.facts.serverEvents {
+      switch e {
+      case .keptOverDelete(key, let by, _) where by == d.id:
+        updateWon = true
+      case .deleted(key, _, let t):
+        if deletedAt == nil { deletedAt = t }
+      case .revived(key, let t):
+        if let since = deletedAt, since <= t { updateWon = true }
+      default:
+        break
+      }
+    }
+    if updateWon {
+      let later = world.server.records[key].flatMap { $0.isDeleted && $0.deletedBy != d.id ? $0.deletedBy : nil }
+      return "the update won" + (later.map { " (\(Self.id($0)) deleted the record later, knowingly)" } ?? "")
+    }
+    return deletedAt == nil ? "the delete never took effect on the server" : "the delete won"
+  }
+
   func resurrectionCause(_ key: RecordKey) -> String {
     let zombie = world.devices.contains { $0.visibleRecord(key) != nil } && serverLive[key] == nil
     return zombie ? " (a device kept a row the server no longer has, e.g. after a token-expired refetch)" : ""
@@ -78,11 +102,14 @@ extension Oracle {
     var reported: Set<String> = []
     for a in anomalies where a.kind == .resurrection { reported.insert(a.record ?? "") }
     for e in world.facts.events {
-      guard case .reappeared(let key) = e.fact, let intents = byRecord[key] else { continue }
+      guard case .reappeared(let key, let applied) = e.fact, let intents = byRecord[key] else { continue }
       let r = name(key)
       guard !reported.contains(r) else { continue }
       let updates = intents.filter { if case .delete = $0.kind { return false }; return true }
-      guard let d = intents.first(where: { d in d.kind == .delete && updates.allSatisfy { $0.happenedBefore(d) } }) else { continue }
+      // Only a delete the device had applied before the record came back counts: one made later
+      // (say, after the record was revived by a concurrent update) is no reason to expect it gone.
+      let log = self.log
+      guard let d = applied.map({ log[$0] }).first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }) else { continue }
       reported.insert(r)
       anomalies.append(Anomaly(
         kind: .resurrection, record: r, intents: [Self.id(d.id)], devices: [deviceName(e.device)], at: e.time,

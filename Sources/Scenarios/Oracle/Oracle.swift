@@ -61,5 +61,27 @@ public struct Oracle {
 
   static func id(_ i: IntentID) -> String { "i\(i)" }
 
-  func concurrent(_ a: Intent, _ b: Intent) -> Bool { !a.happenedBefore(b) && !b.happenedBefore(a) && a.id != b.id }
+  func concurrent(_ a: Intent, _ b: Intent) -> Bool { a.isConcurrent(with: b) }
+
+  /// Whether any copy the server received carried the intent.
+  func reachedServer(_ i: Intent) -> Bool {
+    Int(i.id) < world.facts.reachedServer.count && world.facts.reachedServer[Int(i.id)]
+  }
+
+  /// Why an edit never reached the server, from what its device observed after it.
+  func neverSentCause(_ i: Intent) -> String {
+    for e in world.facts.events where e.device == i.device && e.time >= i.trueTime {
+      switch e.fact {
+      case .outboxLost(let keys) where keys.contains(i.record):
+        return "its pending upload was in an in-memory outbox, lost when the app was killed at \(e.time) (outbox=memory)"
+      case .batchAbandoned(let keys, let cause) where keys.contains(i.record):
+        return "its outbox entry was cleared when the batch was sent (unit=mark-first) and the request was cut off at \(e.time) (\(cause))"
+      case .rejected(i.record, let typeName):
+        return "the server rejected its type \(typeName) at \(e.time)"
+      default:
+        continue
+      }
+    }
+    return "no upload ever carried it"
+  }
 }

@@ -203,7 +203,7 @@ struct TimelineDrawing {
         return ("batch abandoned (\(keys.count))", "\(who): a batch of \(keys.map(history.names.record).joined(separator: ", ")) was cleared when sent and then cut off at \(at) (\(cause))")
       case .rejected(let key, let type):
         return ("\(history.names.record(key)) rejected", "\(who): the server rejected \(history.names.record(key)) (type \(type)) at \(at)")
-      case .reappeared(let key):
+      case .reappeared(let key, _):
         return ("\(history.names.record(key)) reappeared", "\(who): \(history.names.record(key)), seen deleted, became visible again at \(at)")
       case .fetchDropped(let count, let cause):
         return ("fetched \(count) dropped", "\(who): \(count) fetched record\(count == 1 ? "" : "s") dropped before they were applied at \(at) (\(cause))")

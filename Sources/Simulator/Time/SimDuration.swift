@@ -112,6 +112,42 @@ extension SimDuration: CustomStringConvertible {
     return (nanoseconds < 0 ? "-" : "") + String(magnitude / 1_000_000_000) + "." + padded + "s"
   }
 
+  /// For people: below a day, seconds rounded to the millisecond (`94.327s`, `0.000s` never
+  /// hides a nonzero span: below half a millisecond it prints exactly, `0.00025s`); from a day
+  /// on, days, hours, minutes and seconds with the zero parts left out (`40d 2h`,
+  /// `40d 1m 5.2s`). Reports print instants and totals this way; ``description`` is the exact,
+  /// parseable spelling.
+  public var readable: String {
+    let magnitude = nanoseconds.magnitude
+    let sign = nanoseconds < 0 ? "-" : ""
+    let day: UInt64 = 86_400_000_000_000
+    let ms: UInt64 = 1_000_000
+    if magnitude < day {
+      if magnitude > 0, magnitude < ms / 2 { return secondsDescription }
+      let rounded = (magnitude + ms / 2) / ms
+      let fraction = String(rounded % 1_000)
+      return sign + String(rounded / 1_000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"
+    }
+    var rest = (magnitude + ms / 2) / ms * ms
+    var parts: [String] = []
+    for (unit, name) in [(day, "d"), (3_600_000_000_000 as UInt64, "h"), (60_000_000_000 as UInt64, "m")] where rest >= unit {
+      parts.append("\(rest / unit)\(name)")
+      rest %= unit
+    }
+    if rest > 0 {
+      let whole = rest / 1_000_000_000
+      var fraction = String((rest % 1_000_000_000) / ms)
+      if fraction == "0" {
+        parts.append("\(whole)s")
+      } else {
+        fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        parts.append("\(whole).\(fraction)s")
+      }
+    }
+    return sign + parts.joined(separator: " ")
+  }
+
   /// `magnitude / scale` written with up to three decimals and no trailing zeros.
   static func _decimal(_ magnitude: Int64, scale: Int64) -> String {
     let whole = magnitude / scale

@@ -50,8 +50,8 @@ public struct VirtualTime: Hashable, Comparable, Sendable {
 }
 
 extension VirtualTime: CustomStringConvertible {
-  /// Seconds with at least millisecond precision: `2.200s`, `0.00025s`, `-1.500s`.
-  public var description: String { SimDuration(nanoseconds: nanoseconds).secondsDescription }
+  /// For people (``SimDuration/readable``): `2.200s`, `94.327s`, `40d 2h`.
+  public var description: String { SimDuration(nanoseconds: nanoseconds).readable }
 }
 
 @inlinable

@@ -41,8 +41,9 @@ public struct TraceRecord: Sendable {
 }
 
 /// Records a run and hashes it as it goes. The hash covers every record in a canonical encoding
-/// (time, kind code, node, the three integers, the detail), so two runs have the same hash iff
-/// they recorded the same sequence — the determinism check of the whole simulator.
+/// (time, kind code, node, the three integers, the detail) and whatever its owner folds in
+/// (``fold(_:)``: message payloads, final states), so two runs that did different things or
+/// ended differently have different hashes — the determinism check of the whole simulator.
 ///
 /// In ``Mode/hashOnly`` (fuzzing) nothing is kept but the hash and the count; in ``Mode/full``
 /// the records are kept for export as JSON Lines.
@@ -50,10 +51,10 @@ public struct TraceRecorder: Sendable {
   public enum Mode: Sendable { case hashOnly, full }
 
   public let mode: Mode
-  public var hasher: StableHasher { _hasher }
+  public var hasher: TraceHasher { _hasher }
   public var count: Int { _count }
   public var records: [TraceRecord] { _records }
-  @usableFromInline var _hasher = StableHasher()
+  @usableFromInline var _hasher = TraceHasher()
   @usableFromInline var _count = 0
   @usableFromInline var _records: [TraceRecord] = []
 
@@ -72,9 +73,16 @@ public struct TraceRecorder: Sendable {
     _hasher.combine(r.a)
     _hasher.combine(r.b)
     _hasher.combine(r.c)
-    if let d = r.detail { _hasher.combine(d) } else { _hasher.combine(byte: 0) }
+    if let d = r.detail { _hasher.combine(d) } else { _hasher.combine(0 as UInt64) }
     _count &+= 1
     if mode == .full { _records.append(r) }
+  }
+
+  /// Folds what a record cannot carry — a message's payload, a final state — into the hash,
+  /// without keeping anything.
+  @inlinable
+  public mutating func fold(_ body: (inout TraceHasher) -> Void) {
+    body(&_hasher)
   }
 
   @inlinable

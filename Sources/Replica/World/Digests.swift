@@ -1,0 +1,139 @@
+import Simulator
+
+// What the trace hash sees of the data (`oracle.md`, "Trace hash"): every message's payload —
+// values, provenance, stamps, change tags — and every node's final state. Two runs that sent
+// different things or ended differently hash differently.
+
+extension Stamp {
+  @inlinable
+  func fold(into h: inout TraceHasher) {
+    h.combine(clock)
+    h.combine(hlcWall)
+    h.combine(UInt64(UInt32(bitPattern: hlcLogical)) | UInt64(UInt32(bitPattern: device)) << 32)
+  }
+}
+
+extension Value {
+  func fold(into h: inout TraceHasher) {
+    switch self {
+    case .null: h.combine(1 as UInt64)
+    case .string(let s):
+      h.combine(2 as UInt64)
+      h.combine(s)
+    case .int(let i):
+      h.combine(3 as UInt64)
+      h.combine(i)
+    case .bool(let b):
+      h.combine(4 as UInt64)
+      h.combine(b)
+    case .date(let ns):
+      h.combine(5 as UInt64)
+      h.combine(ns)
+    case .ref(let k):
+      h.combine(6 as UInt64)
+      h.combine(k)
+    case .text(let t):
+      h.combine(7 as UInt64)
+      h.combine(t.atoms.count)
+      for a in t.atoms {
+        h.combine(UInt64(UInt32(bitPattern: a.id.intent)) | UInt64(UInt32(bitPattern: a.id.offset)) << 32)
+        h.combine(UInt64(a.scalar.value) | UInt64(UInt32(bitPattern: a.deletedBy)) << 32)
+        let parent = a.parent.map { UInt64(UInt32(bitPattern: $0.intent)) | UInt64(UInt32(bitPattern: $0.offset)) << 32 } ?? .max
+        h.combine(parent)
+      }
+    }
+  }
+}
+
+extension RecordState {
+  /// The whole copy: identity, provenance, values, stamps, tag and version vector.
+  public func fold(into h: inout TraceHasher) {
+    h.combine(UInt64(UInt32(bitPattern: key)) | UInt64(UInt32(bitPattern: type)) << 32)
+    h.combine(UInt64(UInt32(bitPattern: creator)) | UInt64(UInt32(bitPattern: creatorDevice)) << 32)
+    h.combine(UInt64(UInt32(bitPattern: deletedBy)))
+    h.combine(changeTag)
+    stamp.fold(into: &h)
+    deleteStamp.fold(into: &h)
+    h.combine(fields.count)
+    for f in fields {
+      h.combine(f.writer)
+      f.stamp.fold(into: &h)
+      f.value.fold(into: &h)
+    }
+    let versions = versions.entries
+    h.combine(versions.count)
+    for e in versions {
+      h.combine(e.wall)
+      h.combine(e.logical)
+    }
+  }
+}
+
+extension Message {
+  /// The payload: request ids, tokens, every record carried and every write result.
+  public func fold(into h: inout TraceHasher) {
+    h.combine(code)
+    switch self {
+    case .push(let id, let writes):
+      h.combine(id)
+      for w in writes {
+        h.combine(w.changed)
+        h.combine(w.isDelete)
+        h.combine(w.baseTag)
+        w.record.fold(into: &h)
+      }
+    case .pushReply(let id, let results):
+      h.combine(id)
+      for r in results {
+        switch r {
+        case .saved(let record):
+          h.combine(1 as UInt64)
+          record.fold(into: &h)
+        case .conflict(let record):
+          h.combine(2 as UInt64)
+          record.fold(into: &h)
+        case .refusedDeleted(let record):
+          h.combine(3 as UInt64)
+          record.fold(into: &h)
+        case .deleted:
+          h.combine(4 as UInt64)
+        case .rejected(let type):
+          h.combine(5 as UInt64)
+          h.combine(type)
+        }
+      }
+    case .fetch(let id, let token):
+      h.combine(id)
+      h.combine(token ?? -1)
+    case .fetchReply(let id, .changes(let records, let token, let more)):
+      h.combine(id)
+      h.combine(token)
+      h.combine(more)
+      for r in records { r.fold(into: &h) }
+    case .fetchReply(let id, .tokenExpired):
+      h.combine(id)
+      h.combine(0xdead as UInt64)
+    case .notify:
+      break
+    }
+  }
+}
+
+extension SyncWorld {
+  /// Folds every device's store (visible and pending-deleted copies) and the server's records
+  /// into the trace, one `final-state` record per node carrying the node's digest.
+  mutating func recordFinalState() {
+    for d in devices.indices {
+      var h = TraceHasher()
+      let store = devices[d].store
+      for key in store.keys.sorted() { store[key]!.fold(into: &h) }
+      h.combine(devices[d].outbox.entries.count)
+      trace.record(WorldTrace.finalState, at: now, node: Int32(d), Int64(bitPattern: h.value), Int64(store.count))
+    }
+    var h = TraceHasher()
+    let records = server.records
+    for key in records.keys.sorted() { records[key]!.fold(into: &h) }
+    h.combine(server.head)
+    trace.record(WorldTrace.finalState, at: now, node: serverNode.rawValue, Int64(bitPattern: h.value), Int64(records.count))
+  }
+}
