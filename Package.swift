@@ -15,8 +15,11 @@ let package = Package(
     .target(name: "Simulator"),
     .target(name: "Replica", dependencies: ["Simulator"]),
     .target(name: "Scenarios", dependencies: ["Simulator", "Replica"]),
+    // An independent, brute-force re-judging of a run from its raw observations (selftest
+    // --oracles); shares no judging code with the oracle in Scenarios.
+    .target(name: "ReferenceOracle", dependencies: ["Simulator", "Replica"]),
     // The command-line tool's logic, as a library so that tests can drive it in-process.
-    .target(name: "SimCLI", dependencies: ["Simulator", "Replica", "Scenarios"]),
+    .target(name: "SimCLI", dependencies: ["Simulator", "Replica", "Scenarios", "ReferenceOracle"]),
     .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
     .target(name: "SimTesting", dependencies: ["Scenarios", "Replica", "Simulator"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
