@@ -28,7 +28,7 @@ let package = Package(
     .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator"], exclude: ["Golden"]),
     .testTarget(name: "SimTestingTests", dependencies: ["SimTesting"]),
     // Depends on the executable too, so that `swift test` builds the binary the tests spawn.
-    .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "sim-cli"]),
+    .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "ReferenceOracle", "sim-cli"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -51,11 +51,6 @@ extension RunHistory {
   }
 }
 
-extension Intent {
-  /// Neither happened before the other.
-  func isConcurrent(with other: Intent) -> Bool { id != other.id && !happenedBefore(other) && !other.happenedBefore(self) }
-}
-
 extension Anomaly {
   /// The losing intent and the write that beat it: the first other intent concurrent with the
   /// loser (the culprit of a record-level save), else the next one named.

@@ -1,0 +1,74 @@
+import Foundation
+import ReferenceOracle
+import Replica
+import Scenarios
+import Simulator
+
+/// Runs the oracle and the independent reference checker on the same runs and compares what
+/// they found, anomaly kind by record and field (`sim-cli selftest --oracles`, and the test
+/// that runs a slice of it).
+public enum OracleAgreement {
+  /// A verdict both oracles can state: kind, record key, field index.
+  public typealias Verdict = ReferenceVerdict
+
+  /// One run on which the two oracles disagree.
+  public struct Difference: Sendable, CustomStringConvertible {
+    public var seed: UInt64
+    public var policy: String
+    /// What only the oracle found, and what only the reference found.
+    public var onlyOracle: [String]
+    public var onlyReference: [String]
+    public var reproduction: String
+
+    public var description: String {
+      "seed \(seed), policy \(policy): only the oracle found [\(onlyOracle.joined(separator: ", "))]; only the reference found [\(onlyReference.joined(separator: ", "))] — \(reproduction)"
+    }
+  }
+
+  /// The oracle's anomalies as verdicts: names mapped back to record keys and field indices.
+  static func verdicts(_ result: ScenarioRunner.Result) -> [Verdict] {
+    let schema = result.world.config.schema
+    var types: [RecordKey: Int32] = [:]
+    for i in result.world.log.intents where i.ignored == nil {
+      if case .create(let t, _) = i.kind, types[i.record] == nil { types[i.record] = t }
+    }
+    return result.report.anomalies.map { a in
+      let key = a.record.flatMap { result.recordNames.firstIndex(of: $0) }.map { RecordKey($0) }
+      let field = a.field.flatMap { name in key.flatMap { types[$0] }.flatMap { schema.types[Int($0)].fieldIndex(named: name) } }
+      return Verdict(kind: a.kind.rawValue, record: key, field: field)
+    }.sorted()
+  }
+
+  /// Runs fuzz seed `seed` of the default workload under `policy` and compares the oracles.
+  public static func compare(seed: UInt64, policy: PolicySpec, shape: WorkloadShape = WorkloadShape()) -> Difference? {
+    let (file, _) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
+    let result = ScenarioRunner.run(file, seed: seed, policy: policy, recordObservations: true)
+    let mine = verdicts(result)
+    let theirs = ReferenceOracle.judge(result.world)
+    guard mine != theirs else { return nil }
+    func describe(_ v: Verdict) -> String {
+      let record = v.record.map { Int($0) < result.recordNames.count ? result.recordNames[Int($0)] : "r\($0)" }
+      let field = v.field.flatMap { f in v.record.flatMap { k in result.world.server.records[k].map { file.schema.types[Int($0.type)].fields[f].name } } ?? "f\(f)" }
+      return v.kind + (record.map { " " + $0 } ?? "") + (field.map { "." + $0 } ?? "")
+    }
+    return Difference(
+      seed: seed, policy: policy.description,
+      onlyOracle: multisetDifference(mine, theirs).map(describe), onlyReference: multisetDifference(theirs, mine).map(describe),
+      reproduction: "sim-cli fuzz --seeds \(seed)..\(seed) --policy '\(policy)'")
+  }
+
+  /// `a` minus `b`, counting repeats (both sorted).
+  static func multisetDifference(_ a: [Verdict], _ b: [Verdict]) -> [Verdict] {
+    var rest = b
+    var out: [Verdict] = []
+    for v in a {
+      if let i = rest.firstIndex(of: v) { rest.remove(at: i) } else { out.append(v) }
+    }
+    return out
+  }
+
+  /// Every built-in preset (the safe designs and the planted bugs).
+  public static var presets: [PolicySpec] {
+    PolicyPreset.all.compactMap { try? PolicySpec.parse($0.name).get() }
+  }
+}

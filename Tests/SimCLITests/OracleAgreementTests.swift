@@ -1,0 +1,60 @@
+import ReferenceOracle
+import Replica
+import Scenarios
+import Testing
+@testable import SimCLI
+
+/// The oracle against the independent reference checker (`ReferenceOracle`): a slice of what
+/// `sim-cli selftest --oracles` runs at scale.
+@Suite struct OracleAgreementTests {
+  /// 24 seeds under each of the 13 presets: 312 runs, each judged twice from scratch.
+  @Test(arguments: OracleAgreement.presets.map(\.description))
+  func bothOraclesAgreeOnFuzzSeeds(preset: String) throws {
+    let policy = try PolicySpec.parse(preset).get()
+    let offset = UInt64(OracleAgreement.presets.firstIndex { $0.description == preset }! * 1_000)
+    for seed in (1 + offset)...(24 + offset) {
+      let difference = OracleAgreement.compare(seed: seed, policy: policy)
+      #expect(difference == nil, "\(difference.map(String.init(describing:)) ?? "")")
+    }
+  }
+
+  @Test func theReferenceSeesTheReorderingAsConcurrentToo() throws {
+    // The oracle-truth reordering (ScenariosTests): the iPad's q edit reaches the phone before
+    // its p edit; the phone's later p edit is concurrent with the iPad's.
+    let file = try Scenario.parse("""
+      devices iPad phone
+      policy field-lww-clock batch=1
+      latency 100ms
+      autosync off
+      push off
+      clock iPad skew +10s
+      type Note
+        body: string = ""
+      at 0s    iPad create Note q body="q0"
+      at 0s    iPad create Note p body="p0"
+      at 1s    sync
+      at 2s    offline iPad
+      at 3s    iPad set q body="q1"
+      at 4s    iPad set p body="p1"
+      at 5s    iPad set q body="q2"
+      at 6s    online iPad
+      at 6s    iPad sync
+      at 6.15s phone sync
+      at 7s    phone set p body="p-phone"
+      at 7.05s phone sync
+      settle
+      """, source: "inline").get()
+    let result = ScenarioRunner.run(file, recordObservations: true)
+    let verdicts = OracleAgreement.verdicts(result)
+    #expect(verdicts.map(\.kind) == ["lost-edit"])
+    #expect(ReferenceOracle.judge(result.world) == verdicts)
+  }
+
+  @Test func aPlantedDisagreementIsReported() throws {
+    // The comparison itself can fail: a verdict only one side has is named.
+    let a = [OracleAgreement.Verdict(kind: "lost-edit", record: 0, field: 1)]
+    #expect(OracleAgreement.multisetDifference(a, []).count == 1)
+    #expect(OracleAgreement.multisetDifference(a + a, a).count == 1)
+    #expect(OracleAgreement.multisetDifference(a, a).isEmpty)
+  }
+}
