@@ -1,5 +1,304 @@
 import Replica
 import Simulator
 
-/// Placeholder: the reference checker is being written.
-public enum ReferenceOracle {}
+/// An independent, brute-force second oracle: re-judges a finished run from its raw
+/// observations, intents and final states, sharing no judging code with the main oracle.
+///
+///     var config = WorldConfig(...)
+///     config.recordObservations = true
+///     var world = SyncWorld(config)
+///     ... schedule, run ...
+///     world.settle()
+///     let verdicts = ReferenceOracle.judge(world)   // sorted, e.g. [lost-edit r2.f0]
+///
+/// Reads only `world.log.intents` (id, device, record, kind, ignored), `world.facts.observations`,
+/// `world.facts.settled`, the schema, and the devices' and server's final records.
+public enum ReferenceOracle {
+  /// Every anomaly of a settled run, sorted (``ReferenceVerdict/<(_:_:)``). A multiset: each
+  /// lost intent is its own verdict, so one field can carry several identical verdicts.
+  ///
+  /// Preconditions: the world ran with `WorldConfig.recordObservations = true`.
+  public static func judge(_ world: SyncWorld) -> [ReferenceVerdict] {
+    var judge = Judge(world)
+    return judge.run().sorted()
+  }
+
+  /// The causality, server arrival and reappearances rebuilt from the run's observations.
+  public static func causality(of world: SyncWorld) -> ReferenceCausality {
+    ReferenceCausality(world)
+  }
+
+  /// The rebuilt happened-before relation: `happenedBefore(in: world)(a, b)` is `a → b`.
+  public static func happenedBefore(in world: SyncWorld) -> (IntentID, IntentID) -> Bool {
+    let causality = ReferenceCausality(world)
+    return { causality.happenedBefore($0, $1) }
+  }
+}
+
+/// One judging pass (see the step numbers in the comments).
+struct Judge {
+  let world: SyncWorld
+  let causality: ReferenceCausality
+  let schema: Schema
+  /// Effective intents per record, in id order (lookups only).
+  let effective: [RecordKey: [Intent]]
+  /// Records with at least one effective intent, in key order.
+  let keys: [RecordKey]
+  var out: [ReferenceVerdict] = []
+
+  init(_ world: SyncWorld) {
+    self.world = world
+    causality = ReferenceCausality(world)
+    schema = world.config.schema
+    var effective: [RecordKey: [Intent]] = [:]
+    for intent in world.log.intents where intent.ignored == nil {
+      effective[intent.record, default: []].append(intent)
+    }
+    self.effective = effective
+    keys = effective.keys.sorted()
+  }
+
+  func hb(_ a: IntentID, _ b: IntentID) -> Bool { causality.happenedBefore(a, b) }
+  func concurrent(_ a: IntentID, _ b: IntentID) -> Bool { causality.isConcurrent(a, b) }
+
+  mutating func report(_ kind: String, _ record: RecordKey?, _ field: Int? = nil) {
+    out.append(ReferenceVerdict(kind: kind, record: record, field: field))
+  }
+
+  func visibleOnAnyDevice(_ r: RecordKey) -> Bool {
+    world.devices.contains { $0.visibleRecord(r) != nil }
+  }
+
+  func liveOnServer(_ r: RecordKey) -> Bool {
+    if let copy = world.server.records[r] { return !copy.isDeleted }
+    return false
+  }
+
+  static func isDelete(_ i: Intent) -> Bool {
+    if case .delete = i.kind { return true }
+    return false
+  }
+
+  static func isCreate(_ i: Intent) -> Bool {
+    if case .create = i.kind { return true }
+    return false
+  }
+
+  /// A delete every update of the record had happened before.
+  func isQualifying(_ d: IntentID, on r: RecordKey) -> Bool {
+    let intents = effective[r] ?? []
+    guard intents.contains(where: { $0.id == d && Self.isDelete($0) }) else { return false }
+    return intents.filter { !Self.isDelete($0) }.allSatisfy { hb($0.id, d) }
+  }
+
+  mutating func run() -> [ReferenceVerdict] {
+    var resurrected = Set<RecordKey>()
+    var explained = Set<RecordKey>()
+    for r in keys {
+      judgeRecord(r, resurrected: &resurrected, explained: &explained)
+    }
+    // 6. Transient resurrection: a reappearance after an applied qualifying delete.
+    for re in causality.reappearances where effective[re.record] != nil && !resurrected.contains(re.record) {
+      if re.appliedDeletes.contains(where: { isQualifying($0, on: re.record) }) {
+        report(ReferenceVerdict.resurrection, re.record)
+        resurrected.insert(re.record)
+        explained.insert(re.record)
+      }
+    }
+    // 7. Divergence.
+    if !world.facts.settled { report(ReferenceVerdict.divergence, nil) }
+    let server = world.server.liveRecords.filter { !explained.contains($0.key) }
+    for device in world.devices {
+      let mine = device.visibleRecords.filter { !explained.contains($0.key) }
+      if let (record, field) = Self.firstDifference(mine, server) {
+        report(ReferenceVerdict.divergence, record, field)
+      }
+    }
+    return out
+  }
+
+  /// Steps 1–5 for one record.
+  mutating func judgeRecord(_ r: RecordKey, resurrected: inout Set<RecordKey>, explained: inout Set<RecordKey>) {
+    let intents = effective[r] ?? []
+    let deletes = intents.filter(Self.isDelete)
+    let updates = intents.filter { !Self.isDelete($0) }
+
+    // 1. Resurrection.
+    if deletes.contains(where: { isQualifying($0.id, on: r) }), visibleOnAnyDevice(r) || liveOnServer(r) {
+      report(ReferenceVerdict.resurrection, r)
+      resurrected.insert(r)
+      explained.insert(r)
+    }
+    // 2. Delete/update conflict (informational).
+    if deletes.contains(where: { d in updates.contains { u in concurrent(d.id, u.id) } }) {
+      report(ReferenceVerdict.deleteUpdateConflict, r)
+    }
+    // 3 and 4, about the first create.
+    if let create = intents.first(where: Self.isCreate), case .create(let type, _) = create.kind {
+      var stranded = false
+      if world.server.records[r] == nil, deletes.isEmpty, world.devices[Int(create.device)].visibleRecord(r) != nil {
+        report(ReferenceVerdict.strandedRecord, r)
+        explained.insert(r)
+        stranded = true
+      }
+      if !stranded, schema.types[Int(type)].appendOnly, deletes.isEmpty,
+        world.devices.contains(where: { $0.visibleRecord(r) == nil }) || !liveOnServer(r)
+      {
+        report(ReferenceVerdict.droppedEvent, r)
+        explained.insert(r)
+      }
+    }
+    // 5. Fields of a record live on the server.
+    guard let final = world.server.records[r], !final.isDeleted else { return }
+    let seenByDelete = Set(intents.filter { w in deletes.contains { hb(w.id, $0.id) } }.map(\.id))
+    let spec = schema.types[Int(final.type)]
+    for f in spec.fields.indices where f < final.fields.count {
+      if spec.fields[f].kind == .text {
+        judgeText(r, f, final.fields[f], intents: intents, seenByDelete: seenByDelete)
+      } else {
+        judgeValue(r, f, final.fields[f], spec.fields[f], intents: intents, seenByDelete: seenByDelete)
+      }
+    }
+  }
+
+  /// The value an intent wrote to field `f` (a create's or set's last write of it), if any.
+  static func written(_ i: Intent, field f: Int) -> Value? {
+    switch i.kind {
+    case .create(_, let values), .set(let values):
+      return values.last(where: { Int($0.field) == f })?.value
+    default:
+      return nil
+    }
+  }
+
+  /// LOSE(l).
+  mutating func lose(_ l: Intent, _ r: RecordKey, _ f: Int, intents: [Intent], seenByDelete: Set<IntentID>) {
+    if seenByDelete.contains(l.id) { return }
+    if !causality.reachedServer(l.id) {
+      report(ReferenceVerdict.lostEdit, r, f)
+    } else if intents.contains(where: { concurrent($0.id, l.id) }) {
+      report(ReferenceVerdict.lostEdit, r, f)
+    } else {
+      report(ReferenceVerdict.staleOverwrite, r, f)
+    }
+  }
+
+  /// Step 5 for a field that is not text.
+  mutating func judgeValue(_ r: RecordKey, _ f: Int, _ final: FieldValue, _ spec: FieldSpec, intents: [Intent], seenByDelete: Set<IntentID>) {
+    let writes: [(intent: Intent, value: Value)] = intents.compactMap { i in
+      Self.written(i, field: f).map { (i, $0) }
+    }
+    let live = writes.filter { !seenByDelete.contains($0.intent.id) }
+    func superseded(_ a: IntentID) -> Bool { live.contains { hb(a, $0.intent.id) } }
+    let frontier = live.filter { !superseded($0.intent.id) && $0.value != final.value }
+
+    if final.writer == 0 {
+      if writes.isEmpty {
+        if final.value != spec.initialValue { report(ReferenceVerdict.phantomValue, r, f) }
+      } else {
+        for l in frontier { lose(l.intent, r, f, intents: intents, seenByDelete: seenByDelete) }
+      }
+      return
+    }
+    guard let w = writes.first(where: { $0.intent.id == final.writer && $0.value == final.value }) else {
+      report(ReferenceVerdict.phantomValue, r, f)
+      return
+    }
+    let latest = seenByDelete.contains(w.intent.id) || !superseded(w.intent.id)
+    for l in frontier {
+      if latest {
+        guard l.intent.id != w.intent.id else { continue }
+        if concurrent(l.intent.id, w.intent.id) && causality.reachedServer(l.intent.id) {
+          report(spec.mutable ? ReferenceVerdict.concurrentOverwrite : ReferenceVerdict.lostEdit, r, f)
+        } else {
+          lose(l.intent, r, f, intents: intents, seenByDelete: seenByDelete)
+        }
+      } else {
+        lose(l.intent, r, f, intents: intents, seenByDelete: seenByDelete)
+      }
+    }
+  }
+
+  /// Step 5 for a text field.
+  mutating func judgeText(_ r: RecordKey, _ f: Int, _ final: FieldValue, intents: [Intent], seenByDelete: Set<IntentID>) {
+    guard case .text(let text) = final.value else {
+      report(ReferenceVerdict.phantomValue, r, f)
+      return
+    }
+    // Duplicates: a visible repeat of an id seen earlier in the text.
+    var seen = Set<AtomID>()
+    var duplicate = false
+    for atom in text.atoms {
+      if seen.contains(atom.id) && atom.isVisible { duplicate = true }
+      seen.insert(atom.id)
+    }
+    if duplicate { report(ReferenceVerdict.duplicateEvent, r, f) }
+
+    // Visible in the final text: some occurrence of the id is visible.
+    let visible = Set(text.atoms.filter(\.isVisible).map(\.id))
+    let finalString = text.string
+    var removers: [(id: IntentID, removed: [AtomID])] = []
+    var setters: [IntentID] = []
+    for i in intents {
+      switch i.kind {
+      case .replace(let field, _, _, let removed) where Int(field) == f: removers.append((i.id, removed))
+      case .set(let values) where values.contains(where: { Int($0.field) == f }): setters.append(i.id)
+      default: break
+      }
+    }
+    func excused(_ x: AtomID, insertedBy a: IntentID) -> Bool {
+      removers.contains { $0.removed.contains(x) && hb(a, $0.id) } || setters.contains { $0 != a && hb(a, $0) }
+    }
+
+    for a in intents {
+      var inserted = 0
+      var removed: [AtomID] = []
+      switch a.kind {
+      case .create, .set:
+        guard case .text(let v)? = Self.written(a, field: f) else { continue }
+        if v.string == finalString { continue }
+        inserted = v.string.unicodeScalars.count
+      case .append(let field, let s) where Int(field) == f:
+        inserted = s.unicodeScalars.count
+      case .replace(let field, _, let new, let gone) where Int(field) == f:
+        inserted = new.unicodeScalars.count
+        removed = gone
+      default:
+        continue
+      }
+      let missing = (0..<inserted).contains { k in
+        let x = AtomID(intent: a.id, offset: Int32(k))
+        return !visible.contains(x) && !excused(x, insertedBy: a.id)
+      }
+      let revived = removed.contains { visible.contains($0) }
+      if missing || revived { lose(a, r, f, intents: intents, seenByDelete: seenByDelete) }
+    }
+  }
+
+  /// Two values as a user sees them: text by its visible string, anything else by `==`.
+  static func looksSame(_ a: Value, _ b: Value) -> Bool {
+    if case .text(let x) = a, case .text(let y) = b { return x.string == y.string }
+    return a == b
+  }
+
+  /// The first difference between two key-ordered lists of records: a record on one side only
+  /// (field nil), or the first field that looks different in a record on both sides (a field
+  /// present on one side only counts as different).
+  static func firstDifference(_ a: [RecordState], _ b: [RecordState]) -> (RecordKey, Int?)? {
+    var i = 0
+    var j = 0
+    while i < a.count || j < b.count {
+      if j == b.count || (i < a.count && a[i].key < b[j].key) { return (a[i].key, nil) }
+      if i == a.count || b[j].key < a[i].key { return (b[j].key, nil) }
+      let x = a[i]
+      let y = b[j]
+      for f in 0..<max(x.fields.count, y.fields.count) {
+        guard f < x.fields.count, f < y.fields.count else { return (x.key, f) }
+        if !looksSame(x.fields[f].value, y.fields[f].value) { return (x.key, f) }
+      }
+      i += 1
+      j += 1
+    }
+    return nil
+  }
+}

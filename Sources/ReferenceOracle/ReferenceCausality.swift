@@ -1,0 +1,168 @@
+import Replica
+
+/// Causality and delivery rebuilt from a run's raw observations alone (never from the intent
+/// log's own contexts): which intents each intent's device had received on its record when it
+/// made it, which intents reached the server, and where records reappeared after vanishing.
+///
+/// Built by one walk over `world.facts.observations`, keeping for every device D and record r
+/// the set K[D][r] of intents D has received:
+/// * `.intent(id)` of an effective intent on r by D: ctx(id) = K[D][r] ∪ {id}; K[D][r] = ctx(id).
+/// * `.received(device: D, copy: C)`: K[D][C.key] ∪= ctx(x) for every x in provenance(C).
+///
+/// `a → b` iff both are effective, on one record, a ≠ b and a ∈ ctx(b).
+public struct ReferenceCausality: Sendable {
+  /// A record that had been visible on a device, vanished, and became visible again there.
+  public struct Reappearance: Hashable, Sendable {
+    /// The device it reappeared on.
+    public var device: Int32
+    /// The record.
+    public var record: RecordKey
+    /// The delete intents of the record the device had applied by then (made there, or taken
+    /// in with a deleted copy), in the order they came.
+    public var appliedDeletes: [IntentID]
+    /// The index of the `.visibility` observation in `world.facts.observations`.
+    public var observation: Int
+  }
+
+  /// Per intent id (index 0 unused): the record of an effective intent and its rebuilt context,
+  /// or nil for an ignored intent (or one never observed).
+  let contexts: [Set<IntentID>?]
+  let records: [RecordKey]
+  let reached: Set<IntentID>
+  /// Every reappearance, in observation order.
+  public let reappearances: [Reappearance]
+
+  /// Rebuilds causality from `world.facts.observations`. The world must have been run with
+  /// `WorldConfig.recordObservations = true` (a precondition fails if intents exist but no
+  /// observations were recorded).
+  public init(_ world: SyncWorld) {
+    let log = world.log.intents
+    precondition(
+      log.isEmpty || !world.facts.observations.isEmpty,
+      "ReferenceCausality needs a world run with WorldConfig.recordObservations = true")
+    for (index, intent) in log.enumerated() {
+      precondition(Int(intent.id) == index + 1, "intent ids must be dense and in order")
+    }
+    func isEffective(_ id: IntentID) -> Bool {
+      id > 0 && Int(id) <= log.count && log[Int(id) - 1].ignored == nil
+    }
+    /// The effective intents on `copy.key` that a copy carries (spec order, duplicates kept).
+    func provenance(_ copy: RecordState) -> [IntentID] {
+      var ids: [IntentID] = [copy.creator]
+      if copy.deletedBy != 0 { ids.append(copy.deletedBy) }
+      for field in copy.fields {
+        if field.writer != 0 { ids.append(field.writer) }
+        if case .text(let text) = field.value {
+          for atom in text.atoms {
+            if atom.id.intent != 0 { ids.append(atom.id.intent) }
+            if atom.deletedBy != 0 { ids.append(atom.deletedBy) }
+          }
+        }
+      }
+      // Defensive: an id that is 0, ignored, or (impossibly) of another record carries nothing.
+      return ids.filter { isEffective($0) && log[Int($0) - 1].record == copy.key }
+    }
+
+    var contexts = [Set<IntentID>?](repeating: nil, count: log.count + 1)
+    var records = [RecordKey](repeating: 0, count: log.count + 1)
+    for intent in log { records[Int(intent.id)] = intent.record }
+    var reached = Set<IntentID>()
+    var reappearances: [Reappearance] = []
+    // Per device (grown on demand), per record: lookups only, never iterated.
+    var received: [[RecordKey: Set<IntentID>]] = []
+    var appliedDeletes: [[RecordKey: [IntentID]]] = []
+    var everVisible: [Set<RecordKey>] = []
+    var vanished: [Set<RecordKey>] = []
+    func grow(_ device: Int32) {
+      precondition(device >= 0, "negative device index")
+      while received.count <= Int(device) {
+        received.append([:])
+        appliedDeletes.append([:])
+        everVisible.append([])
+        vanished.append([])
+      }
+    }
+    func applyDelete(_ id: IntentID, device: Int, record: RecordKey) {
+      var list = appliedDeletes[device][record] ?? []
+      if !list.contains(id) { list.append(id) }
+      appliedDeletes[device][record] = list
+    }
+
+    for (index, observation) in world.facts.observations.enumerated() {
+      switch observation {
+      case .intent(let id):
+        guard isEffective(id) else { continue }
+        let intent = log[Int(id) - 1]
+        grow(intent.device)
+        let d = Int(intent.device)
+        var context = received[d][intent.record] ?? []
+        context.insert(id)
+        contexts[Int(id)] = context
+        received[d][intent.record] = context
+        if case .delete = intent.kind { applyDelete(id, device: d, record: intent.record) }
+
+      case .received(let device, let copy, _):
+        grow(device)
+        let d = Int(device)
+        var known = received[d][copy.key] ?? []
+        for x in provenance(copy) {
+          // An intent is observed before any copy carries it; {x} covers a log that says otherwise.
+          known.formUnion(contexts[Int(x)] ?? [x])
+        }
+        received[d][copy.key] = known
+        if copy.isDeleted && isEffective(copy.deletedBy) {
+          applyDelete(copy.deletedBy, device: d, record: copy.key)
+        }
+
+      case .serverReceived(let copy, _, _):
+        reached.formUnion(provenance(copy))
+
+      case .visibility(let device, let key, let visible, _):
+        grow(device)
+        let d = Int(device)
+        if visible {
+          if vanished[d].contains(key) {
+            reappearances.append(Reappearance(
+              device: device, record: key, appliedDeletes: appliedDeletes[d][key] ?? [], observation: index))
+          }
+          everVisible[d].insert(key)
+        } else if everVisible[d].contains(key) {
+          vanished[d].insert(key)
+        }
+      }
+    }
+    self.contexts = contexts
+    self.records = records
+    self.reached = reached
+    self.reappearances = reappearances
+  }
+
+  /// Whether `id` is an effective intent whose making was observed.
+  public func isEffective(_ id: IntentID) -> Bool {
+    id > 0 && Int(id) < contexts.count && contexts[Int(id)] != nil
+  }
+
+  /// The rebuilt causal context of an effective intent — every intent on its record its device
+  /// had received when it made it, itself included — in id order; nil for an ignored intent.
+  public func context(of id: IntentID) -> [IntentID]? {
+    guard isEffective(id) else { return nil }
+    return contexts[Int(id)]!.sorted()
+  }
+
+  /// `a → b`: both effective, on one record, different, and `a` in the context of `b`.
+  /// Intents on different records are never ordered.
+  public func happenedBefore(_ a: IntentID, _ b: IntentID) -> Bool {
+    guard a != b, isEffective(a), isEffective(b), records[Int(a)] == records[Int(b)] else { return false }
+    return contexts[Int(b)]!.contains(a)
+  }
+
+  /// `a ∥ b`: different, and neither happened before the other.
+  public func isConcurrent(_ a: IntentID, _ b: IntentID) -> Bool {
+    a != b && !happenedBefore(a, b) && !happenedBefore(b, a)
+  }
+
+  /// Whether some copy the server received carried the intent (in its provenance).
+  public func reachedServer(_ id: IntentID) -> Bool {
+    reached.contains(id)
+  }
+}
