@@ -63,6 +63,16 @@ public struct ReferenceCausality: Sendable {
       return ids.filter { isEffective($0) && log[Int($0) - 1].record == copy.key }
     }
 
+    /// Whether `id` wrote one of the `changed` fields of `copy` (so that a save of those fields
+    /// carries it, even when it is also the record's creator).
+    func writes(_ id: IntentID, in copy: RecordState, _ changed: FieldMask) -> Bool {
+      for (i, field) in copy.fields.enumerated() where changed & (1 << UInt64(i)) != 0 {
+        if field.writer == id { return true }
+        if case .text(let text) = field.value, text.atoms.contains(where: { $0.id.intent == id || $0.deletedBy == id }) { return true }
+      }
+      return false
+    }
+
     var contexts = [Set<IntentID>?](repeating: nil, count: log.count + 1)
     var records = [RecordKey](repeating: 0, count: log.count + 1)
     for intent in log { records[Int(intent.id)] = intent.record }
@@ -114,7 +124,20 @@ public struct ReferenceCausality: Sendable {
           applyDelete(copy.deletedBy, device: d, record: copy.key)
         }
 
-      case .serverReceived(let copy, _, _):
+      case .serverReceived(let copy, let isDelete, let changed, _):
+        // A delete carries its delete; a save carries the fields it says it changed.
+        if isDelete {
+          if isEffective(copy.deletedBy) { reached.insert(copy.deletedBy) }
+        } else {
+          var fieldsOnly = copy
+          fieldsOnly.deletedBy = 0
+          for i in fieldsOnly.fields.indices where changed & (1 << UInt64(i)) == 0 {
+            fieldsOnly.fields[i] = FieldValue(value: .null, writer: 0, stamp: .origin)
+          }
+          reached.formUnion(provenance(fieldsOnly).filter { $0 != copy.creator || writes(copy.creator, in: copy, changed) })
+        }
+
+      case .serverStored(let copy, _):
         reached.formUnion(provenance(copy))
 
       case .visibility(let device, let key, let visible, _):
@@ -161,7 +184,9 @@ public struct ReferenceCausality: Sendable {
     a != b && !happenedBefore(a, b) && !happenedBefore(b, a)
   }
 
-  /// Whether some copy the server received carried the intent (in its provenance).
+  /// Whether the intent reached the server: a save the server received carried it in a field
+  /// the save said it changed (or a delete carried it as its delete), or a version the server
+  /// stored carried it.
   public func reachedServer(_ id: IntentID) -> Bool {
     reached.contains(id)
   }

@@ -236,6 +236,31 @@ import Testing
     #expect(seed1[0].traceHash != seed1[1].traceHash)
   }
 
+  /// Runs that share a hash have the same outcome: over every named scenario under every
+  /// preset, equal hashes mean equal reports and equal final states.
+  @Test func runsWithDifferentOutcomesNeverShareAHash() throws {
+    var seen: [String: String] = [:]
+    var distinct = 0
+    for (name, _) in Scenario.named() {
+      let file = try Scenario.load(name)
+      for preset in PolicyPreset.all {
+        let result = ScenarioRunner.run(file, policy: try PolicySpec.parse(preset.name).get())
+        let r = result.report
+        let outcome = "\(r.anomalies.map { "\($0.kind) \($0.record ?? "") \($0.field ?? "") \($0.intents)" })"
+          + "\(result.world.devices.map(\.visibleRecords))\(result.world.server.records.keys.sorted().map { result.world.server.records[$0]! })"
+        if let other = seen[r.traceHash] {
+          #expect(other == outcome, "\(name) under \(preset.name) shares hash \(r.traceHash) with a different outcome")
+        } else {
+          seen[r.traceHash] = outcome
+          distinct += 1
+        }
+      }
+    }
+    // Most scenarios end differently under most presets; a hash blind to outcomes would give
+    // one hash per scenario.
+    #expect(distinct > Scenario.named().count * 2)
+  }
+
   @Test func longSimulatedTimesPrintAsDays() throws {
     let r = ScenarioRunner.run(try Scenario.load("retention-zombie")).report
     #expect(!r.text.contains("3456"), "\(r.text)")

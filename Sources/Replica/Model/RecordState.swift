@@ -58,7 +58,13 @@ public struct RecordState: Hashable, Sendable {
   public func forEachProvenance(_ body: (IntentID) -> Void) {
     body(creator)
     if deletedBy != 0 { body(deletedBy) }
-    for f in fields {
+    forEachProvenance(ofFields: .max, body)
+  }
+
+  /// The intents whose effect the fields in `mask` carry: their writers and, for text, every
+  /// character's inserter and remover.
+  public func forEachProvenance(ofFields mask: FieldMask, _ body: (IntentID) -> Void) {
+    for (i, f) in fields.enumerated() where mask & (1 << UInt64(i)) != 0 {
       if f.writer != 0 { body(f.writer) }
       if case .text(let t) = f.value {
         var last: IntentID = 0

@@ -237,13 +237,25 @@ public struct SyncWorld: Sendable {
     case .push(let id, let writes):
       if config.trackCausality {
         for w in writes {
-          if config.recordObservations { facts.observations.append(.serverReceived(copy: w.record, isDelete: w.isDelete, at: now)) }
-          w.record.forEachProvenance { facts.reachedServer[Int($0)] = true }
+          if config.recordObservations {
+            facts.observations.append(.serverReceived(copy: w.record, isDelete: w.isDelete, changed: w.changed, at: now))
+          }
+          if w.isDelete {
+            facts.reachedServer[Int(w.record.deletedBy)] = true
+          } else {
+            w.record.forEachProvenance(ofFields: w.changed) { facts.reachedServer[Int($0)] = true }
+          }
         }
       }
       let wasDeleted = writes.map { server.records[$0.record.key]?.isDeleted ?? false }
       let (results, changed) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
       noteServerEvents(writes, results, wasDeleted: wasDeleted)
+      if config.trackCausality {
+        for case .saved(let stored) in results {
+          if config.recordObservations { facts.observations.append(.serverStored(copy: stored, at: now)) }
+          stored.forEachProvenance { facts.reachedServer[Int($0)] = true }
+        }
+      }
       if trace.keepsRecords {
         for (w, r) in zip(writes, results) { annotateStore(w, r) }
       }

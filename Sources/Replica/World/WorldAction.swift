@@ -63,8 +63,9 @@ public struct WorldFacts: Sendable {
   /// What the server did with deletes and revivals, in order: which side of a delete/update
   /// conflict really won.
   public var serverEvents: [ServerEvent] = []
-  /// Per intent (indexed by id; index 0 unused): whether any copy the server received carried
-  /// it. An edit that never reached the server was never sent, whatever else happened to it.
+  /// Per intent (indexed by id; index 0 unused): whether it reached the server — a write the
+  /// server received carried it in a field the write changed (or as its delete), or a version
+  /// the server stored carried it. An edit that never did was never sent.
   public var reachedServer: [Bool] = [false]
   /// Clock jumps, in order (for reports that explain clock-based decisions).
   public var clockJumps: [(time: VirtualTime, device: Int32, by: SimDuration)] = []
@@ -96,8 +97,11 @@ public enum Observation: Sendable {
   case intent(IntentID)
   /// A device took in a copy of a record: applied it, or merged it under its pending edits.
   case received(device: Int32, copy: RecordState, at: VirtualTime)
-  /// The server received a pushed copy (a save or a delete).
-  case serverReceived(copy: RecordState, isDelete: Bool, at: VirtualTime)
+  /// The server received a pushed copy: a delete, or a save of the fields in `changed` (the
+  /// fields the device says it changed; bit `i` is field `i`).
+  case serverReceived(copy: RecordState, isDelete: Bool, changed: FieldMask, at: VirtualTime)
+  /// The server answered a save with this version of the record (stored, or kept as it was).
+  case serverStored(copy: RecordState, at: VirtualTime)
   /// What a device shows of a record changed: it became visible, or stopped being visible.
   case visibility(device: Int32, key: RecordKey, visible: Bool, at: VirtualTime)
 }

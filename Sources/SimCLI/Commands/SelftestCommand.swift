@@ -74,15 +74,14 @@ enum SelftestCommand {
         }
       }
       if let first = found.first {
-        console.err("\n")
         console.out("oracles disagree: \(first)\n")
         return .failure
       }
       done += slice.count
       start += chunk
-      if clock.elapsedSeconds - lastTick >= 2 {
+      if clock.elapsedSeconds - lastTick >= 30 {
         lastTick = clock.elapsedSeconds
-        console.err("selftest --oracles: \(done)/\(seeds.count) seeds × \(presets.count) presets agree · \(Int(clock.elapsedSeconds))s\r")
+        console.err("selftest --oracles: \(done)/\(seeds.count) seeds × \(presets.count) presets agree · \(Int(clock.elapsedSeconds))s\n")
       }
     }
     let runs = seeds.count * presets.count
