@@ -29,6 +29,7 @@ public struct ReferenceCausality: Sendable {
   let contexts: [Set<IntentID>?]
   let records: [RecordKey]
   let reached: Set<IntentID>
+  let dropped: Set<IntentID>
   /// Every reappearance, in observation order.
   public let reappearances: [Reappearance]
 
@@ -77,6 +78,8 @@ public struct ReferenceCausality: Sendable {
     var records = [RecordKey](repeating: 0, count: log.count + 1)
     for intent in log { records[Int(intent.id)] = intent.record }
     var reached = Set<IntentID>()
+    var madeSoFar: [IntentID] = []
+    var droppedCandidates = Set<IntentID>()
     var reappearances: [Reappearance] = []
     // Per device (grown on demand), per record: lookups only, never iterated.
     var received: [[RecordKey: Set<IntentID>]] = []
@@ -102,6 +105,7 @@ public struct ReferenceCausality: Sendable {
       switch observation {
       case .intent(let id):
         guard isEffective(id) else { continue }
+        madeSoFar.append(id)
         let intent = log[Int(id) - 1]
         grow(intent.device)
         let d = Int(intent.device)
@@ -140,6 +144,13 @@ public struct ReferenceCausality: Sendable {
       case .serverStored(let copy, _):
         reached.formUnion(provenance(copy))
 
+      case .droppedUnsent(let device, let keys, _):
+        // Every intent this device had made so far on these records had a pending upload that
+        // may be the one dropped; whether it was is settled below (it never reached the server).
+        for id in madeSoFar where log[Int(id) - 1].device == device && keys.contains(log[Int(id) - 1].record) {
+          droppedCandidates.insert(id)
+        }
+
       case .visibility(let device, let key, let visible, _):
         grow(device)
         let d = Int(device)
@@ -157,6 +168,7 @@ public struct ReferenceCausality: Sendable {
     self.contexts = contexts
     self.records = records
     self.reached = reached
+    self.dropped = droppedCandidates.subtracting(reached)
     self.reappearances = reappearances
   }
 
@@ -189,5 +201,11 @@ public struct ReferenceCausality: Sendable {
   /// stored carried it.
   public func reachedServer(_ id: IntentID) -> Bool {
     reached.contains(id)
+  }
+
+  /// Whether the intent was never sent because its device's outbox dropped it: it never reached
+  /// the server, and after it was made its device dropped the record's pending upload unsent.
+  public func droppedUnsent(_ id: IntentID) -> Bool {
+    dropped.contains(id)
   }
 }

@@ -174,7 +174,7 @@ struct Judge {
   /// LOSE(l).
   mutating func lose(_ l: Intent, _ r: RecordKey, _ f: Int, intents: [Intent], seenByDelete: Set<IntentID>) {
     if seenByDelete.contains(l.id) { return }
-    if !causality.reachedServer(l.id) {
+    if causality.droppedUnsent(l.id) {
       report(ReferenceVerdict.lostEdit, r, f)
     } else if intents.contains(where: { concurrent($0.id, l.id) }) {
       report(ReferenceVerdict.lostEdit, r, f)
@@ -208,7 +208,7 @@ struct Judge {
     for l in frontier {
       if latest {
         guard l.intent.id != w.intent.id else { continue }
-        if concurrent(l.intent.id, w.intent.id) && causality.reachedServer(l.intent.id) {
+        if concurrent(l.intent.id, w.intent.id) && !causality.droppedUnsent(l.intent.id) {
           report(spec.mutable ? ReferenceVerdict.concurrentOverwrite : ReferenceVerdict.lostEdit, r, f)
         } else {
           lose(l.intent, r, f, intents: intents, seenByDelete: seenByDelete)

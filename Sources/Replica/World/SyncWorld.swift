@@ -203,7 +203,14 @@ public struct SyncWorld: Sendable {
       case .timer(let kind, let after, let generation):
         loop.schedule(.timer(device: d, kind: kind, generation: generation), after: after)
       case .fact(let fact):
-        facts.events.append(WorldFacts.Event(time: now, device: d, fact: fact))
+        facts.events.append(WorldFacts.Event(time: now, device: d, fact: fact, intentsBefore: Int32(log.intents.count)))
+        if config.recordObservations {
+          switch fact {
+          case .outboxLost(let keys), .batchAbandoned(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
+          case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
+          default: break
+          }
+        }
         trace.record(WorldTrace.fact, at: now, node: d, _factCode(fact), _factRecord(fact), _factCount(fact))
       case .observe(let observation):
         facts.observations.append(observation)

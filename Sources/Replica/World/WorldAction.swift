@@ -58,6 +58,9 @@ public struct WorldFacts: Sendable {
     public var time: VirtualTime
     public var device: Int32
     public var fact: DeviceFact
+    /// How many intents had been made when it happened: it came after intent `i` iff
+    /// `intentsBefore >= i` (exact even when both happen at one instant).
+    public var intentsBefore: Int32
   }
   public var events: [Event] = []
   /// What the server did with deletes and revivals, in order: which side of a delete/update
@@ -102,6 +105,9 @@ public enum Observation: Sendable {
   case serverReceived(copy: RecordState, isDelete: Bool, changed: FieldMask, at: VirtualTime)
   /// The server answered a save with this version of the record (stored, or kept as it was).
   case serverStored(copy: RecordState, at: VirtualTime)
+  /// A device dropped pending uploads of these records without sending them (an in-memory
+  /// outbox killed, a mark-first batch cut off, a type the server rejects).
+  case droppedUnsent(device: Int32, keys: [RecordKey], at: VirtualTime)
   /// What a device shows of a record changed: it became visible, or stopped being visible.
   case visibility(device: Int32, key: RecordKey, visible: Bool, at: VirtualTime)
 }

@@ -70,7 +70,7 @@ extension Oracle {
       // The winner is in the frontier, or is a value the record was revived with: writes
       // concurrent with it were a last-writer-wins choice; later ones were lost.
       for l in frontier where l.id != winner.id {
-        guard concurrent(l, winner), reachedServer(l) else {
+        guard concurrent(l, winner), neverSentCause(l) == nil else {
           lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))", endedAs: "\(render(final.value)) from \(describe(winner, field: f))", winner: winner)
           continue
         }
@@ -106,11 +106,11 @@ extension Oracle {
       involved.append(Self.id(winner.id))
       if !devices.contains(deviceName(winner.device)) { devices.append(deviceName(winner.device)) }
     }
-    if !reachedServer(l) {
+    if let cause = neverSentCause(l) {
       // Nothing was ordered wrongly: the edit was never sent.
       anomalies.append(Anomaly(
         kind: .lostEdit, record: r, field: field, intents: involved, devices: devices, at: l.trueTime,
-        explanation: "\(describe(l, field: f)) never reached the server — \(neverSentCause(l)) — and \(r).\(field) ended as \(endedAs)."))
+        explanation: "\(describe(l, field: f)) never reached the server — \(cause) — and \(r).\(field) ended as \(endedAs)."))
       return
     }
     if let rival {
@@ -120,10 +120,14 @@ extension Oracle {
       // a lost edit even on a mutable field.
       let kind: AnomalyKind = .lostEdit
       // Prefer naming the concurrent intent that wrote the surviving value.
-      let culprit = winner.flatMap { w in concurrent(w, l) ? w : nil } ?? rival
-      let how = culprit.writtenFields.contains(f)
-        ? "when \(describe(culprit, field: f)), a concurrent write to the same field, won (last-writer-wins)"
-        : "when \(describe(culprit)) saved the whole record concurrently (record-level LWW)"
+      let how: String
+      if let w = winner, concurrent(w, l) {
+        how = "when \(describe(w, field: f)), a concurrent write to the same field, won (last-writer-wins)"
+      } else if !rival.writtenFields.contains(f) {
+        how = "when \(describe(rival)) saved the whole record concurrently (record-level LWW)"
+      } else {
+        how = "although it had already seen that value, while \(describe(rival, field: f)) wrote the same field concurrently: last-writer-wins brought an older value back"
+      }
       anomalies.append(Anomaly(
         kind: kind, record: r, field: field, intents: involved, devices: devices, at: l.trueTime,
         explanation: "\(describe(l, field: f)) was replaced by \(finalText) \(how)."))

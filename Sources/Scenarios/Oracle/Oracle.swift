@@ -63,14 +63,18 @@ public struct Oracle {
 
   func concurrent(_ a: Intent, _ b: Intent) -> Bool { a.isConcurrent(with: b) }
 
-  /// Whether any copy the server received carried the intent.
+  /// Whether the intent reached the server (``WorldFacts/reachedServer``).
   func reachedServer(_ i: Intent) -> Bool {
     Int(i.id) < world.facts.reachedServer.count && world.facts.reachedServer[Int(i.id)]
   }
 
-  /// Why an edit never reached the server, from what its device observed after it.
-  func neverSentCause(_ i: Intent) -> String {
-    for e in world.facts.events where e.device == i.device && e.time >= i.trueTime {
+  /// Why an edit was never sent, when its device's outbox dropped it unsent: the edit never
+  /// reached the server, and after it was made its device lost the record's pending upload (an
+  /// in-memory outbox killed, a mark-first batch cut off, a rejected type). Nil otherwise — an
+  /// edit that a device-side merge replaced before it was sent is judged like any other write.
+  func neverSentCause(_ i: Intent) -> String? {
+    guard !reachedServer(i) else { return nil }
+    for e in world.facts.events where e.device == i.device && e.intentsBefore >= i.id {
       switch e.fact {
       case .outboxLost(let keys) where keys.contains(i.record):
         return "its pending upload was in an in-memory outbox, lost when the app was killed at \(e.time) (outbox=memory)"
@@ -82,6 +86,6 @@ public struct Oracle {
         continue
       }
     }
-    return "no upload ever carried it"
+    return nil
   }
 }
