@@ -223,6 +223,68 @@ import Testing
     #expect(lost?.explanation.contains("mark-first") == true, "\(r.text)")
   }
 
+  /// Shrunk from fuzz seed 1 under mark-first-unit: the body append's outbox entry is cleared
+  /// with a batch that is then cut off; a later save of the title carries the body along in its
+  /// copy but not as a change, so the append was still never sent.
+  @Test func anUnsentValueCarriedInASaveOfAnotherFieldIsStillNeverSent() throws {
+    let r = try run("""
+      devices iPad mac watch
+      policy mark-first-unit
+      seed 1
+      latency 7ms..874ms
+      loss 7%
+      push off
+      type Note
+        title: string = "" mutable
+        body: text = ""
+      type Stroke append-only
+        note: ref Note?
+        points: string = ""
+      type Preference
+        value: string = "light" mutable
+      at 2.475s watch create Note n3
+      at 72.034s watch create Stroke s39
+      at 89.448s watch append n3.body " +45"
+      at 90.924s server down
+      at 1.987m watch set n3 title="t66"
+      at 119.253s server up
+      settle
+      """)
+    #expect(r.count(.staleOverwrite) == 0, "\(r.text)")
+    let lost = r.anomalies.first { $0.kind == .lostEdit }
+    #expect(lost?.explanation.contains("never reached the server") == true, "\(r.text)")
+  }
+
+  /// Shrunk from fuzz seed 80 under sync-engine-merge: the iPad's edit is replaced on the device
+  /// by an if-unchanged conflict merge (the phone's concurrent value has the later HLC) before it
+  /// is ever sent. Last-writer-wins chose among concurrent writes of a mutable field.
+  @Test func anEditADeviceSideMergeReplacedIsAnLWWChoiceNotANeverSentLoss() throws {
+    let r = try run("""
+      devices iPad phone
+      policy sync-engine-merge
+      seed 80
+      latency 47ms..805ms
+      clock iPad skew -2m
+      type Note
+        title: string = "" mutable
+        body: text = ""
+      type Stroke append-only
+        note: ref Note?
+        points: string = ""
+      type Preference
+        value: string = "light" mutable
+      at 680ms iPad create Preference p1
+      at 7.383s phone set p1 value="v29"
+      at 9.338s server down
+      at 11.485s server up
+      at 14.422s iPad set p1 value="v44"
+      at 15.675s iPad set p1 value="v50"
+      settle
+      """)
+    #expect(r.violations.isEmpty, "\(r.text)")
+    #expect(r.count(.concurrentOverwrite) == 1, "\(r.text)")
+  }
+
   @Test func theTraceHashSeesOutcomes() throws {
     let file = try Scenario.load("fat-note-lww")
     let a = ScenarioRunner.run(file, policy: try PolicySpec.parse("cloudkit-default").get()).report
