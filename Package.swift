@@ -26,7 +26,7 @@ let package = Package(
     .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),
     // Golden files are read by path (#filePath), not bundled: excluded so SwiftPM does not ask.
     .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator"], exclude: ["Golden"]),
-    .testTarget(name: "SimTestingTests", dependencies: ["SimTesting"]),
+    .testTarget(name: "SimTestingTests", dependencies: ["SimTesting", "Scenarios", "Replica", "Simulator"]),
     // Depends on the executable too, so that `swift test` builds the binary the tests spawn.
     .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "ReferenceOracle", "sim-cli"]),
   ],

@@ -34,11 +34,11 @@ extension SimTestFailure {
       let group = anomalies.filter { $0.kind == kind }
       out += "\(kind.rawValue) (\(group.count))\n"
       for a in group.prefix(perKind) {
-        let place = [a.record, a.field].compactMap { $0 }.joined(separator: ".")
+        let place = a.place
         out += "  • \(place.isEmpty ? "" : place + ": ")\(a.explanation)\n"
         var facts: [String] = []
-        if !a.intents.isEmpty { facts.append("intents \(a.intents.joined(separator: ", "))") }
-        if !a.devices.isEmpty { facts.append("devices \(a.devices.joined(separator: ", "))") }
+        if !a.intents.isEmpty { facts.append("intents \(a.intents.map(\.description).joined(separator: ", "))") }
+        if !a.devices.isEmpty { facts.append("devices \(a.devices.map(\.name).joined(separator: ", "))") }
         if let at = a.at { facts.append("at \(at)") }
         if !facts.isEmpty { out += "    \(facts.joined(separator: " · "))\n" }
       }

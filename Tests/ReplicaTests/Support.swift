@@ -23,7 +23,7 @@ struct Harness {
     let spec = try! PolicySpec.parse(policy + (overrides.isEmpty ? "" : " " + overrides)).get()
     world = SyncWorld(WorldConfig(
       deviceNames: devices, clocks: clocks, schema: noteSchema, policy: StandardPolicy(spec: spec), seed: 1,
-      network: NetworkConditions(latency: .fixed(latency)), autosync: autosync, push: push ? .always : nil, traceMode: .full))
+      network: NetworkConditions(latency: .fixed(latency)), autosync: autosync, push: push ? .always : nil, keepsEvents: true))
   }
 
   mutating func at(_ t: Double, _ action: WorldAction) { world.schedule(action, at: seconds(t)) }

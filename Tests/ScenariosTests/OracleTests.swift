@@ -43,7 +43,7 @@ import Testing
       at 10s online iPad phone
       """)
     #expect(r.counts[.lostEdit] == 1)
-    #expect(r.anomalies.first?.field == "pages")
+    #expect(r.anomalies.first?.field?.name == "pages")
   }
 
   @Test func aCausallyLaterWriteSupersedesAnEarlierOne() throws {

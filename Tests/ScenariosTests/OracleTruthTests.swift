@@ -44,14 +44,14 @@ import Testing
     // i6 (the phone's p edit) and i4 (the iPad's) were concurrent: the clock picked i4.
     let lost = r.anomalies.filter { $0.kind == .lostEdit }
     #expect(lost.count == 1, "\(r.text)")
-    #expect(lost.first?.intents.first == "i6")
+    #expect(lost.first?.intents.first?.id == 6)
     #expect(lost.first?.explanation.contains("concurrent") == true, "\(r.text)")
   }
 
   @Test func theSameReorderingUnderArrivalOrderIsALostEditNotANonEvent() throws {
     let r = try run(Self.reordered, policy: "cloudkit-default batch=1")
     // The phone's save of p arrives last and wins; the iPad's p1 was concurrent with it.
-    #expect(r.anomalies.contains { $0.kind == .lostEdit && $0.intents.first == "i4" }, "\(r.text)")
+    #expect(r.anomalies.contains { $0.kind == .lostEdit && $0.intents.first?.id == 4 }, "\(r.text)")
   }
 
   /// The phone deletes n1 while the iPad edits it offline; under update-wins the edit revives
@@ -97,7 +97,7 @@ import Testing
       """)
     // Whatever this run does, a resurrection is only ever reported with a qualifying delete.
     for a in r.anomalies where a.kind == .resurrection {
-      #expect(a.intents.first == "i2" || a.intents.first == "i3", "\(r.text)")
+      #expect(a.intents.first?.id == 2 || a.intents.first?.id == 3, "\(r.text)")
     }
   }
 
@@ -121,7 +121,7 @@ import Testing
   @Test func anAppendReplacedByALaterIntentIsNotLostWithIt() throws {
     let r = try run(Self.appendThenReplace)
     let lost = r.anomalies.filter { $0.kind == .lostEdit }
-    #expect(lost.map { $0.intents.first } == ["i3"], "\(r.text)")
+    #expect(lost.map { $0.intents.first?.id } == [3], "\(r.text)")
   }
 
   @Test func aTextSetAfterAnAppendExcusesTheAppend() throws {
@@ -140,7 +140,7 @@ import Testing
       at 20s   online phone
       settle
       """)
-    #expect(r.anomalies.filter { $0.kind == .lostEdit }.map { $0.intents.first } == ["i3"], "\(r.text)")
+    #expect(r.anomalies.filter { $0.kind == .lostEdit }.map { $0.intents.first?.id } == [3], "\(r.text)")
   }
 
   @Test func writesOfTheFinalValueAreNotLost() throws {
@@ -198,7 +198,7 @@ import Testing
       """)
     #expect(r.count(.staleOverwrite) == 0, "\(r.text)")
     let lost = r.anomalies.first { $0.kind == .lostEdit }
-    #expect(lost?.intents.first == "i2", "\(r.text)")
+    #expect(lost?.intents.first?.id == 2, "\(r.text)")
     #expect(lost?.explanation.contains("never reached the server") == true, "\(r.text)")
     #expect(lost?.explanation.contains("outbox=memory") == true, "\(r.text)")
   }
@@ -308,7 +308,7 @@ import Testing
       for preset in PolicyPreset.all {
         let result = ScenarioRunner.run(file, policy: try PolicySpec.parse(preset.name).get())
         let r = result.report
-        let outcome = "\(r.anomalies.map { "\($0.kind) \($0.record ?? "") \($0.field ?? "") \($0.intents)" })"
+        let outcome = "\(r.anomalies.map { "\($0.kind) \($0.record?.name ?? "") \($0.field?.name ?? "") \($0.intents)" })"
           + "\(result.world.devices.map(\.visibleRecords))\(result.world.server.records.keys.sorted().map { result.world.server.records[$0]! })"
         if let other = seen[r.traceHash] {
           #expect(other == outcome, "\(name) under \(preset.name) shares hash \(r.traceHash) with a different outcome")

@@ -78,7 +78,11 @@ import Testing
     let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
     #expect(lines.count > 10)
     for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil) }
-    #expect(lines.first?.contains("\"kind\":\"intent\"") == true)
+    #expect(lines.first?.contains("\"event\":\"intent\"") == true)
+    // Names, not indices: devices, records and intents as the scenario wrote them.
+    #expect(lines.first?.contains("\"device\":\"iPad\"") == true)
+    #expect(lines.first?.contains("\"intent\":\"i1\"") == true)
+    #expect(lines.contains { $0.contains("\"event\":\"decide\"") && $0.contains("\"record\":\"n1\"") })
   }
 
   @Test func aRunGivesTheSameReportInSeparateProcesses() throws {

@@ -2,12 +2,12 @@ import Simulator
 
 extension DeviceState {
   /// Applies a user intent to the local store, queues it in the outbox, and returns it as the
-  /// oracle will see it (with its causal context). An intent that cannot apply — the record is
-  /// not on this device, the text to replace is not there — is returned with `ignored` set and
-  /// changes nothing.
-  /// `ordinal` is the record's next intent ordinal (``IntentLog/nextOrdinal(on:)``), taken only
-  /// if the intent has an effect.
-  public mutating func perform(_ intent: UserIntent, id: IntentID, ordinal: Int32, now: VirtualTime, schema: Schema, effects: inout [DeviceEffect]) -> Intent {
+  /// oracle will see it — without its ordinal and causal context, which the world's
+  /// ``CausalLedger`` fills in. An intent that cannot apply — the record is not on this device,
+  /// the text to replace is not there — is returned with `ignored` set and changes nothing.
+  public mutating func perform(_ intent: UserIntent, id: IntentID, in env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent {
+    let now = env.now
+    let schema = env.context.schema
     foreground()
     let reading = clock.read(at: now)
     var record = Intent(
@@ -42,7 +42,7 @@ extension DeviceState {
       var new = RecordState(key: key, type: type, creator: id, creatorDevice: config.index, fields: fields, stamp: stamp)
       stampVersions(&new)
       record.kind = .create(type: type, values: values)
-      setLocal(new, for: key, now: now, effects: &effects)
+      setLocal(new, for: key, effects: &effects)
       outbox.save(key, fields: spec.fields.isEmpty ? 0 : FieldMask.max >> UInt64(64 - spec.fields.count))
     case .set(_, let values):
       guard var r = live else { return ignore(_absence(key), .set(values)) }
@@ -95,16 +95,8 @@ extension DeviceState {
       r.deleteStamp = stamp
       stampVersions(&r)
       record.kind = .delete
-      setLocal(r, for: key, now: now, effects: &effects)
+      setLocal(r, for: key, effects: &effects)
       outbox.delete(key)
-      _noteDelete(id, on: key)
-    }
-    record.ordinal = ordinal
-    if config.trackCausality {
-      let r = Int(key)
-      if knowledge.count <= r { knowledge.append(contentsOf: repeatElement(CausalContext(), count: r + 1 - knowledge.count)) }
-      knowledge[r].insert(ordinal)
-      record.context = knowledge[r]
     }
     if let debounce = config.autosync {
       effects.append(.timer(.autosync, after: debounce, generation: _bump(.autosync)))

@@ -40,17 +40,6 @@ public struct DeviceState: Sendable {
   var refetchSeen: Set<RecordKey> = []
   var rng: SimRandom
 
-  // Oracle instrumentation (never read by policies or the sync logic).
-  /// Per record (indexed by key): exactly which of its intents this device has received — made,
-  /// or taken in with a copy of the record (with what their devices had received). The causal
-  /// context of the device's next intent on that record.
-  public internal(set) var knowledge: [CausalContext] = []
-  /// Records that were visible here and then vanished (membership only; never iterated).
-  var vanished: Set<RecordKey> = []
-  /// Per record, the delete intents this device has applied: made itself, or taken in with a
-  /// deleted copy (membership only; never iterated).
-  var appliedDeletes: [RecordKey: [IntentID]] = [:]
-
   public init(config: DeviceConfig, clock: DeviceClock, seed: UInt64) {
     self.config = config
     self.clock = clock
@@ -80,55 +69,56 @@ public struct DeviceState: Sendable {
   // MARK: Inputs
 
   /// Handles one input, appending effects.
-  public mutating func handle(_ input: DeviceInput, now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+  public mutating func handle(_ input: DeviceInput, in env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    let now = env.now
     switch input {
     case .syncNow:
       foreground()
-      startSync(policy: policy, effects: &effects)
+      startSync(env: env, effects: &effects)
     case .background(let budget):
       // A killed or suspended app is launched into the background; a foreground one moves there.
       lifecycle = .background(deadline: now + budget)
       effects.append(.timer(.budget, after: budget, generation: _bump(.budget)))
-      startSync(policy: policy, effects: &effects)
+      startSync(env: env, effects: &effects)
     case .kill:
-      abort(cause: "app killed", policy: policy, effects: &effects)
+      abort(cause: "app killed", env: env, effects: &effects)
       lifecycle = .killed
       syncRequested = false
       refetchSeen = []
       for k in TimerKind.allCases { _ = _bump(k) }
-      if policy.settings.outbox == .memory, !outbox.isEmpty {
+      if env.settings.outbox == .memory, !outbox.isEmpty {
         let lost = outbox.removeAll().map(\.key)
         effects.append(.fact(.outboxLost(lost)))
       }
     case .connectivity(let isOnline):
       if online && !isOnline {
         online = false
-        abort(cause: "went offline", policy: policy, effects: &effects)
+        abort(cause: "went offline", env: env, effects: &effects)
       } else if !online && isOnline {
         online = true
-        if syncRequested || outbox.hasSendable { startSync(policy: policy, effects: &effects) }
+        if syncRequested || outbox.hasSendable { startSync(env: env, effects: &effects) }
       }
     case .clockJump(let by):
       clock.jump(by: by)
     case .message(let message):
-      receive(message, now: now, policy: policy, context: context, log: log, effects: &effects)
+      receive(message, env: env, effects: &effects)
     case .timer(let kind, let generation):
       guard generations[kind.rawValue] == generation else { return }
       switch kind {
       case .autosync, .retry:
-        startSync(policy: policy, effects: &effects)
+        startSync(env: env, effects: &effects)
       case .timeout:
         switch phase {
         case .pushing, .fetching:
-          abort(cause: "request timed out", policy: policy, effects: &effects)
+          abort(cause: "request timed out", env: env, effects: &effects)
           scheduleRetry(effects: &effects)
         default: break
         }
       case .apply:
-        applyFetched(now: now, policy: policy, context: context, log: log, effects: &effects)
+        applyFetched(env: env, effects: &effects)
       case .budget:
         if case .background = lifecycle {
-          abort(cause: "background budget expired", policy: policy, effects: &effects)
+          abort(cause: "background budget expired", env: env, effects: &effects)
           lifecycle = .suspended
         }
       }
@@ -150,12 +140,12 @@ public struct DeviceState: Sendable {
 
   /// Cuts off whatever is in flight. `mark-first` entries already cleared from the outbox are
   /// gone for good; fetched records not yet applied are dropped.
-  mutating func abort(cause: String, policy: any SyncPolicy, effects: inout [DeviceEffect]) {
+  mutating func abort(cause: String, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     switch phase {
     case .idle:
       return
     case .pushing(_, let sent):
-      if policy.settings.unit == .markFirst {
+      if env.settings.unit == .markFirst {
         effects.append(.fact(.batchAbandoned(sent.map(\.key), cause: cause)))
       }
     case .fetching:
@@ -181,21 +171,21 @@ public struct DeviceState: Sendable {
   // MARK: Sync engine
 
   /// Push pending changes in batches, then fetch changes since the token.
-  mutating func startSync(policy: any SyncPolicy, effects: inout [DeviceEffect]) {
+  mutating func startSync(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     guard canRun, phase == .idle else {
       syncRequested = true
       return
     }
     syncRequested = false
     if outbox.hasSendable {
-      sendPush(policy: policy, effects: &effects)
+      sendPush(env: env, effects: &effects)
     } else {
       sendFetch(token: savedToken, effects: &effects)
     }
   }
 
-  mutating func sendPush(policy: any SyncPolicy, effects: inout [DeviceEffect]) {
-    let batch = outbox.sendable(limit: policy.settings.batch)
+  mutating func sendPush(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    let batch = outbox.sendable(limit: env.settings.batch)
     var writes: [RecordWrite] = []
     var sent: [OutboxEntry] = []
     writes.reserveCapacity(batch.count)
@@ -212,7 +202,7 @@ public struct DeviceState: Sendable {
       sendFetch(token: savedToken, effects: &effects)
       return
     }
-    if policy.settings.unit == .markFirst {
+    if env.settings.unit == .markFirst {
       for e in sent { outbox.remove(e.key) }
     }
     let id = nextRequestID
@@ -233,19 +223,19 @@ public struct DeviceState: Sendable {
     effects.append(.timer(.timeout, after: config.requestTimeout, generation: _bump(.timeout)))
   }
 
-  mutating func receive(_ message: Message, now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+  mutating func receive(_ message: Message, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     switch message {
     case .notify:
-      startSync(policy: policy, effects: &effects)
+      startSync(env: env, effects: &effects)
     case .pushReply(let id, let results):
       guard case .pushing(id, let sent) = phase else { return }
       _ = _bump(.timeout)
       for (entry, result) in zip(sent, results) {
-        pushResult(entry, result, now: now, policy: policy, context: context, log: log, effects: &effects)
+        pushResult(entry, result, env: env, effects: &effects)
       }
       phase = .idle
       attempt = 0
-      if outbox.hasSendable { sendPush(policy: policy, effects: &effects) } else { sendFetch(token: savedToken, effects: &effects) }
+      if outbox.hasSendable { sendPush(env: env, effects: &effects) } else { sendFetch(token: savedToken, effects: &effects) }
     case .fetchReply(let id, let reply):
       guard case .fetching(id, let refetch) = phase else { return }
       _ = _bump(.timeout)
@@ -255,7 +245,7 @@ public struct DeviceState: Sendable {
         phase = .idle
         sendFetch(token: nil, effects: &effects)
       case .changes(let records, let newToken, let more):
-        if policy.settings.token == .beforeApply, !(refetch && more) { savedToken = newToken }
+        if env.settings.token == .beforeApply, !(refetch && more) { savedToken = newToken }
         phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: refetch)
         let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count)
         effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
@@ -265,26 +255,26 @@ public struct DeviceState: Sendable {
     }
   }
 
-  mutating func pushResult(_ entry: OutboxEntry, _ result: WriteResult, now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+  mutating func pushResult(_ entry: OutboxEntry, _ result: WriteResult, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     let key = entry.key
     switch result {
     case .saved(let server):
       outbox.remove(key, ifAt: entry.generation)
-      if policy.settings.save == .ifUnchanged { ancestors[key] = server }
-      adopt(server, now: now, policy: policy, context: context, log: log, effects: &effects)
+      if env.settings.save == .ifUnchanged { ancestors[key] = server }
+      adopt(server, env: env, effects: &effects)
     case .conflict(let server):
-      receiveProvenance(server, now: now, log: log, effects: &effects)
+      take(server, effects: &effects)
       guard let local = store[key], !local.isDeleted else { return }
-      var merged = policy.resolveConflict(client: local, server: server, ancestor: ancestors[key], context: context)
+      var merged = env.policy.resolveConflict(client: local, server: server, ancestor: ancestors[key], context: env.context)
       merged.changeTag = server.changeTag
       ancestors[key] = server
       store[key] = merged
       outbox.markAllChanged(key)
     case .refusedDeleted(let tombstone):
-      receiveProvenance(tombstone, now: now, log: log, effects: &effects)
+      take(tombstone, effects: &effects)
       outbox.remove(key)
       ancestors[key] = nil
-      setLocal(nil, for: key, now: now, effects: &effects)
+      setLocal(nil, for: key, effects: &effects)
     case .deleted:
       if outbox.remove(key, ifAt: entry.generation) || outbox.entry(for: key) == nil {
         if store[key]?.isDeleted == true { store[key] = nil }
@@ -296,93 +286,64 @@ public struct DeviceState: Sendable {
     }
   }
 
-  mutating func applyFetched(now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
+  mutating func applyFetched(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     guard case .applying(let records, let newToken, let more, let refetch) = phase else { return }
     for remote in records {
       if refetch { refetchSeen.insert(remote.key) }
       // Only `if-unchanged` needs the ancestor of a conflict; keeping copies costs.
-      if policy.settings.save == .ifUnchanged { ancestors[remote.key] = remote.isDeleted ? nil : remote }
-      adopt(remote, now: now, policy: policy, context: context, log: log, effects: &effects)
+      if env.settings.save == .ifUnchanged { ancestors[remote.key] = remote.isDeleted ? nil : remote }
+      adopt(remote, env: env, effects: &effects)
     }
     // A refetch is one unit: its token is kept only once every page is in.
-    if policy.settings.token == .afterApply, !(refetch && more) { savedToken = newToken }
+    if env.settings.token == .afterApply, !(refetch && more) { savedToken = newToken }
     phase = .idle
     if more {
       sendFetch(token: newToken, refetch: refetch, effects: &effects)
       return
     }
     if refetch {
-      if policy.settings.refetch == .diff {
+      if env.settings.refetch == .diff {
         // Rows the full refetch did not return are gone from the server: delete them,
         // except those with changes still pending.
         for key in store.keys.sorted() where !refetchSeen.contains(key) {
           guard let r = store[key], r.changeTag != 0, outbox.entry(for: key) == nil else { continue }
-          setLocal(nil, for: key, now: now, effects: &effects)
+          setLocal(nil, for: key, effects: &effects)
         }
       }
       refetchSeen = []
     }
     attempt = 0
-    if syncRequested || outbox.hasSendable { startSync(policy: policy, effects: &effects) }
+    if syncRequested || outbox.hasSendable { startSync(env: env, effects: &effects) }
   }
 
   /// Folds a server version into the local store through the policy.
-  mutating func adopt(_ remote: RecordState, now: VirtualTime, policy: any SyncPolicy, context: MergeContext, log: IntentLog, effects: inout [DeviceEffect]) {
-    receiveProvenance(remote, now: now, log: log, effects: &effects)
+  mutating func adopt(_ remote: RecordState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    take(remote, effects: &effects)
     let key = remote.key
     let pending = outbox.entry(for: key).map { $0.isDelete ? FieldMask.max : $0.changed }
     let local = store[key]
-    let result = policy.deviceApply(remote: remote, local: local, pending: pending, context: context)
+    let result = env.policy.deviceApply(remote: remote, local: local, pending: pending, context: env.context)
     if result.isDeleted && pending == nil {
-      setLocal(nil, for: key, now: now, effects: &effects)
+      setLocal(nil, for: key, effects: &effects)
     } else {
-      setLocal(result, for: key, now: now, effects: &effects)
+      setLocal(result, for: key, effects: &effects)
     }
   }
 
-  /// Replaces the local copy, noting deletions and reappearances for the oracle.
-  mutating func setLocal(_ record: RecordState?, for key: RecordKey, now: VirtualTime, effects: inout [DeviceEffect]) {
+  /// Replaces the local copy, reporting a change in what the user sees (``DeviceEffect/shown(_:visible:)``).
+  mutating func setLocal(_ record: RecordState?, for key: RecordKey, effects: inout [DeviceEffect]) {
     let wasVisible = store[key].map { !$0.isDeleted } ?? false
     let isVisible = record.map { !$0.isDeleted } ?? false
-    if config.recordObservations, wasVisible != isVisible {
-      effects.append(.observe(.visibility(device: config.index, key: key, visible: isVisible, at: now)))
-    }
-    if wasVisible && !isVisible { vanished.insert(key) }
-    if !wasVisible && isVisible && vanished.contains(key) {
-      effects.append(.fact(.reappeared(key, afterDeletes: appliedDeletes[key] ?? [])))
-    }
+    if wasVisible != isVisible { effects.append(.shown(key, visible: isVisible)) }
     store[key] = record
   }
 
-  /// Having received a copy of a record means having received every intent it carries.
-  mutating func receiveProvenance(_ record: RecordState, now: VirtualTime, log: IntentLog, effects: inout [DeviceEffect]) {
-    if config.recordObservations { effects.append(.observe(.received(device: config.index, copy: record, at: now))) }
-    if config.trackCausality { _receiveKnowledge(record, log: log) }
-    if record.isDeleted { _noteDelete(record.deletedBy, on: record.key) }
+  /// Takes in a copy of a record: the clocks observe its stamps, and with
+  /// ``DeviceConfig/reportsCopies`` it is reported (``DeviceEffect/took(_:)``) for the oracle.
+  mutating func take(_ record: RecordState, effects: inout [DeviceEffect]) {
+    if config.reportsCopies { effects.append(.took(record)) }
     hlc.observe(record.stamp)
     if record.isDeleted { hlc.observe(record.deleteStamp) }
     if config.causalMetadata { causal.formUnion(record.versions) }
   }
-
-  mutating func _noteDelete(_ id: IntentID, on key: RecordKey) {
-    guard id != 0 else { return }
-    if let seen = appliedDeletes[key] {
-      if !seen.contains(id) { appliedDeletes[key]!.append(id) }
-    } else {
-      appliedDeletes[key] = [id]
-    }
-  }
-
-  /// Every intent a copy carries, and what its device had received on the record when it made
-  /// it (contexts are closed: knowing an intent means knowing its context already).
-  mutating func _receiveKnowledge(_ record: RecordState, log: IntentLog) {
-    record.forEachProvenance { id in
-      let (key, ordinal) = log.origin(id)
-      guard ordinal > 0 else { return }
-      let r = Int(key)
-      if knowledge.count <= r { knowledge.append(contentsOf: repeatElement(CausalContext(), count: r + 1 - knowledge.count)) }
-      if !knowledge[r].contains(ordinal) { knowledge[r].formUnion(log.context(of: id)) }
-    }
-  }
-
 }

@@ -65,9 +65,28 @@ public enum DeviceEffect: Sendable {
   case send(Message)
   case timer(TimerKind, after: SimDuration, generation: UInt32)
   case fact(DeviceFact)
-  /// Raw material for a reference checker (only with ``DeviceConfig/recordObservations``):
-  /// never hashed, never read by the sync logic.
-  case observe(Observation)
+  /// What the user sees of a record changed: it became visible, or stopped being visible.
+  case shown(RecordKey, visible: Bool)
+  /// The device took in a copy of a record — applied it, or merged it under its own pending
+  /// edits — and so received every intent it carries (only with ``DeviceConfig/reportsCopies``).
+  case took(RecordState)
+}
+
+/// What a device's handlers read besides the device's own state: the time, and the policy with
+/// its schema. One value per world, its time set before each input.
+public struct DeviceEnvironment: Sendable {
+  public var now: VirtualTime
+  public let policy: any SyncPolicy
+  /// `policy.settings`, read once.
+  public let settings: PolicySettings
+  public let context: MergeContext
+
+  public init(now: VirtualTime = .zero, policy: any SyncPolicy, context: MergeContext) {
+    self.now = now
+    self.policy = policy
+    self.settings = policy.settings
+    self.context = context
+  }
 }
 
 /// Fixed per-device settings.
@@ -91,11 +110,9 @@ public struct DeviceConfig: Hashable, Sendable {
   /// `conflict=update-wins` needs to tell a write the deleter had seen, even transitively,
   /// from one it had not): on when the policy's `tracksVersions` says so.
   public var causalMetadata = false
-  /// Record each intent's causal context for the oracle (on by default; a run that will not be
-  /// judged, such as `bench scale`, turns it off: it costs a vector clock per intent).
-  public var trackCausality = true
-  /// Report every record copy taken in and every visibility change as an ``Observation``.
-  public var recordObservations = false
+  /// Report every record copy the device takes in (``DeviceEffect/took(_:)``): the oracle's
+  /// causal contexts are built from them. Off for runs that will not be judged.
+  public var reportsCopies = true
 
   public init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
     self.index = index

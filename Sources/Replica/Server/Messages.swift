@@ -23,6 +23,39 @@ public enum WriteResult: Hashable, Sendable {
   case rejected(typeName: String)
 }
 
+/// The kind of a message (also the number of its arrowhead marker in pictures).
+public enum MessageKind: Int, CaseIterable, Hashable, Sendable {
+  case push = 1, pushReply, fetch, fetchReply, notify
+
+  public var name: String {
+    switch self {
+    case .push: "push"
+    case .pushReply: "push-reply"
+    case .fetch: "fetch"
+    case .fetchReply: "fetch-reply"
+    case .notify: "notify"
+    }
+  }
+}
+
+extension WriteResult {
+  /// What the server did, without the records.
+  public var outcome: WriteOutcome {
+    switch self {
+    case .saved: .saved
+    case .conflict: .conflict
+    case .refusedDeleted: .refused
+    case .deleted: .deleted
+    case .rejected: .rejected
+    }
+  }
+}
+
+/// What the server did with one write.
+public enum WriteOutcome: String, Hashable, Sendable {
+  case saved, conflict, refused, deleted, rejected
+}
+
 /// What crosses the network.
 public enum Message: Hashable, Sendable {
   case push(requestID: UInt64, writes: [RecordWrite])
@@ -43,6 +76,25 @@ public enum Message: Hashable, Sendable {
     }
   }
 
+  public var kind: MessageKind {
+    switch self {
+    case .push: .push
+    case .pushReply: .pushReply
+    case .fetch: .fetch
+    case .fetchReply: .fetchReply
+    case .notify: .notify
+    }
+  }
+
+  /// The request id a request or reply carries (nil for a notification).
+  public var requestID: UInt64? {
+    switch self {
+    case .push(let id, _), .pushReply(let id, _), .fetch(let id, _), .fetchReply(let id, _): id
+    case .notify: nil
+    }
+  }
+
+  /// The kind's number, as the trace hash encodes it.
   public var code: Int64 {
     switch self {
     case .push: 1

@@ -13,6 +13,7 @@ extension SyncWorld {
     network.conditions.loss = .never
     network.conditions.duplication = .never
     trace.record(WorldTrace.settle, at: now, node: -1, 0, Int64(loop.pendingCount))
+    note(.settleStarted)
     for d in devices.indices {
       network.setOnline(NodeID(index: d), true)
       deliverToDevice(Int32(d), .connectivity(true))
@@ -22,6 +23,7 @@ extension SyncWorld {
       while loop.processedCount < eventLimit, let t = loop.nextTime, t <= deadline, let (_, event) = loop.next() { handle(event) }
       if isQuiescent {
         trace.record(WorldTrace.settle, at: now, node: -1, Int64(round), 0)
+        note(.settled(rounds: round))
         recordFinalState()
         return  // (a guard that tripped before settle keeps `settled` false)
       }

@@ -23,7 +23,7 @@ public struct SyncWorld: Sendable {
     var session: UInt32
     /// Deliveries still scheduled (2 when the network duplicated the message).
     var remaining: Int8
-    /// The message's number (``messagesSent`` when sent), for trace annotations.
+    /// The message's number (``messagesSent`` when sent), for ``WorldEvent``s.
     var seq: Int
   }
 
@@ -34,7 +34,15 @@ public struct SyncWorld: Sendable {
   public internal(set) var log = IntentLog()
   public internal(set) var facts = WorldFacts()
   public internal(set) var trace: TraceRecorder
+  /// With ``WorldConfig/keepsEvents``: everything that happened, typed, for people (pictures,
+  /// explanations, the JSON Lines trace). Never hashed.
+  public internal(set) var events: [WorldEvent] = []
+  /// Per device: what the oracle needs that the device never reads (causal contexts,
+  /// reappearances).
+  public internal(set) var ledgers: [CausalLedger]
   public internal(set) var network: Network
+  /// The devices' environment: the time (set before each input) and the policy.
+  var env: DeviceEnvironment
   var loop = EventLoop<Event>()
   var actions: [WorldAction] = []
   let serverNode: NodeID
@@ -60,20 +68,23 @@ public struct SyncWorld: Sendable {
       _ = net.addNode()
       var c = DeviceConfig(index: Int32(i), name: name, rank: rankOf[i], deviceCount: names.count, autosync: config.autosync)
       c.causalMetadata = config.policy.tracksVersions
-      c.trackCausality = config.trackCausality
-      c.recordObservations = config.recordObservations
+      c.reportsCopies = config.trackCausality || config.recordObservations
       ds.append(DeviceState(config: c, clock: config.clocks[i], seed: config.seed))
     }
     serverNode = net.addNode()
     devices = ds
     network = net
     server = ServerState(schema: config.schema)
-    trace = TraceRecorder(mode: config.traceMode)
+    trace = TraceRecorder(mode: .hashOnly)
+    ledgers = Array(repeating: CausalLedger(), count: names.count)
+    env = DeviceEnvironment(policy: config.policy, context: context)
     wires = (0...names.count).map { SimRandom(seed: config.seed, stream: "network", index: UInt64($0)) }
     pushRNG = SimRandom(seed: config.seed, stream: "push")
   }
 
   public var now: VirtualTime { loop.now }
+  /// Whether ``events`` are being kept.
+  @inlinable public var keepsEvents: Bool { config.keepsEvents }
   public var eventsProcessed: Int { loop.processedCount }
 
   /// Schedules an action. Actions at one time run in the order they were scheduled.
@@ -116,7 +127,16 @@ public struct SyncWorld: Sendable {
     }
   }
 
-  mutating func deliver(_ t: Transmission, _ message: Message, session: UInt32, seq: Int = 0, duplicate: Bool = false) {
+  /// Keeps an event for people, when events are kept (callers guard costly payloads with
+  /// ``WorldConfig/keepsEvents``).
+  @inline(__always)
+  mutating func note(_ what: WorldEvent.What) {
+    if config.keepsEvents { events.append(WorldEvent(time: now, what: what)) }
+  }
+
+  func node(_ n: NodeID) -> WorldNode { n == serverNode ? .server : .device(n.rawValue) }
+
+  mutating func deliver(_ t: Transmission, _ message: Message, session: UInt32, seq: Int, duplicate: Bool) {
     let to = t.to
     if to == serverNode {
       let from = Int(t.from.index)
@@ -124,20 +144,20 @@ public struct SyncWorld: Sendable {
       let current = devices[from].session == session
       guard current, network.accepts(t) else {
         trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 1)
-        trace.annotate(WorldTrace.arrival, at: now, node: to.rawValue, Int64(seq), current ? 0 : -1, duplicate ? 1 : 0)
+        note(.arrived(message: seq, at: .server, current ? .refused : .cutOff, duplicate: duplicate))
         return
       }
       trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
-      trace.annotate(WorldTrace.arrival, at: now, node: to.rawValue, Int64(seq), 1, duplicate ? 1 : 0)
-      serverReceive(message, from: Int32(from))
+      note(.arrived(message: seq, at: .server, .delivered, duplicate: duplicate))
+      serverReceive(message, from: Int32(from), seq: seq)
     } else {
       guard network.accepts(t) else {
         trace.record(WorldTrace.drop, at: now, node: t.from.rawValue, message.code, Int64(to.rawValue), 2)
-        trace.annotate(WorldTrace.arrival, at: now, node: to.rawValue, Int64(seq), 0, duplicate ? 1 : 0)
+        note(.arrived(message: seq, at: node(to), .refused, duplicate: duplicate))
         return
       }
       trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
-      trace.annotate(WorldTrace.arrival, at: now, node: to.rawValue, Int64(seq), 1, duplicate ? 1 : 0)
+      note(.arrived(message: seq, at: node(to), .delivered, duplicate: duplicate))
       deliverToDevice(Int32(to.index), .message(message))
     }
   }
@@ -146,23 +166,29 @@ public struct SyncWorld: Sendable {
     switch action {
     case .intent(let d, let userIntent):
       var buffer = takeEffectsBuffer()
-      let intent = devices[Int(d)].perform(userIntent, id: log.nextID, ordinal: log.nextOrdinal(on: userIntent.key), now: now, schema: config.schema, effects: &buffer)
+      env.now = now
+      var intent = devices[Int(d)].perform(userIntent, id: log.nextID, in: env, effects: &buffer)
+      ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality)
       log.append(intent)
       if config.trackCausality { facts.reachedServer.append(false) }
       if config.recordObservations { facts.observations.append(.intent(intent.id)) }
       trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), intent.ignored == nil ? 0 : 1)
+      note(.intent(intent.id))
       carryOut(buffer, device: d)
       effects = buffer
     case .sync(let d):
       deliverToDevice(d, .syncNow)
     case .kill(let d):
       trace.record(WorldTrace.lifecycle, at: now, node: d, 1)
+      note(.device(d, .killed))
       deliverToDevice(d, .kill)
     case .background(let d, let budget):
       trace.record(WorldTrace.lifecycle, at: now, node: d, 2, budget.nanoseconds)
+      note(.device(d, .background(budget: budget)))
       deliverToDevice(d, .background(budget: budget))
     case .clockJump(let d, let by):
       trace.record(WorldTrace.lifecycle, at: now, node: d, 3, by.nanoseconds)
+      note(.device(d, .clockJumped(by: by)))
       facts.clockJumps.append((now, d, by))
       deliverToDevice(d, .clockJump(by))
     case .syncAll:
@@ -170,18 +196,21 @@ public struct SyncWorld: Sendable {
     case .setOnline(let ds, let online):
       for d in ds {
         trace.record(WorldTrace.lifecycle, at: now, node: d, online ? 4 : 5)
+        note(.device(d, online ? .online : .offline))
         network.setOnline(NodeID(index: Int(d)), online)
         deliverToDevice(d, .connectivity(online))
       }
     case .server(let up):
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, up ? 6 : 7)
+      note(.server(up: up))
       network.setUp(serverNode, up)
     }
   }
 
   mutating func deliverToDevice(_ d: Int32, _ input: DeviceInput) {
     var buffer = takeEffectsBuffer()
-    devices[Int(d)].handle(input, now: now, policy: config.policy, context: context, log: log, effects: &buffer)
+    env.now = now
+    devices[Int(d)].handle(input, in: env, effects: &buffer)
     carryOut(buffer, device: d)
     effects = buffer
   }
@@ -203,19 +232,28 @@ public struct SyncWorld: Sendable {
       case .timer(let kind, let after, let generation):
         loop.schedule(.timer(device: d, kind: kind, generation: generation), after: after)
       case .fact(let fact):
-        facts.events.append(WorldFacts.Event(time: now, device: d, fact: fact, intentsBefore: Int32(log.intents.count)))
-        if config.recordObservations {
-          switch fact {
-          case .outboxLost(let keys), .batchAbandoned(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
-          case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
-          default: break
-          }
-        }
-        trace.record(WorldTrace.fact, at: now, node: d, _factCode(fact), _factRecord(fact), _factCount(fact))
-      case .observe(let observation):
-        facts.observations.append(observation)
+        record(fact, device: d)
+      case .shown(let key, let visible):
+        if config.recordObservations { facts.observations.append(.visibility(device: d, key: key, visible: visible, at: now)) }
+        if let deletes = ledgers[Int(d)].shown(key, visible: visible) { record(.reappeared(key, afterDeletes: deletes), device: d) }
+      case .took(let copy):
+        if config.recordObservations { facts.observations.append(.received(device: d, copy: copy, at: now)) }
+        if config.trackCausality { ledgers[Int(d)].took(copy, log: log) }
       }
     }
+  }
+
+  mutating func record(_ fact: DeviceFact, device d: Int32) {
+    facts.events.append(WorldFacts.Event(time: now, device: d, fact: fact, intentsBefore: Int32(log.intents.count)))
+    if config.recordObservations {
+      switch fact {
+      case .outboxLost(let keys), .batchAbandoned(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
+      case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
+      default: break
+      }
+    }
+    trace.record(WorldTrace.fact, at: now, node: d, _factCode(fact), _factRecord(fact), _factCount(fact))
+    note(.fact(d, fact))
   }
 
   mutating func send(_ message: Message, from: NodeID, to: NodeID, session: UInt32) {
@@ -223,7 +261,10 @@ public struct SyncWorld: Sendable {
     let t = network.send(from: from, to: to, at: now, using: &wires[from.index])
     trace.record(WorldTrace.send, at: now, node: from.rawValue, message.code, Int64(to.rawValue), Int64(message.recordCount))
     trace.fold { message.fold(into: &$0) }
-    if trace.keepsRecords { annotateSend(message, t, seq: messagesSent) }
+    if config.keepsEvents {
+      note(.sent(message: messagesSent, from: node(from), to: node(to), message))
+      if t.arrival == nil { note(.arrived(message: messagesSent, at: node(to), .droppedAtSend(t.dropped ?? .lost), duplicate: false)) }
+    }
     guard let arrival = t.arrival else { return }
     let entry = InFlight(transmission: t, message: message, session: session, remaining: t.duplicateArrival == nil ? 1 : 2, seq: messagesSent)
     let slot: Int32
@@ -236,88 +277,6 @@ public struct SyncWorld: Sendable {
     }
     loop.schedule(.deliver(slot: slot, duplicate: false), at: arrival)
     if let at = t.duplicateArrival { loop.schedule(.deliver(slot: slot, duplicate: true), at: at) }
-  }
-
-  mutating func serverReceive(_ message: Message, from d: Int32) {
-    let device = NodeID(index: Int(d))
-    switch message {
-    case .push(let id, let writes):
-      if config.trackCausality {
-        for w in writes {
-          if config.recordObservations {
-            facts.observations.append(.serverReceived(copy: w.record, isDelete: w.isDelete, changed: w.changed, at: now))
-          }
-          if w.isDelete {
-            facts.reachedServer[Int(w.record.deletedBy)] = true
-          } else {
-            w.record.forEachProvenance(ofFields: w.changed) { facts.reachedServer[Int($0)] = true }
-          }
-        }
-      }
-      let wasDeleted = writes.map { server.records[$0.record.key]?.isDeleted ?? false }
-      let (results, changed) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
-      noteServerEvents(writes, results, wasDeleted: wasDeleted)
-      if config.trackCausality {
-        for case .saved(let stored) in results {
-          if config.recordObservations { facts.observations.append(.serverStored(copy: stored, at: now)) }
-          stored.forEachProvenance { facts.reachedServer[Int($0)] = true }
-        }
-      }
-      if trace.keepsRecords {
-        for (w, r) in zip(writes, results) { annotateStore(w, r) }
-      }
-      send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
-      if changed, let p = config.push {
-        for other in devices.indices where other != Int(d) {
-          if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: other), session: 0) }
-        }
-      }
-    case .fetch(let id, let token):
-      let reply = server.fetch(token: token, from: d, at: now, retention: config.policy.settings.retention)
-      send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
-    case .pushReply, .fetchReply, .notify:
-      break
-    }
-  }
-
-  /// What became of deletes, and of saves of deleted records (``ServerEvent``).
-  mutating func noteServerEvents(_ writes: [RecordWrite], _ results: [WriteResult], wasDeleted: [Bool]) {
-    for (i, (w, r)) in zip(writes, results).enumerated() {
-      let key = w.record.key
-      switch r {
-      case .deleted where w.isDelete && !wasDeleted[i]:
-        if let t = server.records[key], t.isDeleted { facts.serverEvents.append(.deleted(key, by: t.deletedBy, at: now)) }
-      case .saved(let kept) where w.isDelete:
-        if !kept.isDeleted { facts.serverEvents.append(.keptOverDelete(key, delete: w.record.deletedBy, at: now)) }
-      case .saved(let stored) where wasDeleted[i] && !stored.isDeleted:
-        facts.serverEvents.append(.revived(key, at: now))
-      default:
-        break
-      }
-    }
-  }
-
-  /// For people only (not hashed): what the server did with one write, and the provenance and
-  /// stamps involved, so that pictures and explanations can say why a value won.
-  mutating func annotateStore(_ w: RecordWrite, _ r: WriteResult) {
-    let outcome: (Int64, String)
-    switch r {
-    case .saved(let rec): outcome = (1, "saved tag \(rec.changeTag): " + Self.describeFields(rec))
-    case .conflict(let rec): outcome = (2, "conflict with tag \(rec.changeTag)")
-    case .refusedDeleted: outcome = (3, "refused: deleted")
-    case .deleted: outcome = (4, "deleted")
-    case .rejected(let t): outcome = (5, "rejected type \(t)")
-    }
-    trace.annotate(
-      WorldTrace.store, at: now, node: serverNode.rawValue, Int64(w.record.key), outcome.0, w.isDelete ? 1 : 0,
-      detail: "sent " + Self.describeFields(w.record) + " → " + outcome.1)
-  }
-
-  /// `title←i3(clock 1.000s, hlc 1.000s+0) body←i5(…)`
-  static func describeFields(_ r: RecordState) -> String {
-    r.fields.enumerated().map { i, f in
-      "f\(i)←i\(f.writer)(clock \(SimDuration(nanoseconds: f.stamp.clock).secondsDescription), hlc \(SimDuration(nanoseconds: f.stamp.hlcWall).secondsDescription)+\(f.stamp.hlcLogical))"
-    }.joined(separator: " ")
   }
 
   func _factCode(_ f: DeviceFact) -> Int64 {

@@ -25,7 +25,9 @@ public struct WorldConfig: Sendable {
   public var autosync: SimDuration?
   /// Push notifications: `nil` off, else delivered with this probability.
   public var push: Probability?
-  public var traceMode: TraceRecorder.Mode
+  /// Keep ``SyncWorld/events`` (every message with its payload, every server decision): what
+  /// pictures, explanations and `--trace` need. Off for fuzzing; it never changes the hash.
+  public var keepsEvents: Bool
   /// Record causal contexts for the oracle. Off only for runs that will not be judged.
   public var trackCausality = true
   /// Keep ``WorldFacts/observations``: every intent, every record copy a device or the server
@@ -36,7 +38,7 @@ public struct WorldConfig: Sendable {
   public init(
     deviceNames: [String], clocks: [DeviceClock]? = nil, schema: Schema, policy: any SyncPolicy, seed: UInt64,
     network: NetworkConditions = NetworkConditions(), autosync: SimDuration? = .seconds(1), push: Probability? = .always,
-    traceMode: TraceRecorder.Mode = .hashOnly
+    keepsEvents: Bool = false
   ) {
     self.deviceNames = deviceNames
     self.clocks = clocks ?? deviceNames.map { _ in .perfect }
@@ -46,7 +48,7 @@ public struct WorldConfig: Sendable {
     self.network = network
     self.autosync = autosync
     self.push = push
-    self.traceMode = traceMode
+    self.keepsEvents = keepsEvents
   }
 }
 
@@ -120,16 +122,8 @@ public enum WorldTrace {
   public static let drop = TraceKind(code: 13, name: "drop", fields: ("message", "to", "reason"))
   public static let fact = TraceKind(code: 14, name: "fact", fields: ("kind", "record", "count"))
   public static let lifecycle = TraceKind(code: 15, name: "lifecycle", fields: ("event", "value", "-"))
-  /// Annotation (not hashed): what the server did with one write; `outcome` 1 saved, 2 conflict, 3 refused, 4 deleted, 5 rejected.
-  public static let store = TraceKind(code: 16, name: "server-store", fields: ("record", "outcome", "delete"))
   public static let settle = TraceKind(code: 17, name: "settle", fields: ("round", "pending", "-"))
   /// After settle: one per node, the digest of its whole final state (every copy with values,
   /// provenance and stamps; the server's records and head) and how many records it holds.
   public static let finalState = TraceKind(code: 20, name: "final-state", fields: ("digest", "records", "-"))
-  /// Annotation (not hashed): message number `seq` (counted from 1) left `node` for node `to`; `detail` says what it carries.
-  public static let message = TraceKind(code: 18, name: "message", fields: ("seq", "message", "to"))
-  /// Annotation (not hashed): what became of one copy of message `seq` at its receiver `node`: `outcome` 1 delivered, 0 refused
-  /// (the receiver was offline or down since the send), -1 cut off (the sender abandoned the request), ≤ -2 dropped when sent
-  /// (-2 - `DropReason.rawValue`); `copy` 1 for the network's duplicate.
-  public static let arrival = TraceKind(code: 19, name: "arrival", fields: ("seq", "outcome", "copy"))
 }

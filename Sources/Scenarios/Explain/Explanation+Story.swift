@@ -16,16 +16,16 @@ extension Explainer {
     var rank = 0
     func add(_ t: VirtualTime, _ text: String) { items.append((t, rank, items.count, text)) }
     let r = names.record(key)
-    let involved = Set(a.intents.compactMap { history.intent($0).map { Int($0.device) } } + a.devices.compactMap { names.deviceNames.firstIndex(of: $0) })
+    let involved = Set(a.intents.compactMap { history.intent($0).map { Int($0.device) } } + a.devices.map { Int($0.index) })
     rank = 1
     for i in history.intents where i.record == key {
-      add(i.trueTime, "\(names.node(Int(i.device))) makes i\(i.id): \(what(i))" + (i.ignored.map { " — ignored: \($0)" } ?? ""))
+      add(i.trueTime, "\(names.node(Int(i.device))) makes i\(i.id): \(names.what(i))" + (i.ignored.map { " — ignored: \($0)" } ?? ""))
     }
     rank = 2
     for m in history.messages(carrying: key) {
       add(m.sent, messageLine(m, key: key))
     }
-    for m in history.messages where m.code == 4 && m.detail.tokenExpired && involved.contains(m.to) {
+    for m in history.messages where m.tokenExpired && involved.contains(m.to) {
       add(m.sent, "\(names.node(m.from)) → \(names.node(m.to))  fetch-reply #\(m.seq) token expired — " + fates(m))
     }
     rank = 0
@@ -89,12 +89,14 @@ extension Explainer {
   /// `iPad → server push #23 n1 (title←i1, body←i2) — arrived 10.100s: saved as tag 2 (…)`
   func messageLine(_ m: RunHistory.Message, key: RecordKey) -> String {
     var text = "\(names.node(m.from)) → \(names.node(m.to))  \(m.name) #\(m.seq)"
-    if m.code == 2 {
-      text += " " + words.contents(m)
-    } else if let e = m.detail.entry(for: key) {
-      text += " " + words.entry(e)
+    if m.kind == .pushReply {
+      text += " " + names.contents(m, in: history)
+    } else if let w = m.write(of: key) {
+      text += " " + names.pushed(w)
+    } else if let r = m.fetched(key) {
+      text += " " + names.fetched(r)
     }
-    if m.code == 4, m.detail.moreComing { text += " (more pages follow)" }
+    if m.kind == .fetchReply, m.moreComing { text += " (more pages follow)" }
     text += " — " + fates(m)
     if let s = m.stores.first(where: { $0.key == key }) {
       text += "; the server " + storeWords(s)
@@ -112,15 +114,15 @@ extension Explainer {
 
   /// `saved it as tag 2 (title←i1, body←i2)` / `deleted it` / `refused it: deleted`.
   func storeWords(_ s: RunHistory.Store) -> String {
-    switch s.outcome {
-    case 1:
-      let kept = words.fields(s.detail.result, key: s.key, stamps: false)
-      let changed = s.detail.sent.map { "\($0.field)←\($0.writer)" } != s.detail.result.map { "\($0.field)←\($0.writer)" }
-      return "saved it as tag \(s.detail.tag ?? 0) (\(kept))" + (changed ? ", not all of what was sent" : "")
-    case 2: return "answered conflict (\(s.detail.outcomeText))"
-    case 3: return "refused it: the record is deleted"
-    case 4: return "deleted it"
-    default: return "rejected it (\(s.detail.outcomeText))"
+    switch s.result {
+    case .saved(let stored):
+      let kept = names.fields(stored, only: nil, stamps: false)
+      let changed = s.write.record.fields.map(\.writer) != stored.fields.map(\.writer)
+      return "saved it as tag \(stored.changeTag) (\(kept))" + (changed ? ", not all of what was sent" : "")
+    case .conflict(let current): return "answered conflict (conflict with tag \(current.changeTag))"
+    case .refusedDeleted: return "refused it: the record is deleted"
+    case .deleted: return "deleted it"
+    case .rejected(let type): return "rejected it (rejected type \(type))"
     }
   }
 }

@@ -4,7 +4,7 @@ import Simulator
 extension Explainer {
   /// The mechanism behind one anomaly, as sentences.
   func why(_ a: Anomaly) -> [String] {
-    guard let key = a.record.flatMap(names.key) else {
+    guard let key = a.record?.key else {
       return a.kind == .divergence ? ["The settle phase heals every fault and syncs in rounds; \(a.explanation)"] : []
     }
     switch a.kind {
@@ -26,7 +26,7 @@ extension Explainer {
   // MARK: A value overwritten
 
   func whyOverwritten(_ a: Anomaly, key: RecordKey) -> [String] {
-    guard let (loser, winner) = a.pair(in: history), let fieldName = a.field, let f = names.fieldIndex(key, named: fieldName) else { return [] }
+    guard let (loser, winner) = a.pair(in: history), let fieldName = a.field?.name, let f = a.field?.index else { return [] }
     var out: [String] = []
     let r = names.record(key)
     let place = "\(r).\(fieldName)"
@@ -83,9 +83,9 @@ extension Explainer {
       out.append("i\(loser.id) had already seen i\(winner.id), so the older value should not have won: the order the policy used was wrong.")
     }
     if let d = decisive {
-      let sent = words.fields(d.detail.sent.filter { $0.field == f }, key: key, stamps: true)
-      let held = words.fields(d.detail.result.filter { $0.field == f }, key: key, stamps: true)
-      out.append("Decisive step: at \(time(d.time)) the server handled push #\(d.seq) from \(names.node(d.device)), which sent \(sent), and kept \(held) (tag \(d.detail.tag ?? 0)).")
+      let sent = names.fields(d.write.record, only: f, stamps: true)
+      let held = d.stored.map { names.fields($0, only: f, stamps: true) } ?? ""
+      out.append("Decisive step: at \(time(d.time)) the server handled push #\(d.seq) from \(names.node(d.device)), which sent \(sent), and kept \(held) (tag \(d.stored?.changeTag ?? 0)).")
     } else if lPush == nil {
       out.append("i\(loser.id) never left \(names.node(Int(loser.device))) in a push that reached the server.")
     }
@@ -94,8 +94,12 @@ extension Explainer {
 
   /// A stamp as text and as numbers, from the first push that carried the intent's write.
   func stamp(of i: Intent, field f: Int, key: RecordKey) -> (text: String, clock: Int64?, hlc: (Int64, Int64)?) {
-    if let s = history.firstPush(carrying: i.id, key: key)?.store, let fs = s.detail.sent.first(where: { $0.field == f && $0.writer == i.id }) ?? s.detail.sent.first(where: { $0.writer == i.id }) {
-      return ("clock \(fs.clockText), hlc \(fs.hlcText)", fs.clock, fs.hlcWall.map { ($0, fs.hlcLogical) })
+    if let s = history.firstPush(carrying: i.id, key: key)?.store {
+      let fields = s.write.record.fields
+      let sent = f < fields.count && fields[f].writer == i.id ? fields[f] : fields.first { $0.writer == i.id }
+      if let sent {
+        return (Vocabulary.stamp(sent.stamp), sent.stamp.clock, (sent.stamp.hlcWall, Int64(sent.stamp.hlcLogical)))
+      }
     }
     return ("clock \(i.deviceTime)", i.deviceTime.nanoseconds, nil)
   }
@@ -119,7 +123,7 @@ extension Explainer {
       out.append("i\(d.id)'s delete reached the server at \(time(store.time)) in push #\(push.seq), and the server \(storeWords(store)); \(kept).")
     }
     if let back = history.revivingStore(key: key) {
-      let writers = words.fields(back.detail.sent, key: key, stamps: false)
+      let writers = names.fields(back.write.record, only: nil, stamps: false)
       var s = "At \(time(back.time)) push #\(back.seq) from \(names.node(back.device)) saved \(r) again (\(writers)), which recreated it"
       if let retry = retriedPush(before: back) {
         s += ". It was a retry: \(names.node(retry.from))'s push #\(retry.seq) with the same change had reached the server at \(retry.delivery.map { time($0.time) } ?? "?") but its reply \(replyFate(retry)), so \(names.node(retry.from)) could not know it had been saved, and sent it again after the delete"
@@ -129,9 +133,9 @@ extension Explainer {
     if let purge = history.marks.first(where: { if case .purged(key, _) = $0.kind { return true }; return false }) {
       out.append("The tombstone of \(r) was purged at \(time(purge.time)), the first request after the retention window (\(settings.retention)); from then on a change token from before the purge cannot be served.")
     }
-    for m in history.messages where m.code == 4 && m.detail.tokenExpired {
+    for m in history.messages where m.tokenExpired {
       let who = names.node(m.to)
-      guard a.devices.contains(who) else { continue }
+      guard a.devices.contains(where: { $0.name == who }) else { continue }
       out.append("\(who)'s fetch was answered 'token expired' at \(time(m.sent)): it had to refetch everything, and a refetch does not list deletions of records it did not create.")
       out.append(settings.refetch == .naive
         ? "refetch=naive: after the refetch \(who) kept the rows it already had, \(r) included — a zombie no later sync removes (refetch=diff deletes rows the server no longer returns)."
@@ -149,17 +153,18 @@ extension Explainer {
   /// An earlier push from the same device that carried the same writes of the record, was saved,
   /// and whose reply never arrived.
   func retriedPush(before s: RunHistory.Store) -> RunHistory.Message? {
-    guard let again = history.message(s.seq), let entry = again.detail.entry(for: s.key) else { return nil }
-    let same = entry.writers.map { "\($0.field)←\($0.writer)" }
+    guard let again = history.message(s.seq), let write = again.write(of: s.key) else { return nil }
+    func writers(_ w: RecordWrite) -> [IntentID] { w.isDelete ? [] : w.record.fields.map(\.writer) }
+    let same = writers(write)
     return history.messages.last { m in
-      m.code == 1 && m.from == again.from && m.seq < again.seq && m.delivery != nil
-        && m.detail.entry(for: s.key).map { $0.writers.map { "\($0.field)←\($0.writer)" } == same } == true
+      m.kind == .push && m.from == again.from && m.seq < again.seq && m.delivery != nil
+        && m.write(of: s.key).map { writers($0) == same } == true
         && !(reply(to: m)?.ends.contains(where: \.delivered) ?? false)
     }
   }
 
   func reply(to push: RunHistory.Message) -> RunHistory.Message? {
-    history.messages.first { $0.code == push.code + 1 && $0.to == push.from && $0.detail.request == push.detail.request }
+    history.messages.first { $0.kind == .pushReply && $0.to == push.from && $0.request == push.request }
   }
 
   func replyFate(_ push: RunHistory.Message) -> String {
@@ -175,7 +180,7 @@ extension Explainer {
       ? "conflict=delete-wins: once the tombstone is on the server, saves of the record are refused and the devices drop their copies."
       : "conflict=update-wins: a save the deleting device had not seen beats the delete and revives the record."
     var out = [rule]
-    for s in history.stores(of: key) where s.outcome == 3 || s.outcome == 4 {
+    for s in history.stores(of: key) where s.outcome == .refused || s.outcome == .deleted {
       out.append("At \(time(s.time)) the server \(storeWords(s)) (push #\(s.seq) from \(names.node(s.device))).")
     }
     return out
@@ -185,7 +190,7 @@ extension Explainer {
 
   func whyStranded(_ a: Anomaly, key: RecordKey) -> [String] {
     var out: [String] = []
-    let pushes = history.messages.filter { $0.code == 1 && $0.detail.entry(for: key) != nil }
+    let pushes = history.messages.filter { $0.kind == .push && $0.carries(key) }
     if pushes.isEmpty {
       out.append("No push carrying \(names.record(key)) was ever sent.")
     } else {
@@ -212,20 +217,21 @@ extension Explainer {
   func whyDropped(_ a: Anomaly, key: RecordKey) -> [String] {
     var out: [String] = []
     let r = names.record(key)
-    for d in a.devices {
-      guard let node = names.deviceNames.firstIndex(of: d) else { continue }
-      let replies = history.messages.filter { $0.code == 4 && $0.to == node && $0.detail.entry(for: key) != nil }
+    for device in a.devices {
+      let d = device.name
+      let node = Int(device.index)
+      let replies = history.messages.filter { $0.kind == .fetchReply && $0.to == node && $0.carries(key) }
       if replies.isEmpty {
         out.append("No fetch reply carrying \(r) ever reached \(d).")
       }
       for m in replies {
-        out.append("\(r) reached \(d) in fetch-reply #\(m.seq) (\(fates(m))), with next token \(m.detail.token ?? 0).")
+        out.append("\(r) reached \(d) in fetch-reply #\(m.seq) (\(fates(m))), with next token \(m.token ?? 0).")
       }
       for mark in history.marks where mark.node == node {
         if case .fact(.fetchDropped(let n, let cause)) = mark.kind {
           out.append("At \(time(mark.time)) \(d) dropped \(n) fetched record\(n == 1 ? "" : "s") before applying \(n == 1 ? "it" : "them") (\(cause)).")
-          if let next = history.messages.first(where: { $0.code == 3 && $0.from == node && $0.sent >= mark.time }) {
-            let since = next.detail.everything ? "everything" : "changes since token \(next.detail.token ?? 0)"
+          if let next = history.messages.first(where: { $0.kind == .fetch && $0.from == node && $0.sent >= mark.time }) {
+            let since = next.fetchesEverything ? "everything" : "changes since token \(next.token ?? 0)"
             out.append("\(d)'s next fetch, #\(next.seq) at \(time(next.sent)), asked for \(since).")
           }
         }
@@ -238,9 +244,3 @@ extension Explainer {
   }
 }
 
-extension Names {
-  func fieldKind(_ key: RecordKey, _ f: Int) -> FieldKind? {
-    guard let t = types[key], Int(t) < schema.types.count, f < schema.types[Int(t)].fields.count else { return nil }
-    return schema.types[Int(t)].fields[f].kind
-  }
-}

@@ -5,13 +5,13 @@ import Simulator
 /// in which order, and why the winner won (arrival order, device clocks and skews, HLC values,
 /// a tombstone purged after the retention window…).
 ///
-///     let result = ScenarioRunner.run(try Scenario.load("fat-note-lww"), trace: .full)
+///     let result = ScenarioRunner.run(try Scenario.load("fat-note-lww"), keepEvents: true)
 ///     print(Explanation.render(result))
 ///
 /// The oracle judged the run without looking at any policy metadata; an explanation may read it
 /// (stamps, change tags, tokens), because it describes the mechanism that produced the outcome.
 ///
-/// - Important: The messages come from the full trace: run with `trace: .full` (or use
+/// - Important: The messages come from the full trace: run with `keepEvents: true` (or use
 ///   ``render(_:seed:policy:)``). A hash-only result is explained from intents and facts only.
 public enum Explanation {
   /// The explanation of a finished run.
@@ -21,7 +21,7 @@ public enum Explanation {
 
   /// Runs `file` (optionally with another seed or policy) keeping the full trace, and explains it.
   public static func render(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil) -> String {
-    render(ScenarioRunner.run(file, seed: seed, policy: policy, trace: .full))
+    render(ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: true))
   }
 }
 
@@ -29,15 +29,12 @@ public enum Explanation {
 struct Explainer {
   let history: RunHistory
   let report: RunReport
-  let oracle: Oracle
   let settings: PolicySettings
-  var names: Names { history.names }
-  var words: MessageWords { MessageWords(history: history) }
+  var names: Vocabulary { history.names }
 
   init(_ result: ScenarioRunner.Result) {
     history = RunHistory(result)
     report = result.report
-    oracle = Oracle(world: result.world, recordNames: result.recordNames)
     settings = result.world.config.policy.settings
   }
 
@@ -46,7 +43,7 @@ struct Explainer {
     out += "found \(report.verdict) · \(report.converged ? "converged" : "not converged") · trace \(report.traceHash)\n"
     out += "policy settings: " + settings.pairs.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "\n"
     out += "device clocks: \(clocks)\n"
-    if !history.hasTrace { out += "(no trace kept: messages are not shown; run with the full trace)\n" }
+    if !history.hasEvents { out += "(no trace kept: messages are not shown; run with the full trace)\n" }
     if report.anomalies.isEmpty {
       out += "\nNo anomalies: nothing to explain.\n"
     }
@@ -75,7 +72,7 @@ struct Explainer {
   // MARK: One anomaly
 
   func section(_ number: Int, _ a: Anomaly) -> String {
-    let place = [a.record, a.field].compactMap { $0 }.joined(separator: ".")
+    let place = a.place
     var out = "\(number). \(a.kind.rawValue)\(a.kind.isViolation ? "" : " (informational)")\(place.isEmpty ? "" : " · " + place)\n"
     out += indent(a.explanation, 3)
     let involved = a.intents.compactMap { history.intent($0) }
@@ -84,7 +81,7 @@ struct Explainer {
       for i in involved { out += "     " + intentLine(i) + "\n" }
       if let (x, y) = a.pair(in: history) { out += indent(causality(x, y), 5) }
     }
-    if let key = a.record.flatMap(names.key) {
+    if let key = a.record?.key {
       let lines = story(of: key, anomaly: a)
       if !lines.isEmpty {
         out += "\n   What happened to \(names.record(key)), in order\n"
@@ -105,14 +102,7 @@ struct Explainer {
     var notes = ["its clock read \(clockTime(i.deviceTime))"]
     if isOffline(Int(i.device), at: i.trueTime) { notes.append("offline") }
     if let why = i.ignored { notes.append("ignored: \(why)") }
-    return "i\(i.id) by \(names.node(Int(i.device))) at \(time(i.trueTime)) (\(notes.joined(separator: ", "))): \(what(i))"
-  }
-
-  /// The intent in words, without who and when: `append " (margin: see John 1)" to n1.body`.
-  func what(_ i: Intent) -> String {
-    let full = oracle.describe(i)
-    guard let open = full.firstIndex(of: "("), let at = full.ranges(of: " at ").last else { return full }
-    return String(full[full.index(after: open)..<at.lowerBound])
+    return "i\(i.id) by \(names.node(Int(i.device))) at \(time(i.trueTime)) (\(notes.joined(separator: ", "))): \(names.what(i))"
   }
 
   /// Which of two intents had seen the other, from what their devices had received.

@@ -1,3 +1,4 @@
+import Replica
 import Simulator
 
 /// The kinds of anomaly the oracle reports (`oracle.md`), in report order.
@@ -35,20 +36,63 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable {
   public static func < (a: AnomalyKind, b: AnomalyKind) -> Bool { a.ordinal < b.ordinal }
 }
 
+/// A record, by key, with its name in the scenario.
+public struct RecordRef: Hashable, Sendable, CustomStringConvertible {
+  public var key: RecordKey
+  public var name: String
+  public init(key: RecordKey, name: String) {
+    self.key = key
+    self.name = name
+  }
+  public var description: String { name }
+}
+
+/// A field of a record's type, by index, with its name.
+public struct FieldRef: Hashable, Sendable, CustomStringConvertible {
+  public var index: Int
+  public var name: String
+  public init(index: Int, name: String) {
+    self.index = index
+    self.name = name
+  }
+  public var description: String { name }
+}
+
+/// An intent, by id (`i7`).
+public struct IntentRef: Hashable, Sendable, CustomStringConvertible {
+  public var id: IntentID
+  public init(_ id: IntentID) { self.id = id }
+  public var description: String { Vocabulary.intent(id) }
+}
+
+/// A device, by index, with its name.
+public struct DeviceRef: Hashable, Sendable, CustomStringConvertible {
+  public var index: Int32
+  public var name: String
+  public init(index: Int32, name: String) {
+    self.index = index
+    self.name = name
+  }
+  public var description: String { name }
+}
+
 /// One thing the design lost (or, for informational kinds, decided).
 public struct Anomaly: Hashable, Sendable {
   public var kind: AnomalyKind
-  public var record: String?
-  public var field: String?
-  /// Intent ids involved, as `i7`; the losing one first.
-  public var intents: [String]
-  public var devices: [String]
+  public var record: RecordRef?
+  public var field: FieldRef?
+  /// The intents involved; the losing one first.
+  public var intents: [IntentRef]
+  public var devices: [DeviceRef]
   /// True time of the losing intent (or of the observation).
   public var at: VirtualTime?
   /// One sentence a developer understands without the trace.
   public var explanation: String
 
-  public init(kind: AnomalyKind, record: String?, field: String? = nil, intents: [String] = [], devices: [String] = [], at: VirtualTime? = nil, explanation: String) {
+  public init(
+    kind: AnomalyKind, record: RecordRef?, field: FieldRef? = nil, intents: [IntentRef] = [], devices: [DeviceRef] = [],
+    at: VirtualTime? = nil, explanation: String
+  ) {
     self.kind = kind
     self.record = record
     self.field = field
@@ -57,4 +101,7 @@ public struct Anomaly: Hashable, Sendable {
     self.at = at
     self.explanation = explanation
   }
+
+  /// `n1.body`, `n1`, or "" for a run-wide anomaly.
+  public var place: String { [record?.name, field?.name].compactMap { $0 }.joined(separator: ".") }
 }

@@ -41,6 +41,8 @@ extension Oracle {
   mutating func judgeValue(_ record: RecordState, _ f: Int32, _ spec: FieldSpec, _ intents: [Intent]) {
     let field = spec.name
     let r = name(record.key)
+    let rRef = recordRef(record.key)
+    let fRef = FieldRef(index: Int(f), name: spec.name)
     let final = record.fields[Int(f)]
     let w = writes(to: f, intents)
     // Writes a delete had seen are judged no further (see `judgeFields`): the frontier is
@@ -52,7 +54,7 @@ extension Oracle {
     if final.writer == 0 {
       guard !w.isEmpty else {
         if final.value != spec.initialValue {
-          anomalies.append(Anomaly(kind: .phantomValue, record: r, field: field, explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote and is not the default."))
+          anomalies.append(Anomaly(kind: .phantomValue, record: rRef, field: fRef, explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote and is not the default."))
         }
         return
       }
@@ -61,7 +63,7 @@ extension Oracle {
     }
     guard let winner = w.first(where: { $0.id == final.writer }), writtenValue(winner, f) == final.value else {
       anomalies.append(Anomaly(
-        kind: .phantomValue, record: r, field: field, intents: [Self.id(final.writer)],
+        kind: .phantomValue, record: rRef, field: fRef, intents: [Self.id(final.writer)],
         explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote to it (the value claims to come from \(Self.id(final.writer)))."))
       return
     }
@@ -76,13 +78,13 @@ extension Oracle {
         }
         if spec.mutable {
           anomalies.append(Anomaly(
-            kind: .concurrentOverwrite, record: r, field: field, intents: [Self.id(l.id), Self.id(winner.id)],
-            devices: [deviceName(l.device), deviceName(winner.device)], at: l.trueTime,
+            kind: .concurrentOverwrite, record: rRef, field: fRef, intents: [Self.id(l.id), Self.id(winner.id)],
+            devices: [deviceRef(l.device), deviceRef(winner.device)], at: l.trueTime,
             explanation: "\(describe(l, field: f)) and \(describe(winner, field: f)) were concurrent on a mutable field; last-writer-wins kept \(render(final.value))."))
         } else {
           anomalies.append(Anomaly(
-            kind: .lostEdit, record: r, field: field, intents: [Self.id(l.id), Self.id(winner.id)],
-            devices: [deviceName(l.device), deviceName(winner.device)], at: l.trueTime,
+            kind: .lostEdit, record: rRef, field: fRef, intents: [Self.id(l.id), Self.id(winner.id)],
+            devices: [deviceRef(l.device), deviceRef(winner.device)], at: l.trueTime,
             explanation: "\(describe(l, field: f)) was overwritten by \(describe(winner, field: f)), a concurrent write; \(field) is not declared mutable, so last-writer-wins lost an edit."))
         }
       }
@@ -98,24 +100,26 @@ extension Oracle {
   mutating func lose(_ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], finalText: String, endedAs: String, winner: Intent?) {
     if superseded.contains(l.id) { return }
     let r = name(record.key)
+    let rRef = recordRef(record.key)
+    let fRef = FieldRef(index: Int(f), name: spec.name)
     let field = spec.name
     let rival = intents.first { concurrent($0, l) }
     var involved = [Self.id(l.id)]
-    var devices = [deviceName(l.device)]
+    var devices = [deviceRef(l.device)]
     if let winner {
       involved.append(Self.id(winner.id))
-      if !devices.contains(deviceName(winner.device)) { devices.append(deviceName(winner.device)) }
+      if !devices.contains(deviceRef(winner.device)) { devices.append(deviceRef(winner.device)) }
     }
     if let cause = neverSentCause(l) {
       // Nothing was ordered wrongly: the edit was never sent.
       anomalies.append(Anomaly(
-        kind: .lostEdit, record: r, field: field, intents: involved, devices: devices, at: l.trueTime,
+        kind: .lostEdit, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
         explanation: "\(describe(l, field: f)) never reached the server — \(cause) — and \(r).\(field) ended as \(endedAs)."))
       return
     }
     if let rival {
       if !involved.contains(Self.id(rival.id)) { involved.append(Self.id(rival.id)) }
-      if !devices.contains(deviceName(rival.device)) { devices.append(deviceName(rival.device)) }
+      if !devices.contains(deviceRef(rival.device)) { devices.append(deviceRef(rival.device)) }
       // The final value is older than this write, so LWW did not pick among concurrent writes:
       // a lost edit even on a mutable field.
       let kind: AnomalyKind = .lostEdit
@@ -129,11 +133,11 @@ extension Oracle {
         how = "although it had already seen that value, while \(describe(rival, field: f)) wrote the same field concurrently: last-writer-wins brought an older value back"
       }
       anomalies.append(Anomaly(
-        kind: kind, record: r, field: field, intents: involved, devices: devices, at: l.trueTime,
+        kind: kind, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
         explanation: "\(describe(l, field: f)) was replaced by \(finalText) \(how)."))
     } else {
       anomalies.append(Anomaly(
-        kind: .staleOverwrite, record: r, field: field, intents: involved, devices: devices, at: l.trueTime,
+        kind: .staleOverwrite, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
         explanation: "\(describe(l, field: f)) lost to \(finalText), which it had already seen; no concurrent edit touched \(r), so the order itself was wrong\(clockNote)."))
     }
   }
@@ -142,8 +146,10 @@ extension Oracle {
   /// ones a replacement removed absent, unless an intent that happened after it removed them.
   mutating func judgeText(_ record: RecordState, _ f: Int32, _ spec: FieldSpec, _ intents: [Intent]) {
     let r = name(record.key)
+    let rRef = recordRef(record.key)
+    let fRef = FieldRef(index: Int(f), name: spec.name)
     guard case .text(let text) = record.fields[Int(f)].value else {
-      anomalies.append(Anomaly(kind: .phantomValue, record: r, field: spec.name, explanation: "\(r).\(spec.name) is not text."))
+      anomalies.append(Anomaly(kind: .phantomValue, record: rRef, field: fRef, explanation: "\(r).\(spec.name) is not text."))
       return
     }
     // Where each character is: visible, or removed by which intent.
@@ -156,7 +162,7 @@ extension Oracle {
     if let d = duplicates.first {
       let i = log[d.intent]
       anomalies.append(Anomaly(
-        kind: .duplicateEvent, record: r, field: spec.name, intents: [Self.id(d.intent)], devices: [deviceName(i.device)], at: i.trueTime,
+        kind: .duplicateEvent, record: rRef, field: fRef, intents: [Self.id(d.intent)], devices: [deviceRef(i.device)], at: i.trueTime,
         explanation: "text inserted by \(describe(i)) appears \(duplicates.filter { $0.intent == d.intent }.count + 1) times in \(r).\(spec.name): the insert was applied more than once."))
     }
     // Who removed each character: replacements name what they took out; a set of the field

@@ -5,28 +5,29 @@ extension Oracle {
   /// Presence: resurrections, delete/update conflicts, dropped events, stranded records.
   mutating func judgeRecordPresence(_ key: RecordKey, _ intents: [Intent]) {
     let r = name(key)
+    let rRef = recordRef(key)
     guard let create = intents.first(where: { if case .create = $0.kind { return true }; return false }) else { return }
     guard case .create(let typeIndex, _) = create.kind else { return }
     let type = schema.types[Int(typeIndex)]
     let updates = intents.filter { if case .delete = $0.kind { return false }; return true }
     let deletes = intents.filter { $0.kind == .delete }
-    let holders: [(name: String, visible: Bool)] =
-      world.devices.map { ($0.config.name, $0.visibleRecord(key) != nil) } + [("the server", serverLive[key] != nil)]
+    let holders: [(name: String, device: Int32?, visible: Bool)] =
+      world.devices.map { ($0.config.name, $0.config.index, $0.visibleRecord(key) != nil) } + [("the server", nil, serverLive[key] != nil)]
 
     // A delete that happened after every create and update must win everywhere.
     if let d = deletes.first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }) {
-      let back = holders.filter(\.visible).map(\.name)
+      let back = holders.filter(\.visible)
       if !back.isEmpty {
         anomalies.append(Anomaly(
-          kind: .resurrection, record: r, intents: [Self.id(d.id)], devices: back.filter { $0 != "the server" }, at: d.trueTime,
-          explanation: "\(r) is visible on \(back.joined(separator: ", ")) after settle although \(describe(d)) came after every edit of it\(resurrectionCause(key))."))
+          kind: .resurrection, record: rRef, intents: [Self.id(d.id)], devices: back.compactMap { $0.device.map(deviceRef) }, at: d.trueTime,
+          explanation: "\(r) is visible on \(back.map(\.name).joined(separator: ", ")) after settle although \(describe(d)) came after every edit of it\(resurrectionCause(key))."))
       }
     }
     // A delete concurrent with an update: either outcome is valid; say which won.
     for d in deletes {
       if let u = updates.first(where: { concurrent($0, d) }) {
         anomalies.append(Anomaly(
-          kind: .deleteUpdateConflict, record: r, intents: [Self.id(d.id), Self.id(u.id)], devices: [deviceName(d.device), deviceName(u.device)], at: d.trueTime,
+          kind: .deleteUpdateConflict, record: rRef, intents: [Self.id(d.id), Self.id(u.id)], devices: [deviceRef(d.device), deviceRef(u.device)], at: d.trueTime,
           explanation: "\(describe(d)) was concurrent with \(describe(u)); \(conflictOutcome(key, delete: d))."))
         break
       }
@@ -35,16 +36,16 @@ extension Oracle {
     let neverOnServer = world.server.records[key] == nil && deletes.isEmpty
     if neverOnServer, origin.visibleRecord(key) != nil {
       anomalies.append(Anomaly(
-        kind: .strandedRecord, record: r, intents: [Self.id(create.id)], devices: [origin.config.name], at: create.trueTime,
+        kind: .strandedRecord, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.config.index)], at: create.trueTime,
         explanation: "\(r) exists only on \(origin.config.name) (created in \(Self.id(create.id)) at \(create.trueTime)) and never reached the server: \(strandedCause(key, type: type, device: create.device))."))
       return
     }
     if type.appendOnly, deletes.isEmpty {
-      let missing = holders.filter { !$0.visible }.map(\.name)
+      let missing = holders.filter { !$0.visible }
       if !missing.isEmpty {
         anomalies.append(Anomaly(
-          kind: .droppedEvent, record: r, intents: [Self.id(create.id)], devices: missing.filter { $0 != "the server" }, at: create.trueTime,
-          explanation: "the \(type.name) event \(r) (created by \(deviceName(create.device)) in \(Self.id(create.id)) at \(create.trueTime)) was never deleted but is missing on \(missing.joined(separator: ", ")) after settle."))
+          kind: .droppedEvent, record: rRef, intents: [Self.id(create.id)], devices: missing.compactMap { $0.device.map(deviceRef) }, at: create.trueTime,
+          explanation: "the \(type.name) event \(r) (created by \(deviceRef(create.device)) in \(Self.id(create.id)) at \(create.trueTime)) was never deleted but is missing on \(missing.map(\.name).joined(separator: ", ")) after settle."))
       }
     }
   }
@@ -99,21 +100,21 @@ extension Oracle {
 
   /// A record that came back on a device which had applied a delete that came after every edit.
   mutating func judgeTransientResurrections() {
-    var reported: Set<String> = []
-    for a in anomalies where a.kind == .resurrection { reported.insert(a.record ?? "") }
+    var reported: Set<RecordKey> = []
+    for a in anomalies where a.kind == .resurrection { if let k = a.record?.key { reported.insert(k) } }
     for e in world.facts.events {
       guard case .reappeared(let key, let applied) = e.fact, let intents = byRecord[key] else { continue }
       let r = name(key)
-      guard !reported.contains(r) else { continue }
+      guard !reported.contains(key) else { continue }
       let updates = intents.filter { if case .delete = $0.kind { return false }; return true }
       // Only a delete the device had applied before the record came back counts: one made later
       // (say, after the record was revived by a concurrent update) is no reason to expect it gone.
       let log = self.log
       guard let d = applied.map({ log[$0] }).first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }) else { continue }
-      reported.insert(r)
+      reported.insert(key)
       anomalies.append(Anomaly(
-        kind: .resurrection, record: r, intents: [Self.id(d.id)], devices: [deviceName(e.device)], at: e.time,
-        explanation: "\(r) came back on \(deviceName(e.device)) at \(e.time) after it had applied \(describe(d)), which came after every edit (a transient resurrection)."))
+        kind: .resurrection, record: recordRef(key), intents: [Self.id(d.id)], devices: [deviceRef(e.device)], at: e.time,
+        explanation: "\(r) came back on \(deviceRef(e.device)) at \(e.time) after it had applied \(describe(d)), which came after every edit (a transient resurrection)."))
     }
   }
 
@@ -126,37 +127,37 @@ extension Oracle {
     }
     // A difference on a record already reported as stranded, dropped or resurrected is that
     // anomaly; divergence reports the first difference nothing else explains.
-    let explained = Set(anomalies.filter { [.strandedRecord, .droppedEvent, .resurrection].contains($0.kind) }.compactMap(\.record))
+    let explained = Set(anomalies.filter { [.strandedRecord, .droppedEvent, .resurrection].contains($0.kind) }.compactMap(\.record?.key))
     let allServer = world.server.liveRecords
-    let server = allServer.filter { !explained.contains(name($0.key)) }
+    let server = allServer.filter { !explained.contains($0.key) }
     converged = world.facts.settled
     for device in world.devices {
       let all = device.visibleRecords
       if converged, firstDifference(all, allServer) != nil { converged = false }
-      let mine = all.filter { !explained.contains(name($0.key)) }
+      let mine = all.filter { !explained.contains($0.key) }
       if let difference = firstDifference(mine, server) {
         anomalies.append(Anomaly(
-          kind: .divergence, record: difference.record, field: difference.field, devices: [device.config.name],
+          kind: .divergence, record: difference.record, field: difference.field, devices: [deviceRef(device.config.index)],
           explanation: "after settle \(device.config.name) and the server differ: \(difference.text)."))
       }
     }
   }
 
-  func firstDifference(_ mine: [RecordState], _ theirs: [RecordState]) -> (record: String, field: String?, text: String)? {
+  func firstDifference(_ mine: [RecordState], _ theirs: [RecordState]) -> (record: RecordRef, field: FieldRef?, text: String)? {
     var i = 0
     var j = 0
     while i < mine.count || j < theirs.count {
       if j >= theirs.count || (i < mine.count && mine[i].key < theirs[j].key) {
-        return (name(mine[i].key), nil, "\(name(mine[i].key)) is on the device but not on the server")
+        return (recordRef(mine[i].key), nil, "\(name(mine[i].key)) is on the device but not on the server")
       }
       if i >= mine.count || theirs[j].key < mine[i].key {
-        return (name(theirs[j].key), nil, "\(name(theirs[j].key)) is on the server but not on the device")
+        return (recordRef(theirs[j].key), nil, "\(name(theirs[j].key)) is on the server but not on the device")
       }
       let a = mine[i]
       let b = theirs[j]
       for f in a.fields.indices where !sameVisible(a.fields[f].value, b.fields[f].value) {
         let field = fieldName(a.type, Int32(f))
-        return (name(a.key), field, "\(name(a.key)).\(field) is \(render(a.fields[f].value)) on the device and \(render(b.fields[f].value)) on the server")
+        return (recordRef(a.key), FieldRef(index: f, name: field), "\(name(a.key)).\(field) is \(render(a.fields[f].value)) on the device and \(render(b.fields[f].value)) on the server")
       }
       i += 1
       j += 1

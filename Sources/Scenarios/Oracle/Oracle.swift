@@ -10,6 +10,8 @@ public struct Oracle {
   let world: SyncWorld
   let recordNames: [String]
   let schema: Schema
+  /// Names and descriptions.
+  let words: Vocabulary
   let log: IntentLog
   /// Effective intents per record, in id order.
   var byRecord: [RecordKey: [Intent]] = [:]
@@ -27,6 +29,7 @@ public struct Oracle {
     self.recordNames = recordNames
     self.schema = world.config.schema
     self.log = world.log
+    self.words = Vocabulary(world: world, recordNames: recordNames)
     for intent in log.intents where intent.ignored == nil {
       byRecord[intent.record, default: []].append(intent)
     }
@@ -45,21 +48,22 @@ public struct Oracle {
     judgeTransientResurrections()
     judgeDivergence()
     return anomalies.sorted { a, b in
-      (a.kind, a.record ?? "", a.field ?? "", a.intents.first ?? "") < (b.kind, b.record ?? "", b.field ?? "", b.intents.first ?? "")
+      (a.kind, a.record?.name ?? "", a.field?.name ?? "", a.intents.first?.description ?? "")
+        < (b.kind, b.record?.name ?? "", b.field?.name ?? "", b.intents.first?.description ?? "")
     }
   }
 
   // MARK: Names
 
-  func name(_ key: RecordKey) -> String {
-    Int(key) < recordNames.count && key >= 0 ? recordNames[Int(key)] : "r\(key)"
-  }
-
-  func deviceName(_ d: Int32) -> String { world.config.deviceNames[Int(d)] }
-
+  func name(_ key: RecordKey) -> String { words.record(key) }
+  func recordRef(_ key: RecordKey) -> RecordRef { RecordRef(key: key, name: words.record(key)) }
+  func deviceName(_ d: Int32) -> String { words.device(d) }
+  func deviceRef(_ d: Int32) -> DeviceRef { DeviceRef(index: d, name: words.device(d)) }
   func fieldName(_ type: Int32, _ field: Int32) -> String { schema.types[Int(type)].fields[Int(field)].name }
-
-  static func id(_ i: IntentID) -> String { "i\(i)" }
+  static func id(_ i: IntentID) -> IntentRef { IntentRef(i) }
+  func render(_ value: Value) -> String { words.render(value) }
+  func quote(_ s: String) -> String { words.quote(s) }
+  func describe(_ intent: Intent, field: Int32? = nil) -> String { words.describe(intent, field: field) }
 
   func concurrent(_ a: Intent, _ b: Intent) -> Bool { a.isConcurrent(with: b) }
 

@@ -4,13 +4,13 @@ extension Anomaly {
   public var json: JSONValue {
     var o: [String: JSONValue] = [
       "kind": .string(kind.rawValue),
-      "record": record.map { .string($0) } ?? .null,
-      "intents": .array(intents.map { .string($0) }),
-      "devices": .array(devices.map { .string($0) }),
+      "record": record.map { .string($0.name) } ?? .null,
+      "intents": .array(intents.map { .string($0.description) }),
+      "devices": .array(devices.map { .string($0.name) }),
       "at": at.map { .string($0.description) } ?? .null,
       "explanation": .string(explanation),
     ]
-    if let field { o["field"] = .string(field) }
+    if let field { o["field"] = .string(field.name) }
     return .object(o)
   }
 }
@@ -77,7 +77,7 @@ extension RunReport {
       guard !group.isEmpty else { continue }
       out += "\n\(kind.rawValue) (\(group.count)\(kind.isViolation ? "" : ", informational"))\n"
       for a in group {
-        let place = [a.record, a.field].compactMap { $0 }.joined(separator: ".")
+        let place = a.place
         out += "  • \(place.isEmpty ? "" : place + ": ")\(a.explanation)\n"
       }
     }

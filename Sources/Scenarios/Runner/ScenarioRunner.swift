@@ -29,12 +29,12 @@ public enum ScenarioRunner {
 
   /// Runs `file`, optionally with another seed or policy. `recordObservations` keeps the raw
   /// record of the run (``WorldFacts/observations``) for an independent checker.
-  public static func run(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, trace: TraceRecorder.Mode = .hashOnly, recordObservations: Bool = false) -> Result {
-    run(prepare(file), seed: seed, policy: policy, customPolicy: customPolicy, trace: trace, recordObservations: recordObservations)
+  public static func run(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, keepEvents: Bool = false, recordObservations: Bool = false) -> Result {
+    run(prepare(file), seed: seed, policy: policy, customPolicy: customPolicy, keepEvents: keepEvents, recordObservations: recordObservations)
   }
 
   /// Runs a prepared plan (the fast path for many seeds).
-  public static func run(_ plan: Plan, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, trace: TraceRecorder.Mode = .hashOnly, recordObservations: Bool = false) -> Result {
+  public static func run(_ plan: Plan, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, keepEvents: Bool = false, recordObservations: Bool = false) -> Result {
     let file = plan.file
     let seed = seed ?? file.seed
     var spec = policy ?? file.policy
@@ -50,7 +50,7 @@ public enum ScenarioRunner {
     var config = WorldConfig(
       deviceNames: file.devices, clocks: plan.clocks, schema: file.schema, policy: syncPolicy, seed: seed,
       network: NetworkConditions(latency: file.latency, loss: file.loss, duplication: file.duplicate),
-      autosync: file.autosync, push: push, traceMode: trace)
+      autosync: file.autosync, push: push, keepsEvents: keepEvents)
     config.recordObservations = recordObservations
     var world = SyncWorld(config)
     for (time, action) in plan.actions { world.schedule(action, at: time) }

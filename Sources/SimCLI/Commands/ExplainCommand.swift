@@ -26,7 +26,7 @@ enum ExplainCommand {
     } catch {
       return error.code
     }
-    let result = ScenarioRunner.run(file, seed: seed, policy: policy, trace: .full)
+    let result = ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: true)
     console.out(Explanation.render(result))
     return result.report.passed ? .success : .failure
   }

@@ -166,7 +166,7 @@ enum FuzzCommand {
     var out = "FAIL seed \(o.record.seed) · policy \(policy) · workload \(shape.name)\n"
     out += "  profile: \(o.profile)\n"
     for a in o.violations.prefix(5) {
-      let place = [a.record, a.field].compactMap { $0 }.joined(separator: ".")
+      let place = a.place
       out += "  • \(a.kind.rawValue) \(place): \(a.explanation)\n"
     }
     if o.violations.count > 5 { out += "  … and \(o.violations.count - 5) more\n" }

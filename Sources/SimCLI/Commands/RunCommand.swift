@@ -25,12 +25,11 @@ enum RunCommand {
     } catch {
       return error.code
     }
-    let traceMode: TraceRecorder.Mode = args.value("--trace") != nil || args.value("--timeline") != nil ? .full : .hashOnly
-    let result = ScenarioRunner.run(file, seed: seed, policy: policy, trace: traceMode)
+    let keepEvents = args.value("--trace") != nil || args.value("--timeline") != nil
+    let result = ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: keepEvents)
     if let path = args.value("--trace") {
-      let names = result.world.config.deviceNames + ["server"]
       do {
-        try AtomicFile.write(result.world.trace.jsonLines(nodeNames: names), to: path)
+        try AtomicFile.write(TraceExport.jsonLines(result), to: path)
       } catch {
         console.err("Error: \(error)\n")
         return .usage

@@ -76,7 +76,7 @@ enum ShrinkCommand {
       path = result.file.source
     }
     if let svg = args.value("--timeline") {
-      let minimal = ScenarioRunner.run(result.file, trace: .full)
+      let minimal = ScenarioRunner.run(result.file, keepEvents: true)
       do {
         try AtomicFile.write(TimelineSVG.render(minimal), to: svg)
       } catch {

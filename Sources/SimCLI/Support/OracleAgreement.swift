@@ -27,16 +27,7 @@ public enum OracleAgreement {
 
   /// The oracle's anomalies as verdicts: names mapped back to record keys and field indices.
   static func verdicts(_ result: ScenarioRunner.Result) -> [Verdict] {
-    let schema = result.world.config.schema
-    var types: [RecordKey: Int32] = [:]
-    for i in result.world.log.intents where i.ignored == nil {
-      if case .create(let t, _) = i.kind, types[i.record] == nil { types[i.record] = t }
-    }
-    return result.report.anomalies.map { a in
-      let key = a.record.flatMap { result.recordNames.firstIndex(of: $0) }.map { RecordKey($0) }
-      let field = a.field.flatMap { name in key.flatMap { types[$0] }.flatMap { schema.types[Int($0)].fieldIndex(named: name) } }
-      return Verdict(kind: a.kind.rawValue, record: key, field: field)
-    }.sorted()
+    result.report.anomalies.map { Verdict(kind: $0.kind.rawValue, record: $0.record?.key, field: $0.field?.index) }.sorted()
   }
 
   /// Runs fuzz seed `seed` of the default workload under `policy` and compares the oracles.

@@ -16,8 +16,8 @@ extension TimelineDrawing {
     for m in TimelineStyle.messages {
       let dash = m.dash.map { " stroke-dasharray=\"\($0)\"" } ?? ""
       items.append(KeyItem(sample: { x, y in
-        "<line x1=\"\(S.n(x))\" y1=\"\(S.n(y))\" x2=\"\(S.n(x + 220))\" y2=\"\(S.n(y))\" stroke=\"\(m.color)\" stroke-width=\"1.3\"\(dash) marker-end=\"url(#h\(m.code))\"/>"
-      }, text: m.name))
+        "<line x1=\"\(S.n(x))\" y1=\"\(S.n(y))\" x2=\"\(S.n(x + 220))\" y2=\"\(S.n(y))\" stroke=\"\(m.color)\" stroke-width=\"1.3\"\(dash) marker-end=\"url(#h\(m.kind.rawValue))\"/>"
+      }, text: m.kind.name))
     }
     items.append(KeyItem(sample: { x, y in
       "<line x1=\"\(S.n(x))\" y1=\"\(S.n(y))\" x2=\"\(S.n(x + 180))\" y2=\"\(S.n(y))\" stroke=\"#59636e\" stroke-width=\"1.3\"/><path d=\"M\(S.n(x + 140)),\(S.n(y - 40))L\(S.n(x + 220)),\(S.n(y + 40))M\(S.n(x + 140)),\(S.n(y + 40))L\(S.n(x + 220)),\(S.n(y - 40))\" stroke=\"\(TimelineStyle.drop)\" stroke-width=\"2\"/>"
@@ -60,7 +60,7 @@ extension TimelineDrawing {
 
   var anomalyLines: [[String]] {
     report.anomalies.map { a in
-      let place = [a.record, a.field].compactMap { $0 }.joined(separator: ".")
+      let place = a.place
       let head = "\(a.kind.rawValue)\(a.kind.isViolation ? "" : " (informational)")\(place.isEmpty ? "" : " · " + place) — "
       return SVGText.wrap(head + a.explanation, columns: anomalyColumns)
     }
@@ -126,12 +126,12 @@ extension TimelineDrawing {
           badgeAt = ((xl + xw) / 2, ym)
         }
         g += "<path d=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" stroke-dasharray=\"7 3\" opacity=\"0.9\"/>"
-        if let f = a.field, let key = history.names.key(a.record ?? ""), let fi = history.names.fieldIndex(key, named: f),
+        if let f = a.field?.name, let key = a.record?.key, let fi = a.field?.index,
           let s = history.decisiveStore(key: key, field: fi, loser: loser.id), let (sx, sy) = storeAt["\(s.seq):\(s.key)"]
         {
           g += "<rect x=\"\(S.n(sx - 80))\" y=\"\(S.n(sy - 80))\" width=\"16\" height=\"16\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.6\"/>"
           g += "<line x1=\"\(S.n(xw))\" y1=\"\(S.n(yw))\" x2=\"\(S.n(sx))\" y2=\"\(S.n(sy))\" stroke=\"\(color)\" stroke-width=\"1\" stroke-dasharray=\"2 3\" opacity=\"0.8\"/>"
-          let kept = s.detail.result(fi).map { MessageWords.writer($0.writer) } ?? "?"
+          let kept = s.stored.flatMap { fi < $0.fields.count ? Vocabulary.writer($0.fields[fi].writer) : nil } ?? "?"
           g += decisionNote("\(f)←\(kept), not i\(loser.id)", x: sx, y: sy, color: color)
         }
       } else if let first = a.intents.first.flatMap({ history.intent($0) }) {

@@ -13,30 +13,30 @@ enum TimelineStyle {
     .m,.w,.k{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
     """
 
-  /// Message kinds by `Message.code`: name, colour, dash pattern.
-  static let messages: [(code: Int64, name: String, color: String, dash: String?)] = [
-    (1, "push", "#0969da", nil),
-    (2, "push-reply", "#0969da", "5 3"),
-    (3, "fetch", "#1a7f37", nil),
-    (4, "fetch-reply", "#1a7f37", "5 3"),
-    (5, "notify", "#8250df", "1.5 2.5"),
+  /// Message kinds: colour, dash pattern (the marker id is the kind's number).
+  static let messages: [(kind: MessageKind, color: String, dash: String?)] = [
+    (.push, "#0969da", nil),
+    (.pushReply, "#0969da", "5 3"),
+    (.fetch, "#1a7f37", nil),
+    (.fetchReply, "#1a7f37", "5 3"),
+    (.notify, "#8250df", "1.5 2.5"),
   ]
   static let red = "#cf222e"
   static let drop = "#bc4c00"
 
-  static func message(_ code: Int64) -> (name: String, color: String, dash: String?) {
-    let m = messages.first { $0.code == code } ?? (0, "message", "#59636e", nil)
-    return (m.name, m.color, m.dash)
+  static func message(_ kind: MessageKind) -> (color: String, dash: String?) {
+    let m = messages.first { $0.kind == kind }!
+    return (m.color, m.dash)
   }
 
-  /// Server decisions by outcome (1 saved, 2 conflict, 3 refused, 4 deleted, 5 rejected).
-  static func store(_ outcome: Int64) -> (name: String, color: String) {
+  /// Server decisions: the word and the colour.
+  static func store(_ outcome: WriteOutcome) -> (name: String, color: String) {
     switch outcome {
-    case 1: ("saved", "#59636e")
-    case 2: ("conflict", "#bf8700")
-    case 3: ("refused: deleted", "#bf8700")
-    case 4: ("deleted", "#1f2328")
-    default: ("rejected", drop)
+    case .saved: ("saved", "#59636e")
+    case .conflict: ("conflict", "#bf8700")
+    case .refused: ("refused: deleted", "#bf8700")
+    case .deleted: ("deleted", "#1f2328")
+    case .rejected: ("rejected", drop)
     }
   }
 }
@@ -72,7 +72,7 @@ extension TimelineDrawing {
   mutating func drawDefs() {
     out += "<defs>\n"
     for m in TimelineStyle.messages {
-      out += "<marker id=\"h\(m.code)\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
+      out += "<marker id=\"h\(m.kind.rawValue)\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
       out += "<path d=\"M0,1L10,5L0,9z\" fill=\"\(m.color)\"/></marker>\n"
     }
     out += "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
@@ -83,7 +83,7 @@ extension TimelineDrawing {
   mutating func drawHeader() {
     out += "<text class=\"h\" x=\"16\" y=\"24\">\(S.escape(report.scenario))</text>\n"
     var sub = "policy \(report.policy) · seed \(report.seed) · found \(report.verdict) · \(report.converged ? "converged" : "not converged")"
-    if !history.hasTrace { sub += " · no trace kept (run with the full trace for messages)" }
+    if !history.hasEvents { sub += " · no trace kept (run with the full trace for messages)" }
     out += "<text class=\"sub\" x=\"16\" y=\"44\">\(S.escape(sub))</text>\n"
   }
 
@@ -165,7 +165,7 @@ extension TimelineDrawing {
 
   mutating func drawMessages() {
     for m in history.messages {
-      let (_, color, dash) = TimelineStyle.message(m.code)
+      let (color, dash) = TimelineStyle.message(m.kind)
       let from = lanes[laneOf[m.from]]
       let to = lanes[laneOf[m.to]]
       let xs = axis.x(m.sent)
@@ -178,7 +178,7 @@ extension TimelineDrawing {
           xe = xs + 100
           ye = from.line + (to.line - from.line) * 3 / 10
         }
-        let head = end.delivered ? " marker-end=\"url(#h\(m.code))\"" : ""
+        let head = end.delivered ? " marker-end=\"url(#h\(m.kind.rawValue))\"" : ""
         out += "<g><title>\(S.escape(tip))</title>"
         out += "<line x1=\"\(S.n(xs))\" y1=\"\(S.n(from.line))\" x2=\"\(S.n(xe))\" y2=\"\(S.n(ye))\" stroke=\"\(color)\" stroke-width=\"1.3\"\(dashAttr)\(head)/>"
         if !end.delivered {
@@ -201,18 +201,16 @@ extension TimelineDrawing {
 
   /// A word beside the head of a reply that changes what the device does next.
   func messageNote(_ m: RunHistory.Message) -> String? {
-    if m.code == 4, m.detail.tokenExpired { return "token expired" }
-    if m.code == 2 {
-      let outcomes = m.detail.entries.compactMap(\.outcome)
-      if outcomes.contains("conflict") { return "conflict" }
-      if outcomes.contains("refused") { return "refused" }
-    }
+    if m.tokenExpired { return "token expired" }
+    let outcomes = m.results.map(\.outcome)
+    if outcomes.contains(.conflict) { return "conflict" }
+    if outcomes.contains(.refused) { return "refused" }
     return nil
   }
 
   func messageTooltip(_ m: RunHistory.Message, _ end: RunHistory.End) -> String {
     let route = "\(history.names.node(m.from)) → \(history.names.node(m.to))"
-    let what = MessageWords(history: history).contents(m)
+    let what = history.names.contents(m, in: history)
     let copy = end.duplicate ? " (duplicate copy)" : ""
     let fate = end.fate(from: history.names.node(m.from), to: history.names.node(m.to), at: TimeText.moment(end.time.nanoseconds))
     return "#\(m.seq) \(m.name) \(route)\(copy), sent at \(TimeText.moment(m.sent.nanoseconds)), \(fate)\(what.isEmpty ? "" : " — " + what)"
@@ -229,8 +227,7 @@ extension TimelineDrawing {
       let y = server.line + (stack % 2 == 0 ? 1 : -1) * ((stack + 1) / 2) * 90
       storeAt["\(s.seq):\(s.key)"] = (x, y)
       let (name, color) = TimelineStyle.store(s.outcome)
-      let words = MessageWords(history: history)
-      let tip = "server: \(history.names.record(s.key)) from \(history.names.node(s.device)) (#\(s.seq)) at \(TimeText.moment(s.time.nanoseconds)): \(name)" + words.storeResult(s)
+      let tip = "server: \(history.names.record(s.key)) from \(history.names.node(s.device)) (#\(s.seq)) at \(TimeText.moment(s.time.nanoseconds)): \(name)" + history.names.storeResult(s)
       out += "<g><title>\(S.escape(tip))</title><rect x=\"\(S.n(x - 35))\" y=\"\(S.n(y - 35))\" width=\"7\" height=\"7\" fill=\"\(color)\"/></g>\n"
     }
   }
@@ -268,7 +265,7 @@ extension TimelineDrawing {
       let hue = violation ? TimelineStyle.red : "#0969da"
       let fill = i.ignored != nil ? "#ffffff" : (bad ? hue : "#1f2328")
       let stroke = i.ignored != nil ? "#8c959f" : (bad ? hue : "#ffffff")
-      var tip = oracle.describe(i) + " — device clock \(i.deviceTime)"
+      var tip = history.names.describe(i) + " — device clock \(i.deviceTime)"
       if let why = i.ignored { tip += "; ignored: \(why)" }
       if let ks = anomalyOf[i.id] { tip += "; anomaly " + ks.map(String.init).joined(separator: ", ") }
       out += "<g><title>\(S.escape(tip))</title>"

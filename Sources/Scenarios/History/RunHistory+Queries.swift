@@ -9,9 +9,10 @@ extension RunHistory {
   /// the loser's own push that kept another value, or the first later save that replaced it.
   func decisiveStore(key: RecordKey, field: Int, loser: IntentID) -> Store? {
     var held: IntentID?
-    for s in stores(of: key) where s.outcome == 1 {
-      let sent = s.detail.sent(field)?.writer
-      guard let now = s.detail.result(field)?.writer else { continue }
+    for s in stores(of: key) where s.outcome == .saved {
+      let sent = field < s.write.record.fields.count ? s.write.record.fields[field].writer : nil
+      guard let stored = s.stored, field < stored.fields.count else { continue }
+      let now = stored.fields[field].writer
       if sent == loser, now != loser { return s }
       if held == loser, now != loser { return s }
       held = now
@@ -22,8 +23,10 @@ extension RunHistory {
   /// The first push that carried intent `id` as a field writer or as a delete, and the store
   /// the server made of it (if it arrived).
   func firstPush(carrying id: IntentID, key: RecordKey) -> (message: Message, store: Store?)? {
-    for m in messages where m.code == 1 {
-      guard let e = m.detail.entry(for: key), e.deletedBy == id || e.writers.contains(where: { $0.writer == id }) else { continue }
+    for m in messages where m.kind == .push {
+      guard let w = m.write(of: key) else { continue }
+      let carries = w.isDelete ? w.record.deletedBy == id : w.record.fields.contains { $0.writer == id }
+      guard carries else { continue }
       return (m, m.stores.first { $0.key == key })
     }
     return nil
@@ -32,22 +35,32 @@ extension RunHistory {
   /// Messages that carry record `key` (pushes, their replies, fetch replies), in send order.
   func messages(carrying key: RecordKey) -> [Message] {
     messages.filter { m in
-      if m.detail.entry(for: key) != nil { return true }
-      if m.code == 2, let push = request(answeredBy: m), push.detail.entry(for: key) != nil { return true }
+      if m.carries(key) { return true }
+      if m.kind == .pushReply, let push = request(answeredBy: m), push.carries(key) { return true }
       return false
     }
   }
 
-  /// The push a push reply answers (same request id, from the device the reply goes to).
+  /// The request a reply answers (same request id, from the device the reply goes to).
   func request(answeredBy reply: Message) -> Message? {
-    guard reply.code == 2 || reply.code == 4, let id = reply.detail.request else { return nil }
-    return requests["\(reply.to):\(reply.code - 1):\(id)"].map { messages[$0] }
+    guard let id = reply.request else { return nil }
+    let kind: MessageKind
+    switch reply.kind {
+    case .pushReply: kind = .push
+    case .fetchReply: kind = .fetch
+    default: return nil
+    }
+    return requests[RequestKey(device: reply.to, kind: kind, id: id)].map { messages[$0] }
   }
 
-  /// The intent behind an id string such as `i7`.
-  func intent(_ text: String) -> Intent? {
-    guard text.hasPrefix("i"), let id = Int(text.dropFirst()), id >= 1, id <= intents.count else { return nil }
-    return intents[id - 1]
+  /// The first save that brought record `key` back on the server after it was deleted there.
+  func revivingStore(key: RecordKey) -> Store? {
+    var deleted = false
+    for s in stores(of: key) {
+      if s.outcome == .deleted { deleted = true }
+      if s.outcome == .saved, deleted { return s }
+    }
+    return nil
   }
 }
 
@@ -60,17 +73,5 @@ extension Anomaly {
     let rest = named.dropFirst()
     if kind == .deleteUpdateConflict { return (loser, rest.first!) }
     return (loser, rest.first { $0.isConcurrent(with: loser) } ?? rest.first!)
-  }
-}
-
-extension RunHistory {
-  /// The first save that brought record `key` back on the server after it was deleted there.
-  func revivingStore(key: RecordKey) -> Store? {
-    var deleted = false
-    for s in stores(of: key) {
-      if s.outcome == 4 { deleted = true }
-      if s.outcome == 1, deleted { return s }
-    }
-    return nil
   }
 }

@@ -7,14 +7,14 @@ import Simulator
 /// marked; each anomaly's losing intent and the write that beat it in red, linked, with the
 /// oracle's explanation as a tooltip and in the legend. Long idle stretches are drawn as breaks.
 ///
-///     let result = ScenarioRunner.run(try Scenario.load("fat-note-lww"), trace: .full)
+///     let result = ScenarioRunner.run(try Scenario.load("fat-note-lww"), keepEvents: true)
 ///     try AtomicFile.write(TimelineSVG.render(result), to: "fat-note-lww.svg")
 ///
 /// The SVG is self-contained (no scripts, no external fonts or images) and byte-for-byte the
 /// same for the same run on any machine.
 ///
 /// - Important: Arrows, windows and server decisions come from the full trace: run with
-///   `trace: .full` (or use ``render(_:seed:policy:)``). A hash-only result still shows the
+///   `keepEvents: true` (or use ``render(_:seed:policy:)``). A hash-only result still shows the
 ///   lanes, intents and anomalies.
 /// - Complexity: O(*n* log *n*) in the number of trace records.
 public enum TimelineSVG {
@@ -26,7 +26,7 @@ public enum TimelineSVG {
 
   /// Runs `file` (optionally with another seed or policy) keeping the full trace, and draws it.
   public static func render(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil) -> String {
-    render(ScenarioRunner.run(file, seed: seed, policy: policy, trace: .full))
+    render(ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: true))
   }
 }
 
@@ -59,7 +59,6 @@ struct TimelineDrawing {
 
   let history: RunHistory
   let report: RunReport
-  let oracle: Oracle
   var lanes: [Lane] = []
   var laneOf: [Int] = []
   var axis: TimeAxis
@@ -82,7 +81,6 @@ struct TimelineDrawing {
   init(_ result: ScenarioRunner.Result) {
     history = RunHistory(result)
     report = result.report
-    oracle = Oracle(world: result.world, recordNames: result.recordNames)
     axis = TimeAxis(times: Self.moments(history), start: Self.left, target: 6_000)
     for (k, a) in report.anomalies.enumerated() {
       for id in a.intents {
@@ -236,7 +234,7 @@ struct TimelineDrawing {
     switch v {
     case .string(let s): Self.quote(s, 14)
     case .text(let t): Self.quote(t.string, 14)
-    default: oracle.render(v)
+    default: history.names.render(v)
     }
   }
 

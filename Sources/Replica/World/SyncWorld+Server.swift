@@ -1,0 +1,67 @@
+import Simulator
+
+extension SyncWorld {
+  /// The server handles a delivered request and answers.
+  mutating func serverReceive(_ message: Message, from d: Int32, seq: Int) {
+    let device = NodeID(index: Int(d))
+    switch message {
+    case .push(let id, let writes):
+      if config.trackCausality { noteSent(writes) }
+      let wasDeleted = writes.map { server.records[$0.record.key]?.isDeleted ?? false }
+      let (results, changed) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
+      noteServerEvents(writes, results, wasDeleted: wasDeleted)
+      if config.trackCausality {
+        for case .saved(let stored) in results {
+          if config.recordObservations { facts.observations.append(.serverStored(copy: stored, at: now)) }
+          stored.forEachProvenance { facts.reachedServer[Int($0)] = true }
+        }
+      }
+      if config.keepsEvents {
+        for (w, r) in zip(writes, results) { note(.decided(message: seq, write: w, result: r)) }
+      }
+      send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
+      if changed, let p = config.push {
+        for other in devices.indices where other != Int(d) {
+          if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: other), session: 0) }
+        }
+      }
+    case .fetch(let id, let token):
+      let reply = server.fetch(token: token, from: d, at: now, retention: config.policy.settings.retention)
+      send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
+    case .pushReply, .fetchReply, .notify:
+      break
+    }
+  }
+
+  /// Which intents reached the server (``WorldFacts/reachedServer``): a delete carries its
+  /// delete; a save carries the writers of the fields it says it changed.
+  mutating func noteSent(_ writes: [RecordWrite]) {
+    for w in writes {
+      if config.recordObservations {
+        facts.observations.append(.serverReceived(copy: w.record, isDelete: w.isDelete, changed: w.changed, at: now))
+      }
+      if w.isDelete {
+        facts.reachedServer[Int(w.record.deletedBy)] = true
+      } else {
+        w.record.forEachProvenance(ofFields: w.changed) { facts.reachedServer[Int($0)] = true }
+      }
+    }
+  }
+
+  /// What became of deletes, and of saves of deleted records (``ServerEvent``).
+  mutating func noteServerEvents(_ writes: [RecordWrite], _ results: [WriteResult], wasDeleted: [Bool]) {
+    for (i, (w, r)) in zip(writes, results).enumerated() {
+      let key = w.record.key
+      switch r {
+      case .deleted where w.isDelete && !wasDeleted[i]:
+        if let t = server.records[key], t.isDeleted { facts.serverEvents.append(.deleted(key, by: t.deletedBy, at: now)) }
+      case .saved(let kept) where w.isDelete:
+        if !kept.isDeleted { facts.serverEvents.append(.keptOverDelete(key, delete: w.record.deletedBy, at: now)) }
+      case .saved(let stored) where wasDeleted[i] && !stored.isDeleted:
+        facts.serverEvents.append(.revived(key, at: now))
+      default:
+        break
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import Simulator
+
+/// A device or the server.
+public enum WorldNode: Hashable, Sendable, Comparable {
+  case device(Int32)
+  case server
+}
+
+/// What became of one copy of a message.
+public enum Arrival: Hashable, Sendable {
+  case delivered
+  /// The receiver was offline (or the server down) at some moment since the send.
+  case refused
+  /// The sender had abandoned the request (killed, suspended, offline) before it arrived.
+  case cutOff
+  /// Dropped when it was sent.
+  case droppedAtSend(DropReason)
+}
+
+/// A device's lifecycle or connectivity, changed by the timeline.
+public enum DeviceChange: Hashable, Sendable {
+  case killed
+  case background(budget: SimDuration)
+  case clockJumped(by: SimDuration)
+  case online
+  case offline
+}
+
+/// One thing that happened in a world, for people: what pictures, explanations and the JSON
+/// Lines trace are made of. Kept (with ``WorldConfig/keepsEvents``) next to the hashed trace,
+/// never hashed, never parsed back from text.
+public struct WorldEvent: Sendable {
+  public enum What: Sendable {
+    /// A user intent (look it up in the log).
+    case intent(IntentID)
+    /// Message number `message` (counted from 1) left `from` for `to`.
+    case sent(message: Int, from: WorldNode, to: WorldNode, Message)
+    /// What became of one copy of message `message` at its receiver.
+    case arrived(message: Int, at: WorldNode, Arrival, duplicate: Bool)
+    /// The server's decision on one write of push `message`.
+    case decided(message: Int, write: RecordWrite, result: WriteResult)
+    case device(Int32, DeviceChange)
+    case server(up: Bool)
+    /// Something a device observed about itself (``DeviceFact``).
+    case fact(Int32, DeviceFact)
+    case settleStarted
+    /// Settle reached quiescence after `rounds` rounds.
+    case settled(rounds: Int)
+    /// A node's final state after settle: its digest (folded into the trace hash) and how many
+    /// records it holds.
+    case finalState(WorldNode, digest: UInt64, records: Int)
+  }
+
+  public var time: VirtualTime
+  public var what: What
+}

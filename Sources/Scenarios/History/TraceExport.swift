@@ -1,0 +1,179 @@
+import Replica
+import Simulator
+
+/// A run's events as JSON Lines (`sim-cli run --trace FILE.jsonl`): one object per event, keys
+/// sorted, devices, records, fields and intents named as the scenario names them, outcomes in
+/// words. Every object has `t` (nanoseconds), `time` and `event`:
+///
+///     {"event":"intent","intent":"i2","device":"iPad","record":"n1","action":"append \" +1\" to n1.body","t":3000000000,"time":"3.000s"}
+///     {"event":"send","message":12,"kind":"push","from":"iPad","to":"server","writes":[{"record":"n1","changed":["body"],"fields":{"body":"i2","title":"i1"}}],…}
+///     {"event":"arrive","message":12,"at":"server","outcome":"delivered",…}
+///     {"event":"decide","message":12,"record":"n1","outcome":"saved","tag":3,"fields":{…},…}
+///
+/// The run must have kept its events (`ScenarioRunner.run(…, keepEvents: true)`).
+public enum TraceExport {
+  public static func jsonLines(_ result: ScenarioRunner.Result) -> String {
+    let words = Vocabulary(world: result.world, recordNames: result.recordNames)
+    var out = ""
+    for e in result.world.events {
+      var o = object(e.what, world: result.world, words: words)
+      o["t"] = .int(e.time.nanoseconds)
+      o["time"] = .string(e.time.description)
+      JSONValue.object(o).write(to: &out)
+      out += "\n"
+    }
+    return out
+  }
+
+  static func object(_ what: WorldEvent.What, world: SyncWorld, words: Vocabulary) -> [String: JSONValue] {
+    switch what {
+    case .intent(let id):
+      let i = world.log[id]
+      var o: [String: JSONValue] = [
+        "event": "intent", "intent": .string(Vocabulary.intent(id)), "device": .string(words.device(i.device)),
+        "record": .string(words.record(i.record)), "action": .string(words.what(i)),
+      ]
+      if let why = i.ignored { o["ignored"] = .string(why) }
+      return o
+    case .sent(let seq, let from, let to, let message):
+      var o: [String: JSONValue] = [
+        "event": "send", "message": .int(Int64(seq)), "kind": .string(message.kind.name),
+        "from": .string(words.node(from)), "to": .string(words.node(to)),
+      ]
+      payload(message, into: &o, words: words)
+      return o
+    case .arrived(let seq, let at, let arrival, let duplicate):
+      var o: [String: JSONValue] = ["event": "arrive", "message": .int(Int64(seq)), "at": .string(words.node(at))]
+      switch arrival {
+      case .delivered: o["outcome"] = "delivered"
+      case .refused: o["outcome"] = "refused"
+      case .cutOff: o["outcome"] = "cut-off"
+      case .droppedAtSend(let reason):
+        o["outcome"] = "dropped"
+        o["reason"] = .string(reason.description)
+      }
+      if duplicate { o["duplicate"] = .bool(true) }
+      return o
+    case .decided(let seq, let write, let result):
+      var o: [String: JSONValue] = [
+        "event": "decide", "message": .int(Int64(seq)), "record": .string(words.record(write.record.key)),
+        "outcome": .string(result.outcome.rawValue),
+      ]
+      switch result {
+      case .saved(let r), .conflict(let r), .refusedDeleted(let r):
+        o["tag"] = .int(r.changeTag)
+        o["fields"] = fields(r, words: words)
+      case .rejected(let type):
+        o["type"] = .string(type)
+      case .deleted:
+        break
+      }
+      return o
+    case .device(let d, let change):
+      var o: [String: JSONValue] = ["device": .string(words.device(d))]
+      switch change {
+      case .killed: o["event"] = "kill"
+      case .background(let budget):
+        o["event"] = "background"
+        o["budget"] = .string(budget.description)
+      case .clockJumped(let by):
+        o["event"] = "clock-jump"
+        o["by"] = .string(by.description)
+      case .online: o["event"] = "online"
+      case .offline: o["event"] = "offline"
+      }
+      return o
+    case .server(let up):
+      return ["event": .string(up ? "server-up" : "server-down")]
+    case .fact(let d, let fact):
+      var o: [String: JSONValue] = ["event": "fact", "device": .string(words.device(d))]
+      switch fact {
+      case .outboxLost(let keys):
+        o["fact"] = "outbox-lost"
+        o["records"] = .array(keys.map { .string(words.record($0)) })
+      case .batchAbandoned(let keys, let cause):
+        o["fact"] = "batch-abandoned"
+        o["records"] = .array(keys.map { .string(words.record($0)) })
+        o["cause"] = .string(cause)
+      case .rejected(let key, let type):
+        o["fact"] = "rejected"
+        o["record"] = .string(words.record(key))
+        o["type"] = .string(type)
+      case .reappeared(let key, let deletes):
+        o["fact"] = "reappeared"
+        o["record"] = .string(words.record(key))
+        o["afterDeletes"] = .array(deletes.map { .string(Vocabulary.intent($0)) })
+      case .fetchDropped(let count, let cause):
+        o["fact"] = "fetch-dropped"
+        o["records"] = .int(Int64(count))
+        o["cause"] = .string(cause)
+      }
+      return o
+    case .settleStarted:
+      return ["event": "settle"]
+    case .settled(let rounds):
+      return ["event": "settled", "rounds": .int(Int64(rounds))]
+    case .finalState(let node, let digest, let records):
+      let hex = String(digest, radix: 16)
+      return [
+        "event": "final-state", "node": .string(words.node(node)),
+        "digest": .string(String(repeating: "0", count: 16 - hex.count) + hex), "records": .int(Int64(records)),
+      ]
+    }
+  }
+
+  /// What a message carries, in named fields.
+  static func payload(_ message: Message, into o: inout [String: JSONValue], words: Vocabulary) {
+    switch message {
+    case .push(let id, let writes):
+      o["request"] = .uint(id)
+      o["writes"] = .array(writes.map { w in
+        var x: [String: JSONValue] = ["record": .string(words.record(w.record.key))]
+        if w.isDelete {
+          x["delete"] = .string(Vocabulary.intent(w.record.deletedBy))
+        } else {
+          x["fields"] = fields(w.record, words: words)
+          x["changed"] = .array(w.record.fields.indices.filter { w.changed & (1 << UInt64($0)) != 0 }.map { .string(words.field(w.record.key, $0)) })
+        }
+        return .object(x)
+      })
+    case .pushReply(let id, let results):
+      o["request"] = .uint(id)
+      o["results"] = .array(results.map { r in
+        var x: [String: JSONValue] = ["outcome": .string(r.outcome.rawValue)]
+        switch r {
+        case .saved(let s), .conflict(let s), .refusedDeleted(let s):
+          x["record"] = .string(words.record(s.key))
+          x["tag"] = .int(s.changeTag)
+        case .rejected(let type): x["type"] = .string(type)
+        case .deleted: break
+        }
+        return .object(x)
+      })
+    case .fetch(let id, let token):
+      o["request"] = .uint(id)
+      o["since"] = token.map { .int($0) } ?? .null
+    case .fetchReply(let id, .tokenExpired):
+      o["request"] = .uint(id)
+      o["tokenExpired"] = .bool(true)
+    case .fetchReply(let id, .changes(let records, let token, let more)):
+      o["request"] = .uint(id)
+      o["next"] = .int(token)
+      o["more"] = .bool(more)
+      o["records"] = .array(records.map { r in
+        var x: [String: JSONValue] = ["record": .string(words.record(r.key)), "tag": .int(r.changeTag)]
+        if r.isDeleted { x["deleted"] = .string(Vocabulary.intent(r.deletedBy)) } else { x["fields"] = fields(r, words: words) }
+        return .object(x)
+      })
+    case .notify:
+      break
+    }
+  }
+
+  /// `{"body":"i2","title":"default"}`: each field's writer.
+  static func fields(_ r: RecordState, words: Vocabulary) -> JSONValue {
+    var x: [String: JSONValue] = [:]
+    for (i, f) in r.fields.enumerated() { x[words.field(r.key, i)] = .string(Vocabulary.writer(f.writer)) }
+    return .object(x)
+  }
+}
