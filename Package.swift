@@ -14,7 +14,9 @@ let package = Package(
   targets: [
     .target(name: "Simulator"),
     .target(name: "Replica", dependencies: ["Simulator"]),
-    .target(name: "Scenarios", dependencies: ["Simulator", "Replica"]),
+    // The named scenarios (`scenarios/`, linked in as Resources/scenarios) are embedded in the
+    // library, so that loading one by name needs no file next to the binary.
+    .target(name: "Scenarios", dependencies: ["Simulator", "Replica"], resources: [.embedInCode("Resources/scenarios")]),
     // An independent, brute-force re-judging of a run from its raw observations (selftest
     // --oracles); shares no judging code with the oracle in Scenarios.
     .target(name: "ReferenceOracle", dependencies: ["Simulator", "Replica"]),

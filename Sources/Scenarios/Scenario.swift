@@ -2,13 +2,19 @@ import Foundation
 import Replica
 import Simulator
 
-/// Loading scenarios: by name from the `scenarios/` folder that ships with the tool, by path,
-/// or from text.
+/// Loading scenarios: the named ones built into the library, any file by URL or path, or text.
 ///
-///     let file = try Scenario.load("two-device-acceptance")
+///     let file = try Scenario.load("two-device-acceptance")          // built in
+///     let mine = try Scenario.load(contentsOf: URL(fileURLWithPath: "scenarios/mine.scenario"))
 ///     let inline = try Scenario.parse(text, source: "inline").get()
+///
+/// The library never searches the working directory: the command-line tool looks in
+/// `$CONFLICT_SIM_SCENARIOS` and `scenarios/` folders, and `SimTesting` next to the calling test
+/// file, before falling back to the built-in scenarios.
 public enum Scenario {
+  /// Why a scenario could not be loaded.
   public enum LoadError: Error, CustomStringConvertible, Sendable {
+    /// No scenario has that name; `searched` lists where the caller looked besides the built-in ones.
     case notFound(name: String, suggestion: String?, searched: [String])
     case unreadable(path: String, reason: String)
     case invalid(ScenarioErrors)
@@ -17,7 +23,7 @@ public enum Scenario {
       switch self {
       case .notFound(let name, let suggestion, let searched):
         return "no scenario named '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
-          + (searched.isEmpty ? "" : " (looked in \(searched.joined(separator: ", ")))")
+          + (searched.isEmpty ? "" : " (looked in \(searched.joined(separator: ", ")), then the built-in scenarios)")
       case .unreadable(let path, let reason):
         return "cannot read '\(path)': \(reason)"
       case .invalid(let errors):
@@ -31,75 +37,50 @@ public enum Scenario {
     ScenarioParser.parse(text, source: source)
   }
 
-  /// Loads a scenario file by path (anything ending in `.scenario` or containing `/`), or a
-  /// named one from the scenarios folder.
+  /// The names of the scenarios built into the library, sorted.
+  public static var builtInNames: [String] { BuiltInScenarios.files.map(\.name) }
+
+  /// The text of a built-in scenario.
+  public static func builtInText(_ name: String) -> String? {
+    BuiltInScenarios.files.first { $0.name == name }.map { String(decoding: $0.bytes, as: UTF8.self) }
+  }
+
+  /// Whether `nameOrPath` names a file rather than a scenario: it ends in `.scenario` or has a `/`.
+  public static func isPath(_ nameOrPath: String) -> Bool {
+    nameOrPath.hasSuffix(".scenario") || nameOrPath.contains("/")
+  }
+
+  /// A file by path (anything ending in `.scenario` or containing `/`), else a built-in scenario
+  /// by name.
   public static func load(_ nameOrPath: String) throws(LoadError) -> ScenarioFile {
-    let path: String
-    if nameOrPath.hasSuffix(".scenario") || nameOrPath.contains("/") {
-      path = nameOrPath
-    } else {
-      guard let found = namedPath(nameOrPath) else {
-        // No scenarios folder has it: the copy built into the tool, if there is one.
-        if let text = EmbeddedScenarios.files.first(where: { $0.name == nameOrPath })?.text {
-          switch parse(text, source: nameOrPath) {
-          case .success(let file): return file
-          case .failure(let errors): throw .invalid(errors)
-          }
-        }
-        let names = named().map(\.name)
-        throw .notFound(name: nameOrPath, suggestion: Suggestion.closest(to: nameOrPath, in: names), searched: searchFolders())
-      }
-      path = found
+    if isPath(nameOrPath) { return try load(contentsOf: URL(fileURLWithPath: nameOrPath), source: nameOrPath) }
+    return try builtIn(nameOrPath)
+  }
+
+  /// A built-in scenario by name.
+  public static func builtIn(_ name: String, searched: [String] = []) throws(LoadError) -> ScenarioFile {
+    guard let text = builtInText(name) else {
+      throw .notFound(name: name, suggestion: Suggestion.closest(to: name, in: builtInNames), searched: searched)
     }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      let exists = FileManager.default.fileExists(atPath: path)
-      throw .unreadable(path: path, reason: exists ? "permission denied or not a file" : "no such file")
-    }
-    // Invalid UTF-8 is decoded with replacement characters, which the parser then reports.
-    let text = String(decoding: data, as: UTF8.self)
-    switch parse(text, source: nameOrPath) {
+    switch parse(text, source: name) {
     case .success(let file): return file
     case .failure(let errors): throw .invalid(errors)
     }
   }
 
-  /// Where named scenarios are looked for, in order: `$CONFLICT_SIM_SCENARIOS`; `scenarios/` in
-  /// the working directory or any parent; the repository the tool was built from. After these,
-  /// the copies built into the tool.
-  public static func searchFolders() -> [String] {
-    var folders: [String] = []
-    if let env = ProcessInfo.processInfo.environment["CONFLICT_SIM_SCENARIOS"], !env.isEmpty { folders.append(env) }
-    var dir = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    for _ in 0..<12 {
-      folders.append(dir.appendingPathComponent("scenarios").path)
-      let parent = dir.deletingLastPathComponent()
-      if parent.path == dir.path { break }
-      dir = parent
+  /// The scenario file at `url`; `source` names it in diagnostics and reproduction commands
+  /// (default: its path).
+  public static func load(contentsOf url: URL, source: String? = nil) throws(LoadError) -> ScenarioFile {
+    let path = url.path
+    guard let data = FileManager.default.contents(atPath: path) else {
+      let exists = FileManager.default.fileExists(atPath: path)
+      throw .unreadable(path: source ?? path, reason: exists ? "permission denied or not a file" : "no such file")
     }
-    // Sources/Scenarios/Scenario.swift → the repository root.
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    folders.append(root.appendingPathComponent("scenarios").path)
-    var unique: [String] = []
-    for f in folders where !unique.contains(f) { unique.append(f) }
-    return unique
-  }
-
-  static func namedPath(_ name: String) -> String? {
-    for folder in searchFolders() {
-      let path = folder + "/" + name + ".scenario"
-      if FileManager.default.fileExists(atPath: path) { return path }
+    // Invalid UTF-8 is decoded with replacement characters, which the parser then reports.
+    let text = String(decoding: data, as: UTF8.self)
+    switch parse(text, source: source ?? path) {
+    case .success(let file): return file
+    case .failure(let errors): throw .invalid(errors)
     }
-    return nil
-  }
-
-  /// The named scenarios of the first folder that has any, sorted by name; without such a
-  /// folder, the ones built into the tool (their path is `(built in)`).
-  public static func named() -> [(name: String, path: String)] {
-    for folder in searchFolders() {
-      guard let items = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
-      let files = items.filter { $0.hasSuffix(".scenario") }.sorted()
-      if !files.isEmpty { return files.map { (String($0.dropLast(".scenario".count)), folder + "/" + $0) } }
-    }
-    return EmbeddedScenarios.files.map { ($0.name, "(built in)") }
   }
 }

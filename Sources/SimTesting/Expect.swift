@@ -19,9 +19,12 @@ public func expectNoViolations(
   return false
 }
 
-/// Loads a scenario by name (from `scenarios/`) or path, runs it with its own seed and policy or
-/// the ones given, and records an issue when it has violations. A scenario that cannot be loaded
-/// or parsed, or a policy spec that does not parse, is recorded as an issue with its diagnostics.
+/// Loads a scenario by name or path, runs it with its own seed and policy or the ones given, and
+/// records an issue when it has violations. A name is looked for as `scenarios/NAME.scenario`
+/// next to the calling test file or in any folder above it (whatever the working directory),
+/// then among the built-in scenarios; a relative path is taken from the test file's folder first.
+/// A scenario that cannot be loaded or parsed, or a policy spec that does not parse, is recorded
+/// as an issue with its diagnostics.
 ///
 ///     expectNoViolations(scenario: "two-device-acceptance")
 ///     expectNoViolations(scenario: "fat-note-lww", policy: "crdt")
@@ -30,9 +33,9 @@ public func expectNoViolations(
 @discardableResult
 public func expectNoViolations(
   scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, customPolicy: (any SyncPolicy)? = nil,
-  sourceLocation: Testing.SourceLocation = #_sourceLocation
+  filePath: String = #filePath, sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> RunReport? {
-  switch SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: policy, customPolicy: customPolicy) {
+  switch SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: policy, customPolicy: customPolicy, near: filePath) {
   case .success(let report):
     expectNoViolations(report, customPolicy: customPolicy, sourceLocation: sourceLocation)
     return report

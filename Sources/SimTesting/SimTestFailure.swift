@@ -24,10 +24,12 @@ public enum SimTestFailure: Error, Sendable, CustomStringConvertible {
     summary.passed ? nil : .fuzzFailed(summary)
   }
 
-  /// Loads and runs a scenario by name or path, with another seed or policy if given: the
-  /// report, or the failure to record instead.
+  /// Loads and runs a scenario by name or path — found next to `testFile` (see the helpers),
+  /// else built in — with another seed or policy if given: the report, or the failure to record
+  /// instead.
   public static func run(
-    scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, customPolicy: (any SyncPolicy)? = nil
+    scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, customPolicy: (any SyncPolicy)? = nil,
+    near testFile: String = #filePath
   ) -> Swift.Result<RunReport, SimTestFailure> {
     var spec: PolicySpec?
     if let policy {
@@ -38,7 +40,7 @@ public enum SimTestFailure: Error, Sendable, CustomStringConvertible {
     }
     let file: ScenarioFile
     do {
-      file = try Scenario.load(nameOrPath)
+      file = try ScenarioLookup.load(nameOrPath, near: testFile)
     } catch {
       return .failure(.scenarioNotLoaded(nameOrPath: nameOrPath, error: error))
     }

@@ -22,7 +22,7 @@ public func XCTAssertNoViolations(
   scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, customPolicy: (any SyncPolicy)? = nil,
   file: StaticString = #filePath, line: UInt = #line
 ) -> RunReport? {
-  switch SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: policy, customPolicy: customPolicy) {
+  switch SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: policy, customPolicy: customPolicy, near: "\(file)") {
   case .success(let report):
     XCTAssertNoViolations(report, customPolicy: customPolicy, file: file, line: line)
     return report

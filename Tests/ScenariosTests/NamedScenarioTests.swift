@@ -13,7 +13,7 @@ import Testing
   ]
 
   @Test func everyNamedScenarioShipsAndHasAnAboutLine() throws {
-    #expect(Scenario.named().map(\.name) == Self.names.sorted())
+    #expect(Scenario.builtInNames == Self.names.sorted())
     for name in Self.names {
       let file = try Scenario.load(name)
       #expect(!(file.about ?? "").isEmpty, "\(name) has no about line")

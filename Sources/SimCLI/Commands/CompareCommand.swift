@@ -45,7 +45,7 @@ enum CompareCommand {
       }
     }
     var subjects: [Comparison.Subject] = []
-    let names = args.all("--scenario").isEmpty ? Scenario.named().map(\.name) + ["default"] : args.all("--scenario")
+    let names = args.all("--scenario").isEmpty ? ScenarioLocator.named().map(\.name) + ["default"] : args.all("--scenario")
     for name in names {
       if name == "default" {
         subjects.append(.workload(WorkloadShape()))

@@ -8,12 +8,12 @@ enum ListCommand {
   static let spec = CommandSpec(name: "list", summary: "List the named scenarios with their about lines.", options: [Formats.option])
 
   static let command = Command(spec: spec) { args, console in
-    let named = Scenario.named()
+    let named = ScenarioLocator.named()
     var rows: [(String, String)] = []
     var bad = false
     for (name, _) in named {
       do {
-        let file = try Scenario.load(name)
+        let file = try ScenarioLocator.load(name)
         rows.append((name, file.about ?? ""))
       } catch {
         rows.append((name, "(does not parse: run 'sim-cli check \(name)')"))
@@ -23,7 +23,7 @@ enum ListCommand {
     if args.value("--format") == "json" {
       console.out(JSONValue.array(rows.map { ["name": .string($0.0), "about": .string($0.1)] }).serialized() + "\n")
     } else if rows.isEmpty {
-      console.err("No named scenarios found; looked in: \(Scenario.searchFolders().joined(separator: ", "))\n")
+      console.err("No named scenarios found; looked in: \(ScenarioLocator.searchFolders().joined(separator: ", "))\n")
     } else {
       let width = rows.map(\.0.count).max() ?? 0
       for (name, about) in rows {

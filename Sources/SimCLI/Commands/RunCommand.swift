@@ -90,7 +90,7 @@ enum ScenarioOptions {
   /// Loads a scenario, printing diagnostics (exit 65) or a not-found error (exit 64).
   static func load(_ nameOrPath: String, console: Console) throws(CommandExit) -> ScenarioFile {
     do {
-      return try Scenario.load(nameOrPath)
+      return try ScenarioLocator.load(nameOrPath)
     } catch {
       switch error {
       case .invalid(let errors):
