@@ -91,7 +91,7 @@ import Testing
     let reference = FuzzCampaign(
       shape: WorkloadShape(intents: 6), policy: try PolicySpec.parse("append-only").get(), seeds: SeedPlan(lower: 1, upper: 1000), jobs: 2, shrink: false)
     let expected = ReferenceLines()
-    reference.run { expected.append($0.record.json.serialized()); return true }
+    reference.run { expected.append($0.record.jsonLine); return true }
     #expect(try lines(out) == expected.lines)
   }
 

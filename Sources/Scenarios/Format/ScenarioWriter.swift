@@ -13,11 +13,11 @@ extension ScenarioFile {
     var out = ""
     func line(_ s: String) { out += s + "\n" }
 
-    line("scenario " + (_ScenarioParse.isIdentifier(name) ? name : Self._string(name)))
+    line("scenario " + (DeclarationParser.isIdentifier(name) ? name : Self._string(name)))
     if let about { line("about " + Self._string(about)) }
     line("")
     line("devices " + devices.joined(separator: " "))
-    if policyLocation != nil || policy != _ScenarioParse.defaultPolicy { line("policy \(policy)") }
+    if policyLocation != nil || policy != DeclarationParser.defaultPolicy { line("policy \(policy)") }
     line("seed \(seed)")
     line("")
     switch latency {
@@ -124,24 +124,25 @@ extension ScenarioFile {
   static func _expectation(_ e: Expectation) -> String {
     let canonical = _canonical(e.kind)
     guard e.text != canonical, e.text.hasPrefix("expect ") else { return canonical }
-    var state = _ScenarioParse(source: "", text: e.text)
-    if state.lines.count == 1, ScenarioLexer.lex(&state.lines[0]) == nil, !state.lines[0].indented, state.lines[0].contentEnd == state.lines[0].scalars.count,
-      state.lines[0].trimmedContent == e.text, _syntacticKind(&state) == e.kind
-    {
+    let session = ScenarioParse(source: "", text: e.text)
+    guard session.lines.count == 1, ScenarioLexer.lex(&session.lines[0]) == nil else { return canonical }
+    let line = session.lines[0]
+    if !line.indented, line.contentEnd == line.scalars.count, line.trimmedContent == e.text, _syntacticKind(session) == e.kind {
       return e.text
     }
     return canonical
   }
 
   /// The expectation a lone `expect` line states, ignoring whether its ids and fields exist.
-  static func _syntacticKind(_ state: inout _ScenarioParse) -> ExpectationKind? {
+  static func _syntacticKind(_ session: ScenarioParse) -> ExpectationKind? {
+    var timeline = TimelineParser(session: session, declared: DeclarationParser(session: session))
     // Make every id resolvable and every field unknown-type, so that only the syntax is judged.
-    for token in state.lines[0].tokens where token.isWord {
+    for token in session.lines[0].tokens where token.isWord {
       let id = token.text.split(separator: ".", maxSplits: 1).first.map(String.init) ?? token.text
-      if _ScenarioParse.isIdentifier(id), state.creates[id] == nil { state.creates[id] = ("", 0) }
+      if TimelineParser.isIdentifier(id), timeline.creates[id] == nil { timeline.creates[id] = ("", 0) }
     }
-    let kind = state.expectationKind(0)
-    return state.diagnostics.isEmpty ? kind : nil
+    let kind = timeline.expectationKind(0)
+    return session.diagnostics.isEmpty ? kind : nil
   }
 
   static func _canonical(_ kind: ExpectationKind) -> String {

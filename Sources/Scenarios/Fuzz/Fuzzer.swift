@@ -1,8 +1,12 @@
+import Foundation
 import Replica
 import Simulator
 
-/// One fuzz seed's outcome, as written to `--out` (one JSON line per seed).
-public struct FuzzRecord: Hashable, Sendable {
+/// One fuzz seed's outcome, as written to `--out` (one JSON line per seed) and read back by
+/// `--resume`: one `Codable` type both ways, keys sorted, every count present.
+///
+///     {"counts":{"concurrent-overwrite":0,…},"minimized":null,"policy":"append-only","scenario":"default","seed":1,"traceHash":"…","violations":0}
+public struct FuzzRecord: Hashable, Sendable, Codable {
   public var seed: UInt64
   public var policy: String
   public var scenario: String
@@ -15,14 +19,61 @@ public struct FuzzRecord: Hashable, Sendable {
 
   public var failed: Bool { violations > 0 }
 
-  public var json: JSONValue {
-    var c: [String: JSONValue] = [:]
-    for (i, k) in AnomalyKind.allCases.enumerated() { c[k.rawValue] = .int(Int64(counts[i])) }
-    return [
-      "seed": .uint(seed), "policy": .string(policy), "scenario": .string(scenario), "traceHash": .string(traceHash),
-      "violations": .int(Int64(violations)), "counts": .object(c), "minimized": minimized.map { .string($0) } ?? .null,
-    ]
+  public init(seed: UInt64, policy: String, scenario: String, traceHash: String, violations: Int, counts: [Int], minimized: String?) {
+    self.seed = seed
+    self.policy = policy
+    self.scenario = scenario
+    self.traceHash = traceHash
+    self.violations = violations
+    self.counts = counts
+    self.minimized = minimized
   }
+
+  enum CodingKeys: String, CodingKey {
+    case seed, policy, scenario, traceHash, violations, counts, minimized
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(seed, forKey: .seed)
+    try c.encode(policy, forKey: .policy)
+    try c.encode(scenario, forKey: .scenario)
+    try c.encode(traceHash, forKey: .traceHash)
+    try c.encode(violations, forKey: .violations)
+    var byName: [String: Int] = [:]
+    for (i, k) in AnomalyKind.allCases.enumerated() { byName[k.rawValue] = i < counts.count ? counts[i] : 0 }
+    try c.encode(byName, forKey: .counts)
+    if let minimized { try c.encode(minimized, forKey: .minimized) } else { try c.encodeNil(forKey: .minimized) }
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    seed = try c.decode(UInt64.self, forKey: .seed)
+    policy = try c.decode(String.self, forKey: .policy)
+    scenario = try c.decode(String.self, forKey: .scenario)
+    traceHash = try c.decode(String.self, forKey: .traceHash)
+    violations = try c.decode(Int.self, forKey: .violations)
+    let byName = try c.decode([String: Int].self, forKey: .counts)
+    counts = AnomalyKind.allCases.map { byName[$0.rawValue] ?? 0 }
+    minimized = try c.decodeIfPresent(String.self, forKey: .minimized)
+  }
+
+  /// The record as one JSON line (without the newline).
+  public var jsonLine: String {
+    // Encoding a plain value type cannot fail.
+    String(decoding: (try? Self.encoder.encode(self)) ?? Data(), as: UTF8.self)
+  }
+
+  /// A record read from one JSON line.
+  public static func decode(jsonLine: some DataProtocol) throws -> FuzzRecord {
+    try JSONDecoder().decode(FuzzRecord.self, from: Data(jsonLine))
+  }
+
+  static let encoder: JSONEncoder = {
+    let e = JSONEncoder()
+    e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return e
+  }()
 }
 
 /// Runs fuzz seeds: generate the seed's workload, run it, judge it.

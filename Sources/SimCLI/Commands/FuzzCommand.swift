@@ -135,7 +135,7 @@ enum FuzzCommand {
           if (try? AtomicFile.write(shrunk.text, to: path)) != nil { shrunkPath = path }
           record.minimized = shrunkPath
         }
-        outputBox?.append(record.json.serialized())
+        outputBox?.append(record.jsonLine)
         let failures = tally.add(record)
         if record.failed && !json {
           console.out(report(outcome, path: shrunkPath, policy: policy, shape: workload))
@@ -148,12 +148,10 @@ enum FuzzCommand {
     let done = tally.count
     let rate = elapsed > 0 ? Double(done) / elapsed : 0
     if json {
-      let value: JSONValue = [
-        "policy": .string(policy.description), "scenario": .string(shape.name), "seeds": .int(Int64(done)),
-        "failing": .int(Int64(tally.failures)), "seedsPerSecond": .int(Int64(rate.rounded())),
-        "failures": .array(tally.failed.map(\.json)),
-      ]
-      console.out(value.serialized() + "\n")
+      let summary = CampaignSummary(
+        policy: policy.description, scenario: shape.name, seeds: done, failing: tally.failures, seedsPerSecond: Int(rate.rounded()),
+        failures: tally.failed)
+      console.out(summary.jsonLine + "\n")
     } else {
       let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
       console.out("fuzz \(policy) on \(shape.name): \(done) seeds\(resumed), \(tally.failures) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")\n")
@@ -236,5 +234,21 @@ struct SeedRange: Hashable, Sendable {
     if parts.count == 1, let n = UInt64(parts[0]) { return SeedRange(lower: n, upper: n) }
     guard parts.count == 2, let a = UInt64(parts[0]), let b = UInt64(parts[1]), a <= b else { return nil }
     return SeedRange(lower: a, upper: b)
+  }
+}
+
+/// `fuzz --format json`: the campaign in one object, its failing records as `--out` writes them.
+struct CampaignSummary: Encodable {
+  var policy: String
+  var scenario: String
+  var seeds: Int
+  var failing: Int
+  var seedsPerSecond: Int
+  var failures: [FuzzRecord]
+
+  var jsonLine: String {
+    let e = JSONEncoder()
+    e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: (try? e.encode(self)) ?? Data(), as: UTF8.self)
   }
 }

@@ -10,15 +10,8 @@ final class JSONLinesFile: @unchecked Sendable {
     var description: String
   }
 
-  struct Existing {
-    var seed: UInt64
-    var policy: String
-    var scenario: String
-    var violations: Int
-  }
-
   private let handle: FileHandle
-  private(set) var existing: [Existing] = []
+  private(set) var existing: [FuzzRecord] = []
 
   init(path: String, resume: Bool) throws {
     let fm = FileManager.default
@@ -31,11 +24,9 @@ final class JSONLinesFile: @unchecked Sendable {
         defer { offset = end + 1 }
         if line.isEmpty { continue }
         guard end < data.count,  // a line without its newline is torn
-          let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-          let seed = (object["seed"] as? NSNumber)?.uint64Value,
-          let policy = object["policy"] as? String, let scenario = object["scenario"] as? String
+          let record = try? FuzzRecord.decode(jsonLine: line)
         else { break }
-        existing.append(Existing(seed: seed, policy: policy, scenario: scenario, violations: (object["violations"] as? Int) ?? 0))
+        existing.append(record)
         goodLength = end + 1
       }
       guard let h = FileHandle(forUpdatingAtPath: path) else { throw OpenError(description: "cannot open '\(path)' to resume") }

@@ -2,7 +2,7 @@ import Replica
 import Simulator
 
 /// `type NAME [append-only]` and its indented field lines `name: KIND[?] [= LITERAL] [mutable] [unique]`.
-extension _ScenarioParse {
+extension DeclarationParser {
   static let kinds = ["string", "text", "int", "bool", "date", "ref"]
   static let fieldUsage = "name: KIND[?] [= VALUE] [mutable] [unique]"
 

@@ -2,7 +2,7 @@ import Replica
 import Simulator
 
 /// `expect ...` lines, judged after settle.
-extension _ScenarioParse {
+extension TimelineParser {
   /// Anomaly kinds, as reports name them (`oracle.md`).
   static let anomalyKinds = [
     "lost-edit", "stale-overwrite", "resurrection", "dropped-event", "duplicate-event", "stranded-record", "divergence",

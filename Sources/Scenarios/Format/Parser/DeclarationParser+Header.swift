@@ -3,22 +3,26 @@ import Simulator
 
 /// Header statements: `scenario about devices policy seed latency loss duplicate clock retention
 /// autosync push deployed`.
-extension _ScenarioParse {
-  static let headerKeywords: Set<String> = [
-    "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed",
-  ]
+extension ScenarioParsePart {
+  static var headerKeywords: Set<String> {
+    [
+      "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
+      "deployed",
+    ]
+  }
 
   /// Every statement keyword, in the order the reference lists them (for suggestions).
-  static let statementKeywords = [
-    "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "type", "at", "settle", "expect",
-  ]
+  static var statementKeywords: [String] {
+    [
+      "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
+      "deployed", "type", "at", "settle", "expect",
+    ]
+  }
 
-  static let maxDevices = 1000
+  static var maxDevices: Int { 1000 }
 
   /// Words that cannot name a device: after `at TIME` they start a world event.
-  static let worldEvents = ["sync", "offline", "online", "server", "settle"]
+  static var worldEvents: [String] { ["sync", "offline", "online", "server", "settle"] }
 
   static func usage(_ keyword: String) -> String {
     switch keyword {
@@ -38,7 +42,17 @@ extension _ScenarioParse {
     default: keyword
     }
   }
+}
 
+extension ScenarioParsePart {
+  func word(_ token: ScenarioToken) -> Result<String, _WordError> {
+    token.isString
+      ? .failure(_WordError(offset: token.start, message: "expected a word here, not a string"))
+      : .success(token.text)
+  }
+}
+
+extension DeclarationParser {
   mutating func parseHeader(_ i: Int, keyword: String) {
     let line = lines[i]
     if keyword != "clock" {
@@ -113,11 +127,6 @@ extension _ScenarioParse {
   }
 
   /// The text of a word token; a string token is an error.
-  func word(_ token: ScenarioToken) -> Result<String, _WordError> {
-    token.isString
-      ? .failure(_WordError(offset: token.start, message: "expected a word here, not a string"))
-      : .success(token.text)
-  }
 
   mutating func parseScenarioName(_ i: Int, _ w: ScenarioToken) {
     if w.isString {
@@ -295,9 +304,5 @@ extension _ScenarioParse {
       pendingTypeUses.append((token.text, i, token.start))
     }
     deployed = seen
-  }
-
-  func location(_ i: Int, _ token: ScenarioToken) -> SourceLocation {
-    SourceLocation(line: lines[i].number, column: lines[i].column(token.start))
   }
 }

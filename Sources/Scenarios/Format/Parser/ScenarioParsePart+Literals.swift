@@ -7,9 +7,9 @@ struct _WordError: Error {
   var message: String
 }
 
-extension _ScenarioParse {
+extension ScenarioParsePart {
   /// The latest time a timeline line, a clock skew or a clock jump may name.
-  static let maxTime = SimDuration.days(3650)
+  static var maxTime: SimDuration { .days(3650) }
 
   /// `[A-Za-z][A-Za-z0-9_-]*`
   static func isIdentifier(_ s: String) -> Bool {
@@ -125,6 +125,27 @@ extension _ScenarioParse {
     }
   }
 
+
+  /// A field's default value from its literal (`nil` when it does not fit; then it is reported).
+  mutating func defaultValue(_ literal: Literal, _ field: FieldSpec, _ lineIndex: Int, at offset: Int) -> Value? {
+    switch (field.kind, literal) {
+    case (.ref, _):
+      error(lineIndex, offset, "a ref field cannot have a default; remove '= \(Self.quoted(literal.description))'")
+      return nil
+    case (.string, .string(let s)): return .string(s)
+    case (.text, .string(let s)): return .text(TextValue(s, by: 0))
+    case (.int, .int(let n)): return .int(n)
+    case (.bool, .bool(let b)): return .bool(b)
+    case (.date, .duration(let d)): return .date(d.nanoseconds)
+    default:
+      error(lineIndex, offset, Self.kindHint(field.name, field.kind))
+      return nil
+    }
+  }
+
+}
+
+extension TimelineParser {
   /// Checks that a literal fits a field (a `ref` must name a record of the right type created in
   /// this file); reports and returns `false` when it does not.
   @discardableResult
@@ -145,23 +166,6 @@ extension _ScenarioParse {
     default:
       error(lineIndex, offset, Self.kindHint(field.name, field.kind))
       return false
-    }
-  }
-
-  /// A field's default value from its literal (`nil` when it does not fit; then it is reported).
-  mutating func defaultValue(_ literal: Literal, _ field: FieldSpec, _ lineIndex: Int, at offset: Int) -> Value? {
-    switch (field.kind, literal) {
-    case (.ref, _):
-      error(lineIndex, offset, "a ref field cannot have a default; remove '= \(Self.quoted(literal.description))'")
-      return nil
-    case (.string, .string(let s)): return .string(s)
-    case (.text, .string(let s)): return .text(TextValue(s, by: 0))
-    case (.int, .int(let n)): return .int(n)
-    case (.bool, .bool(let b)): return .bool(b)
-    case (.date, .duration(let d)): return .date(d.nanoseconds)
-    default:
-      error(lineIndex, offset, Self.kindHint(field.name, field.kind))
-      return nil
     }
   }
 

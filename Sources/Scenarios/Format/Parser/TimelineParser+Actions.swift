@@ -2,7 +2,7 @@ import Replica
 import Simulator
 
 /// `at TIME ACTION` lines, standalone `settle`, and unknown statements.
-extension _ScenarioParse {
+extension TimelineParser {
   static let deviceActions = ["create", "set", "append", "replace", "delete", "sync", "kill", "background", "clock"]
   static let deviceActionList = "create, set, append, replace, delete, sync, kill, background or clock"
 
