@@ -61,35 +61,30 @@ import Testing
   }
 
   /// Killed with SIGKILL mid-campaign and resumed: every seed exactly once, and the same
-  /// records as a campaign that was never interrupted.
+  /// records as a campaign that was never interrupted. The kill lands right after the 137th
+  /// record (a hidden hook), not after a guessed delay.
   @Test func aCampaignKilledWithSIGKILLResumesWithNoSeedLostOrRunTwice() throws {
     let out = temporaryPath("killed") + ".jsonl"
     defer { try? FileManager.default.removeItem(atPath: out) }
-    let arguments = ["fuzz", "--seeds", "1..1000", "--intents", "6", "--jobs", "2", "--out", out]
-    var interrupted = false
-    // About a second of work in a debug build: a kill at these moments lands mid-campaign.
-    for delay in [0.3, 0.15, 0.6, 0.05] where !interrupted {
-      try? FileManager.default.removeItem(atPath: out)
-      let process = Process()
-      process.executableURL = try builtBinary()
-      process.arguments = arguments
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      Thread.sleep(forTimeInterval: delay)
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      let written = (try? lines(out).count) ?? 0
-      interrupted = process.terminationReason == .uncaughtSignal && written > 0 && written < 1000
-    }
-    try #require(interrupted, "could not interrupt the campaign mid-way")
+    let arguments = ["fuzz", "--seeds", "1..400", "--intents", "6", "--jobs", "2", "--out", out]
+    let process = Process()
+    process.executableURL = try builtBinary()
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(["SIM_CLI_TEST_KILL_AFTER": "137"]) { $1 }
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    let interrupted = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+    #expect(try lines(out).count == 137)
+    try #require(interrupted, "the campaign was not killed at the hook")
     let resumed = try runProcess(arguments + ["--resume"])
     #expect(resumed.code == 0, "\(resumed.stderr)")
     let done = try seeds(try lines(out))
-    #expect(done == Array(1...1000))
+    #expect(done == Array(1...400))
     // The same records as an uninterrupted campaign.
     let reference = FuzzCampaign(
-      shape: WorkloadShape(intents: 6), policy: try PolicySpec.parse("append-only").get(), seeds: SeedPlan(lower: 1, upper: 1000), jobs: 2, shrink: false)
+      shape: WorkloadShape(intents: 6), policy: try PolicySpec.parse("append-only").get(), seeds: SeedPlan(lower: 1, upper: 400), jobs: 2, shrink: false)
     let expected = ReferenceLines()
     reference.run { expected.append($0.record.jsonLine); return true }
     #expect(try lines(out) == expected.lines)

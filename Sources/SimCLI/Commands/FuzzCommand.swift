@@ -124,6 +124,9 @@ enum FuzzCommand {
     let clock = WallClock()
     let tally = Tally(previousFailures: previousFailures)
     let outputBox = output
+    // A hidden hook for the resume test: die by SIGKILL right after the N-th record is written,
+    // a deterministic point in place of a timed kill.
+    let killAfter = ProcessInfo.processInfo.environment["SIM_CLI_TEST_KILL_AFTER"].flatMap(Int.init)
     let (limit, cap, workload) = (timeLimit, maxFailures, shape)
     campaign.run(
       shouldStop: { limit.map { clock.elapsedSeconds >= $0 } ?? false },
@@ -137,6 +140,7 @@ enum FuzzCommand {
         }
         outputBox?.append(record.jsonLine)
         let failures = tally.add(record)
+        if let killAfter, tally.count == killAfter { kill(getpid(), SIGKILL) }
         if record.failed && !json {
           console.out(report(outcome, path: shrunkPath, policy: policy, shape: workload))
         }
