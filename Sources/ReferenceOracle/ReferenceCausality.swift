@@ -10,18 +10,18 @@ import Replica
 /// * `.received(device: D, copy: C)`: K[D][C.key] ∪= ctx(x) for every x in provenance(C).
 ///
 /// `a → b` iff both are effective, on one record, a ≠ b and a ∈ ctx(b).
-public struct ReferenceCausality: Sendable {
+package struct ReferenceCausality: Sendable {
   /// A record that had been visible on a device, vanished, and became visible again there.
-  public struct Reappearance: Hashable, Sendable {
+  package struct Reappearance: Hashable, Sendable {
     /// The device it reappeared on.
-    public var device: Int32
+    package var device: Int32
     /// The record.
-    public var record: RecordKey
+    package var record: RecordKey
     /// The delete intents of the record the device had applied by then (made there, or taken
     /// in with a deleted copy), in the order they came.
-    public var appliedDeletes: [IntentID]
+    package var appliedDeletes: [IntentID]
     /// The index of the `.visibility` observation in `world.facts.observations`.
-    public var observation: Int
+    package var observation: Int
   }
 
   /// Per intent id (index 0 unused): the record of an effective intent and its rebuilt context,
@@ -31,12 +31,12 @@ public struct ReferenceCausality: Sendable {
   let reached: Set<IntentID>
   let dropped: Set<IntentID>
   /// Every reappearance, in observation order.
-  public let reappearances: [Reappearance]
+  package let reappearances: [Reappearance]
 
   /// Rebuilds causality from `world.facts.observations`. The world must have been run with
   /// `WorldConfig.recordObservations = true` (a precondition fails if intents exist but no
   /// observations were recorded).
-  public init(_ world: SyncWorld) {
+  package init(_ world: SyncWorld) {
     let log = world.log.intents
     precondition(
       log.isEmpty || !world.facts.observations.isEmpty,
@@ -173,39 +173,39 @@ public struct ReferenceCausality: Sendable {
   }
 
   /// Whether `id` is an effective intent whose making was observed.
-  public func isEffective(_ id: IntentID) -> Bool {
+  package func isEffective(_ id: IntentID) -> Bool {
     id > 0 && Int(id) < contexts.count && contexts[Int(id)] != nil
   }
 
   /// The rebuilt causal context of an effective intent — every intent on its record its device
   /// had received when it made it, itself included — in id order; nil for an ignored intent.
-  public func context(of id: IntentID) -> [IntentID]? {
+  package func context(of id: IntentID) -> [IntentID]? {
     guard isEffective(id) else { return nil }
     return contexts[Int(id)]!.sorted()
   }
 
   /// `a → b`: both effective, on one record, different, and `a` in the context of `b`.
   /// Intents on different records are never ordered.
-  public func happenedBefore(_ a: IntentID, _ b: IntentID) -> Bool {
+  package func happenedBefore(_ a: IntentID, _ b: IntentID) -> Bool {
     guard a != b, isEffective(a), isEffective(b), records[Int(a)] == records[Int(b)] else { return false }
     return contexts[Int(b)]!.contains(a)
   }
 
   /// `a ∥ b`: different, and neither happened before the other.
-  public func isConcurrent(_ a: IntentID, _ b: IntentID) -> Bool {
+  package func isConcurrent(_ a: IntentID, _ b: IntentID) -> Bool {
     a != b && !happenedBefore(a, b) && !happenedBefore(b, a)
   }
 
   /// Whether the intent reached the server: a save the server received carried it in a field
   /// the save said it changed (or a delete carried it as its delete), or a version the server
   /// stored carried it.
-  public func reachedServer(_ id: IntentID) -> Bool {
+  package func reachedServer(_ id: IntentID) -> Bool {
     reached.contains(id)
   }
 
   /// Whether the intent was never sent because its device's outbox dropped it: it never reached
   /// the server, and after it was made its device dropped the record's pending upload unsent.
-  public func droppedUnsent(_ id: IntentID) -> Bool {
+  package func droppedUnsent(_ id: IntentID) -> Bool {
     dropped.contains(id)
   }
 }

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// An independent, brute-force second oracle: re-judges a finished run from its raw
 /// observations, intents and final states, sharing no judging code with the main oracle.
@@ -13,23 +13,23 @@ import Simulator
 ///
 /// Reads only `world.log.intents` (id, device, record, kind, ignored), `world.facts.observations`,
 /// `world.facts.settled`, the schema, and the devices' and server's final records.
-public enum ReferenceOracle {
+package enum ReferenceOracle {
   /// Every anomaly of a settled run, sorted (``ReferenceVerdict/<(_:_:)``). A multiset: each
   /// lost intent is its own verdict, so one field can carry several identical verdicts.
   ///
   /// Preconditions: the world ran with `WorldConfig.recordObservations = true`.
-  public static func judge(_ world: SyncWorld) -> [ReferenceVerdict] {
+  package static func judge(_ world: SyncWorld) -> [ReferenceVerdict] {
     var judge = Judge(world)
     return judge.run().sorted()
   }
 
   /// The causality, server arrival and reappearances rebuilt from the run's observations.
-  public static func causality(of world: SyncWorld) -> ReferenceCausality {
+  package static func causality(of world: SyncWorld) -> ReferenceCausality {
     ReferenceCausality(world)
   }
 
   /// The rebuilt happened-before relation: `happenedBefore(in: world)(a, b)` is `a → b`.
-  public static func happenedBefore(in world: SyncWorld) -> (IntentID, IntentID) -> Bool {
+  package static func happenedBefore(in world: SyncWorld) -> (IntentID, IntentID) -> Bool {
     let causality = ReferenceCausality(world)
     return { causality.happenedBefore($0, $1) }
   }

@@ -1,6 +1,6 @@
 import Foundation
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Loading scenarios: the named ones built into the library, any file by URL or path, or text.
 ///

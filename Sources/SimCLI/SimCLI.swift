@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The `sim-cli` command-line tool.
 public enum SimCLI {

@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 import Testing
 @testable import Replica
 

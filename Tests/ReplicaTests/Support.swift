@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 @testable import Replica
 
 /// The essay's schema: a Note with a mutable title and a text body, and an unsafe Draft type.

@@ -1,6 +1,6 @@
 import Replica
 @testable import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 import Testing
 
 @Suite struct ExplainTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 import Testing
 
 /// The fuzzer as a library: determinism across jobs, shards, shrinking, and the oracle's trust

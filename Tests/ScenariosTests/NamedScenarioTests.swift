@@ -1,6 +1,6 @@
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 import Testing
 
 /// The named scenarios ship with the tool; each states a lesson and must pass its own

@@ -1,6 +1,6 @@
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 import Testing
 
 /// The oracle on small inline scenarios: each rule of `oracle.md`, in both directions.

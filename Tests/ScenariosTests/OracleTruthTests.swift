@@ -1,6 +1,6 @@
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 import Testing
 
 /// The cases of the oracle-truth issue: each failed before its fix.

@@ -1,6 +1,6 @@
 import Foundation
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 @testable import Scenarios
 
 /// Scenario texts shared by the scenario-format tests.

@@ -1,6 +1,6 @@
 import Foundation
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 import Testing
 @testable import Scenarios
 

@@ -1,7 +1,7 @@
 import Foundation
 import Replica
 @testable import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 import Testing
 
 #if canImport(FoundationXML)

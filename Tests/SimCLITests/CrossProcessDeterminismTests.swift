@@ -1,5 +1,5 @@
 import Foundation
-import Simulator
+@_spi(Kernel) import Simulator
 import Testing
 
 /// Swift seeds `Hasher` differently in every process, so agreeing across processes proves that

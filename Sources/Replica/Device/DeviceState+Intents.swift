@@ -1,11 +1,11 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension DeviceState {
   /// Applies a user intent to the local store, queues it in the outbox, and returns it as the
   /// oracle will see it — without its ordinal and causal context, which the world's
   /// ``CausalLedger`` fills in. An intent that cannot apply — the record is not on this device,
   /// the text to replace is not there — is returned with `ignored` set and changes nothing.
-  public mutating func perform(_ intent: UserIntent, id: IntentID, in env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent {
+  package mutating func perform(_ intent: UserIntent, id: IntentID, in env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent {
     let now = env.now
     let schema = env.context.schema
     foreground()
@@ -116,7 +116,7 @@ extension DeviceState {
 }
 
 extension Value {
-  public var textValue: TextValue? {
+  package var textValue: TextValue? {
     if case .text(let t) = self { return t }
     return nil
   }

@@ -1,28 +1,28 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// One device: a local store that is the source of truth, an outbox, a change token, a clock
 /// with a hybrid logical clock, an app lifecycle and a sync engine. A pure state machine: the
 /// world hands it inputs and carries out the effects it returns.
-public struct DeviceState: Sendable {
-  public let config: DeviceConfig
-  public var clock: DeviceClock
-  public internal(set) var hlc = HybridLogicalClock()
+package struct DeviceState: Sendable {
+  package let config: DeviceConfig
+  package var clock: DeviceClock
+  package internal(set) var hlc = HybridLogicalClock()
   /// With `causalMetadata`: the newest write of each device this device has seen, directly or
   /// through other devices' records (policy metadata).
-  public internal(set) var causal = VersionVector()
+  package internal(set) var causal = VersionVector()
   /// Local records by key: live ones, and locally deleted ones whose delete is still pending.
-  public internal(set) var store: [RecordKey: RecordState] = [:]
+  package internal(set) var store: [RecordKey: RecordState] = [:]
   /// The last server version of each record (the ancestor of an `if-unchanged` conflict; kept
   /// only under that save policy).
   var ancestors: [RecordKey: RecordState] = [:]
-  public internal(set) var outbox = Outbox()
+  package internal(set) var outbox = Outbox()
   /// The durable change token; nil until the first complete fetch (or after "token expired").
-  public internal(set) var savedToken: Int64?
-  public internal(set) var lifecycle: Lifecycle = .foreground
-  public internal(set) var online = true
+  package internal(set) var savedToken: Int64?
+  package internal(set) var lifecycle: Lifecycle = .foreground
+  package internal(set) var online = true
   /// Bumped whenever in-flight work is cut off (kill, suspension, going offline): requests
   /// sent in an older session never reach the server.
-  public internal(set) var session: UInt32 = 0
+  package internal(set) var session: UInt32 = 0
 
   enum Phase: Hashable, Sendable {
     case idle
@@ -40,23 +40,23 @@ public struct DeviceState: Sendable {
   var refetchSeen: Set<RecordKey> = []
   var rng: SimRandom
 
-  public init(config: DeviceConfig, clock: DeviceClock, seed: UInt64) {
+  package init(config: DeviceConfig, clock: DeviceClock, seed: UInt64) {
     self.config = config
     self.clock = clock
     self.rng = SimRandom(seed: seed, stream: "device", index: UInt64(config.index))
   }
 
   /// The records the user sees, in key order.
-  public var visibleRecords: [RecordState] {
+  package var visibleRecords: [RecordState] {
     store.keys.sorted().compactMap { store[$0].flatMap { $0.isDeleted ? nil : $0 } }
   }
 
-  public func visibleRecord(_ key: RecordKey) -> RecordState? {
+  package func visibleRecord(_ key: RecordKey) -> RecordState? {
     store[key].flatMap { $0.isDeleted ? nil : $0 }
   }
 
   /// Whether the device has nothing left to do: nothing sendable, no sync running.
-  public var isIdle: Bool { phase == .idle && !outbox.hasSendable }
+  package var isIdle: Bool { phase == .idle && !outbox.hasSendable }
 
   var canRun: Bool {
     guard online else { return false }
@@ -69,7 +69,7 @@ public struct DeviceState: Sendable {
   // MARK: Inputs
 
   /// Handles one input, appending effects.
-  public mutating func handle(_ input: DeviceInput, in env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+  package mutating func handle(_ input: DeviceInput, in env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     let now = env.now
     switch input {
     case .syncNow:
@@ -126,7 +126,7 @@ public struct DeviceState: Sendable {
   }
 
   /// Brings the app to the foreground (relaunching it if it was killed).
-  public mutating func foreground() {
+  package mutating func foreground() {
     if lifecycle != .foreground {
       lifecycle = .foreground
       _ = _bump(.budget)

@@ -1,14 +1,14 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// What a user does on a device, with names already resolved to indices.
-public enum UserIntent: Hashable, Sendable {
+package enum UserIntent: Hashable, Sendable {
   case create(type: Int32, key: RecordKey, values: [FieldWrite])
   case set(key: RecordKey, values: [FieldWrite])
   case append(key: RecordKey, field: Int32, text: String)
   case replace(key: RecordKey, field: Int32, old: String, new: String)
   case delete(key: RecordKey)
 
-  public var key: RecordKey {
+  package var key: RecordKey {
     switch self {
     case .create(_, let k, _), .set(let k, _), .append(let k, _, _), .replace(let k, _, _, _), .delete(let k): k
     }
@@ -16,12 +16,12 @@ public enum UserIntent: Hashable, Sendable {
 }
 
 /// Device timers. Each kind has a generation; a timer from an older generation is ignored.
-public enum TimerKind: Int, Hashable, Sendable, CaseIterable {
+package enum TimerKind: Int, Hashable, Sendable, CaseIterable {
   case autosync, retry, timeout, apply, budget
 }
 
 /// Where the app is in its lifecycle.
-public enum Lifecycle: Hashable, Sendable {
+package enum Lifecycle: Hashable, Sendable {
   case foreground
   /// A background window; work stops at the deadline.
   case background(deadline: VirtualTime)
@@ -32,7 +32,7 @@ public enum Lifecycle: Hashable, Sendable {
 }
 
 /// Inputs a device reacts to (besides user intents).
-public enum DeviceInput: Hashable, Sendable {
+package enum DeviceInput: Hashable, Sendable {
   /// `DEVICE sync`: foreground the app and sync now.
   case syncNow
   case background(budget: SimDuration)
@@ -46,7 +46,7 @@ public enum DeviceInput: Hashable, Sendable {
 
 /// What the device observed about itself that the oracle and the trace need: never read by
 /// policies, never used to decide anything.
-public enum DeviceFact: Hashable, Sendable {
+package enum DeviceFact: Hashable, Sendable {
   /// `outbox=memory`: pending changes lost when the app was killed.
   case outboxLost([RecordKey])
   /// `unit=mark-first`: a batch cleared at send whose request was then cut off or lost.
@@ -61,7 +61,7 @@ public enum DeviceFact: Hashable, Sendable {
 }
 
 /// What a device asks the world to do.
-public enum DeviceEffect: Sendable {
+package enum DeviceEffect: Sendable {
   case send(Message)
   case timer(TimerKind, after: SimDuration, generation: UInt32)
   case fact(DeviceFact)
@@ -74,14 +74,14 @@ public enum DeviceEffect: Sendable {
 
 /// What a device's handlers read besides the device's own state: the time, and the policy with
 /// its schema. One value per world, its time set before each input.
-public struct DeviceEnvironment: Sendable {
-  public var now: VirtualTime
-  public let policy: any SyncPolicy
+package struct DeviceEnvironment: Sendable {
+  package var now: VirtualTime
+  package let policy: any SyncPolicy
   /// `policy.settings`, read once.
-  public let settings: PolicySettings
-  public let context: MergeContext
+  package let settings: PolicySettings
+  package let context: MergeContext
 
-  public init(now: VirtualTime = .zero, policy: any SyncPolicy, context: MergeContext) {
+  package init(now: VirtualTime = .zero, policy: any SyncPolicy, context: MergeContext) {
     self.now = now
     self.policy = policy
     self.settings = policy.settings
@@ -90,31 +90,31 @@ public struct DeviceEnvironment: Sendable {
 }
 
 /// Fixed per-device settings.
-public struct DeviceConfig: Hashable, Sendable {
-  public var index: Int32
-  public var name: String
+package struct DeviceConfig: Hashable, Sendable {
+  package var index: Int32
+  package var name: String
   /// Position of the name in sorted order (ties in clock/HLC comparisons).
-  public var rank: Int32
-  public var deviceCount: Int
+  package var rank: Int32
+  package var deviceCount: Int
   /// Debounce after a local change; nil = no autosync.
-  public var autosync: SimDuration?
+  package var autosync: SimDuration?
   /// How long a request may go unanswered before it is retried.
-  public var requestTimeout: SimDuration = .seconds(5)
+  package var requestTimeout: SimDuration = .seconds(5)
   /// First retry delay; doubles up to `maxBackoff`.
-  public var backoff: SimDuration = .seconds(1)
-  public var maxBackoff: SimDuration = .seconds(60)
+  package var backoff: SimDuration = .seconds(1)
+  package var maxBackoff: SimDuration = .seconds(60)
   /// Time to commit a fetched page (plus 0.5 ms a record): the window in which a kill separates
   /// saving the token from applying the records.
-  public var applyDelay: SimDuration = .milliseconds(20)
+  package var applyDelay: SimDuration = .milliseconds(20)
   /// Keep a device-wide version vector and stamp it on every write (policy metadata that
   /// `conflict=update-wins` needs to tell a write the deleter had seen, even transitively,
   /// from one it had not): on when the policy's `tracksVersions` says so.
-  public var causalMetadata = false
+  package var causalMetadata = false
   /// Report every record copy the device takes in (``DeviceEffect/took(_:)``): the oracle's
   /// causal contexts are built from them. Off for runs that will not be judged.
-  public var reportsCopies = true
+  package var reportsCopies = true
 
-  public init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
+  package init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
     self.index = index
     self.name = name
     self.rank = rank

@@ -1,35 +1,35 @@
 /// One pending change: a save of some fields, or a delete.
-public struct OutboxEntry: Hashable, Sendable {
-  public var key: RecordKey
-  public var isDelete: Bool
-  public var changed: FieldMask
+package struct OutboxEntry: Hashable, Sendable {
+  package var key: RecordKey
+  package var isDelete: Bool
+  package var changed: FieldMask
   /// Bumped on every change to the entry, so an acknowledgement for an older version does not
   /// clear a newer change.
-  public var generation: UInt32
+  package var generation: UInt32
   /// Rejected by the server for good (an unsafe or undeployed type): kept, never resent.
-  public var failed: Bool
+  package var failed: Bool
 }
 
 /// Pending changes in the order they were made, collapsed per record as CKSyncEngine does:
 /// save then delete → delete; delete then save → save.
-public struct Outbox: Hashable, Sendable {
-  public private(set) var entries: [OutboxEntry] = []
+package struct Outbox: Hashable, Sendable {
+  package private(set) var entries: [OutboxEntry] = []
   var nextGeneration: UInt32 = 1
 
-  public init() {}
+  package init() {}
 
-  public var isEmpty: Bool { entries.isEmpty }
+  package var isEmpty: Bool { entries.isEmpty }
   /// Whether anything is waiting to be sent (failed entries are not).
-  public var hasSendable: Bool { entries.contains { !$0.failed } }
+  package var hasSendable: Bool { entries.contains { !$0.failed } }
 
-  public func entry(for key: RecordKey) -> OutboxEntry? { entries.first { $0.key == key } }
+  package func entry(for key: RecordKey) -> OutboxEntry? { entries.first { $0.key == key } }
 
   mutating func _next() -> UInt32 {
     defer { nextGeneration &+= 1 }
     return nextGeneration
   }
 
-  public mutating func save(_ key: RecordKey, fields: FieldMask) {
+  package mutating func save(_ key: RecordKey, fields: FieldMask) {
     let g = _next()
     if let i = entries.firstIndex(where: { $0.key == key }) {
       if entries[i].isDelete {
@@ -44,7 +44,7 @@ public struct Outbox: Hashable, Sendable {
     }
   }
 
-  public mutating func delete(_ key: RecordKey) {
+  package mutating func delete(_ key: RecordKey) {
     let g = _next()
     if let i = entries.firstIndex(where: { $0.key == key }) {
       entries[i].isDelete = true
@@ -57,14 +57,14 @@ public struct Outbox: Hashable, Sendable {
 
   /// Removes the entry for `key` if it is still at `generation` (or at any generation if nil).
   @discardableResult
-  public mutating func remove(_ key: RecordKey, ifAt generation: UInt32? = nil) -> Bool {
+  package mutating func remove(_ key: RecordKey, ifAt generation: UInt32? = nil) -> Bool {
     guard let i = entries.firstIndex(where: { $0.key == key }) else { return false }
     if let generation, entries[i].generation != generation { return false }
     entries.remove(at: i)
     return true
   }
 
-  public mutating func markFailed(_ key: RecordKey) {
+  package mutating func markFailed(_ key: RecordKey) {
     if let i = entries.firstIndex(where: { $0.key == key }) { entries[i].failed = true }
   }
 
@@ -77,7 +77,7 @@ public struct Outbox: Hashable, Sendable {
   }
 
   /// The first `limit` entries that can be sent.
-  public func sendable(limit: Int) -> [OutboxEntry] {
+  package func sendable(limit: Int) -> [OutboxEntry] {
     var result: [OutboxEntry] = []
     for e in entries where !e.failed {
       result.append(e)
@@ -86,7 +86,7 @@ public struct Outbox: Hashable, Sendable {
     return result
   }
 
-  public mutating func removeAll() -> [OutboxEntry] {
+  package mutating func removeAll() -> [OutboxEntry] {
     defer { entries.removeAll() }
     return entries
   }

@@ -14,25 +14,25 @@
 ///
 /// - Complexity: `contains` is O(log e) and `insert` O(e) for e extras; `formUnion` is
 ///   O(e₁ + e₂).
-public struct CausalContext: Hashable, Sendable, CustomStringConvertible {
+package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
   /// Every ordinal in `1...prefix` is in the set.
-  public private(set) var prefix: Int32 = 0
+  package private(set) var prefix: Int32 = 0
   /// Ordinals above `prefix + 1`, sorted and distinct (nil while empty: no allocation).
   @usableFromInline var _extras: [Int32]?
 
-  public init() {}
+  package init() {}
 
   /// The ordinals above the contiguous prefix, in order.
-  public var extras: [Int32] { _extras ?? [] }
+  package var extras: [Int32] { _extras ?? [] }
 
   /// Whether the set holds nothing.
-  public var isEmpty: Bool { prefix == 0 && _extras == nil }
+  package var isEmpty: Bool { prefix == 0 && _extras == nil }
 
   /// How many ordinals the set holds.
-  public var count: Int { Int(prefix) + (_extras?.count ?? 0) }
+  package var count: Int { Int(prefix) + (_extras?.count ?? 0) }
 
   @inlinable
-  public func contains(_ ordinal: Int32) -> Bool {
+  package func contains(_ ordinal: Int32) -> Bool {
     if ordinal <= prefix { return ordinal > 0 }
     guard let extras = _extras else { return false }
     var lo = 0
@@ -44,7 +44,7 @@ public struct CausalContext: Hashable, Sendable, CustomStringConvertible {
     return lo < extras.count && extras[lo] == ordinal
   }
 
-  public mutating func insert(_ ordinal: Int32) {
+  package mutating func insert(_ ordinal: Int32) {
     guard ordinal > prefix else { return }
     if ordinal == prefix + 1 {
       prefix = ordinal
@@ -65,7 +65,7 @@ public struct CausalContext: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Adds every ordinal of `other`.
-  public mutating func formUnion(_ other: CausalContext) {
+  package mutating func formUnion(_ other: CausalContext) {
     if other.prefix > prefix { prefix = other.prefix }
     if let theirs = other._extras {
       if let mine = _extras {
@@ -126,7 +126,7 @@ public struct CausalContext: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// `{1…4, 7, 9}`
-  public var description: String {
+  package var description: String {
     var parts: [String] = []
     if prefix == 1 { parts.append("1") } else if prefix > 1 { parts.append("1…\(prefix)") }
     parts += extras.map(String.init)

@@ -1,17 +1,17 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A value written to one field by an intent.
-public struct FieldWrite: Hashable, Sendable {
-  public var field: Int32
-  public var value: Value
-  public init(field: Int32, value: Value) {
+package struct FieldWrite: Hashable, Sendable {
+  package var field: Int32
+  package var value: Value
+  package init(field: Int32, value: Value) {
     self.field = field
     self.value = value
   }
 }
 
 /// What a user did.
-public enum IntentKind: Hashable, Sendable {
+package enum IntentKind: Hashable, Sendable {
   case create(type: Int32, values: [FieldWrite])
   case set([FieldWrite])
   case append(field: Int32, text: String)
@@ -19,7 +19,7 @@ public enum IntentKind: Hashable, Sendable {
   case replace(field: Int32, old: String, new: String, removed: [AtomID])
   case delete
 
-  public var verb: String {
+  package var verb: String {
     switch self {
     case .create: "create"
     case .set: "set"
@@ -33,38 +33,38 @@ public enum IntentKind: Hashable, Sendable {
 /// One user intent, as the oracle sees it: who, when (true time and the device's clock), what,
 /// and its causal context. `a → b` iff both are on one record and `b`'s device had received
 /// `a` when it made `b` (``happenedBefore(_:)``).
-public struct Intent: Hashable, Sendable {
-  public var id: IntentID
-  public var device: Int32
-  public var trueTime: VirtualTime
-  public var deviceTime: VirtualTime
-  public var record: RecordKey
-  public var kind: IntentKind
+package struct Intent: Hashable, Sendable {
+  package var id: IntentID
+  package var device: Int32
+  package var trueTime: VirtualTime
+  package var deviceTime: VirtualTime
+  package var record: RecordKey
+  package var kind: IntentKind
   /// 1-based position among the effective intents on ``record``; 0 for an ignored intent.
-  public var ordinal: Int32
+  package var ordinal: Int32
   /// Exactly which intents on ``record`` the device had received (applied, or overwritten by
   /// this very edit) when it made the intent, itself included, as ordinals.
-  public var context: CausalContext
+  package var context: CausalContext
   /// Why the intent had no effect (the record was not on the device, the text was not found),
   /// or nil. Ignored intents are reported but never judged.
-  public var ignored: String?
+  package var ignored: String?
 
   /// Whether this intent happened before `other` (`self → other`): both are on one record, and
   /// `other`'s device had received this one when it made `other`. Causality is tracked per
   /// record: intents on different records are never ordered.
   @inlinable
-  public func happenedBefore(_ other: Intent) -> Bool {
+  package func happenedBefore(_ other: Intent) -> Bool {
     ordinal > 0 && id != other.id && record == other.record && other.context.contains(ordinal)
   }
 
   /// Neither happened before the other (and they are not the same intent).
   @inlinable
-  public func isConcurrent(with other: Intent) -> Bool {
+  package func isConcurrent(with other: Intent) -> Bool {
     id != other.id && !happenedBefore(other) && !other.happenedBefore(self)
   }
 
   /// The fields this intent writes.
-  public var writtenFields: [Int32] {
+  package var writtenFields: [Int32] {
     switch kind {
     case .create(_, let values): values.map(\.field)
     case .set(let values): values.map(\.field)
@@ -76,24 +76,24 @@ public struct Intent: Hashable, Sendable {
 }
 
 /// Every intent of a run, indexed by id (`intents[id - 1]`).
-public struct IntentLog: Sendable {
-  public private(set) var intents: [Intent] = []
+package struct IntentLog: Sendable {
+  package private(set) var intents: [Intent] = []
   /// `(record, ordinal)` per intent, kept apart so the hot path reads them without copying an
   /// intent (its arrays would be retained and released).
   @usableFromInline var _origins: [(record: RecordKey, ordinal: Int32)] = []
   /// Effective intents so far per record (indexed by key).
   @usableFromInline var _ordinals: [Int32] = []
-  public init() {}
+  package init() {}
 
-  public var nextID: IntentID { IntentID(intents.count + 1) }
+  package var nextID: IntentID { IntentID(intents.count + 1) }
 
   /// The ordinal the next effective intent on `record` gets.
   @inlinable
-  public func nextOrdinal(on record: RecordKey) -> Int32 {
+  package func nextOrdinal(on record: RecordKey) -> Int32 {
     Int(record) < _ordinals.count ? _ordinals[Int(record)] + 1 : 1
   }
 
-  public mutating func append(_ intent: Intent) {
+  package mutating func append(_ intent: Intent) {
     precondition(intent.id == nextID, "intent ids must be dense")
     if intent.ordinal > 0 {
       precondition(intent.ordinal == nextOrdinal(on: intent.record), "intent ordinals must be dense per record")
@@ -105,11 +105,11 @@ public struct IntentLog: Sendable {
     _origins.append((intent.record, intent.ordinal))
   }
 
-  @inlinable public subscript(id: IntentID) -> Intent { intents[Int(id) - 1] }
+  @inlinable package subscript(id: IntentID) -> Intent { intents[Int(id) - 1] }
 
   /// The record and per-record ordinal of an intent (ordinal 0: ignored).
-  @inlinable public func origin(_ id: IntentID) -> (record: RecordKey, ordinal: Int32) { _origins[Int(id) - 1] }
+  @inlinable package func origin(_ id: IntentID) -> (record: RecordKey, ordinal: Int32) { _origins[Int(id) - 1] }
 
   /// The causal context of an intent (what its device had received on its record).
-  @inlinable public func context(of id: IntentID) -> CausalContext { intents[Int(id) - 1].context }
+  @inlinable package func context(of id: IntentID) -> CausalContext { intents[Int(id) - 1].context }
 }

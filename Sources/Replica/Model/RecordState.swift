@@ -55,7 +55,7 @@ public struct RecordState: Hashable, Sendable {
 
   /// Every intent whose effect this copy carries: the creator, every field writer, every text
   /// character's inserter and remover, and the delete. Receiving the copy means having seen them.
-  public func forEachProvenance(_ body: (IntentID) -> Void) {
+  package func forEachProvenance(_ body: (IntentID) -> Void) {
     body(creator)
     if deletedBy != 0 { body(deletedBy) }
     forEachProvenance(ofFields: .max, body)
@@ -63,7 +63,7 @@ public struct RecordState: Hashable, Sendable {
 
   /// The intents whose effect the fields in `mask` carry: their writers and, for text, every
   /// character's inserter and remover.
-  public func forEachProvenance(ofFields mask: FieldMask, _ body: (IntentID) -> Void) {
+  package func forEachProvenance(ofFields mask: FieldMask, _ body: (IntentID) -> Void) {
     for (i, f) in fields.enumerated() where mask & (1 << UInt64(i)) != 0 {
       if f.writer != 0 { body(f.writer) }
       if case .text(let t) = f.value {

@@ -35,14 +35,14 @@ public struct Stamp: Hashable, Sendable {
 
 /// A hybrid logical clock (Kulkarni et al.): never behind the device clock, never behind any
 /// stamp the device has seen, so a write made after seeing another always stamps later.
-public struct HybridLogicalClock: Hashable, Sendable {
-  public var wall: Int64 = .min
-  public var logical: Int32 = 0
+package struct HybridLogicalClock: Hashable, Sendable {
+  package var wall: Int64 = .min
+  package var logical: Int32 = 0
 
-  public init() {}
+  package init() {}
 
   /// A stamp for a local write at device-clock reading `now`.
-  public mutating func tick(now: Int64) -> (wall: Int64, logical: Int32) {
+  package mutating func tick(now: Int64) -> (wall: Int64, logical: Int32) {
     if now > wall {
       wall = now
       logical = 0
@@ -53,7 +53,7 @@ public struct HybridLogicalClock: Hashable, Sendable {
   }
 
   /// Takes in a stamp seen from elsewhere.
-  public mutating func observe(_ stamp: Stamp) {
+  package mutating func observe(_ stamp: Stamp) {
     if (stamp.hlcWall, stamp.hlcLogical) > (wall, logical) {
       wall = stamp.hlcWall
       logical = stamp.hlcLogical

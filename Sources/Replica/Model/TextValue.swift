@@ -53,14 +53,14 @@ public struct TextValue: Hashable, Sendable, CustomStringConvertible {
   public var description: String { string }
 
   /// Appends `text` at the end.
-  public mutating func append(_ text: String, by intent: IntentID) {
+  package mutating func append(_ text: String, by intent: IntentID) {
     _insert(text, after: atoms.last?.id, at: atoms.count, by: intent)
   }
 
   /// Replaces the first visible occurrence of `old` by `new`. Returns `false` (and changes
   /// nothing) when `old` is empty or not present.
   @discardableResult
-  public mutating func replace(_ old: String, with new: String, by intent: IntentID) -> Bool {
+  package mutating func replace(_ old: String, with new: String, by intent: IntentID) -> Bool {
     let needle = Array(old.unicodeScalars)
     guard !needle.isEmpty else { return false }
     let visible = atoms.indices.filter { atoms[$0].isVisible }
@@ -82,7 +82,7 @@ public struct TextValue: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Removes every visible character (they stay as tombstones).
-  public mutating func removeAll(by intent: IntentID) {
+  package mutating func removeAll(by intent: IntentID) {
     for i in atoms.indices where atoms[i].isVisible { atoms[i].deletedBy = intent }
   }
 
@@ -98,7 +98,7 @@ public struct TextValue: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// The ids of the visible characters, in order.
-  public var visibleAtomIDs: [AtomID] { atoms.filter(\.isVisible).map(\.id) }
+  package var visibleAtomIDs: [AtomID] { atoms.filter(\.isVisible).map(\.id) }
 
   /// Merges two versions of one text: every character either has, removed if either removed
   /// it, in RGA order (siblings newest first). Commutative, associative and idempotent.

@@ -23,7 +23,7 @@ public struct VersionVector: Hashable, Sendable {
   }
 
   /// Records a write stamped `s`.
-  public mutating func note(_ s: Stamp) {
+  package mutating func note(_ s: Stamp) {
     guard s.device >= 0 else { return }
     let i = Int(s.device)
     var e = _storage ?? []

@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Every axis of a sync policy (`policies.md`), as plain values. A preset is a named
 /// `PolicySettings`; a policy spec (`field-lww-hlc delete=tombstone retention=30d`) is a preset

@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A parsed policy spec: a preset plus overrides, e.g. `field-lww-hlc delete=tombstone retention=30d`.
 public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {

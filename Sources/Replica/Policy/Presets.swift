@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A named policy: what it models and what it is known to lose (`policies.md`).
 public struct PolicyPreset: Sendable {

@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The policy every preset is: the decisions of `policies.md`, driven by ``PolicySettings``.
 public struct StandardPolicy: SyncPolicy {

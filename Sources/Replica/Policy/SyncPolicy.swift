@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// What a policy's merge decisions may look at besides the records: the schema.
 public struct MergeContext: Sendable {

@@ -10,7 +10,7 @@ public struct RecordWrite: Hashable, Sendable {
 }
 
 /// The server's answer for one write.
-public enum WriteResult: Hashable, Sendable {
+package enum WriteResult: Hashable, Sendable {
   /// Stored; the server's resulting record (which may not be what was sent, if it lost).
   case saved(RecordState)
   /// `if-unchanged` and the server has a newer version: merge with it and save again.
@@ -24,10 +24,10 @@ public enum WriteResult: Hashable, Sendable {
 }
 
 /// The kind of a message (also the number of its arrowhead marker in pictures).
-public enum MessageKind: Int, CaseIterable, Hashable, Sendable {
+package enum MessageKind: Int, CaseIterable, Hashable, Sendable {
   case push = 1, pushReply, fetch, fetchReply, notify
 
-  public var name: String {
+  package var name: String {
     switch self {
     case .push: "push"
     case .pushReply: "push-reply"
@@ -40,7 +40,7 @@ public enum MessageKind: Int, CaseIterable, Hashable, Sendable {
 
 extension WriteResult {
   /// What the server did, without the records.
-  public var outcome: WriteOutcome {
+  package var outcome: WriteOutcome {
     switch self {
     case .saved: .saved
     case .conflict: .conflict
@@ -52,12 +52,12 @@ extension WriteResult {
 }
 
 /// What the server did with one write.
-public enum WriteOutcome: String, Hashable, Sendable {
+package enum WriteOutcome: String, Hashable, Sendable {
   case saved, conflict, refused, deleted, rejected
 }
 
 /// What crosses the network.
-public enum Message: Hashable, Sendable {
+package enum Message: Hashable, Sendable {
   case push(requestID: UInt64, writes: [RecordWrite])
   case pushReply(requestID: UInt64, results: [WriteResult])
   /// `token == nil`: fetch everything (a first sync, or after "token expired").
@@ -66,7 +66,7 @@ public enum Message: Hashable, Sendable {
   /// A push notification: something changed on the server.
   case notify
 
-  public var name: StaticString {
+  package var name: StaticString {
     switch self {
     case .push: "push"
     case .pushReply: "push-reply"
@@ -76,7 +76,7 @@ public enum Message: Hashable, Sendable {
     }
   }
 
-  public var kind: MessageKind {
+  package var kind: MessageKind {
     switch self {
     case .push: .push
     case .pushReply: .pushReply
@@ -87,7 +87,7 @@ public enum Message: Hashable, Sendable {
   }
 
   /// The request id a request or reply carries (nil for a notification).
-  public var requestID: UInt64? {
+  package var requestID: UInt64? {
     switch self {
     case .push(let id, _), .pushReply(let id, _), .fetch(let id, _), .fetchReply(let id, _): id
     case .notify: nil
@@ -95,7 +95,7 @@ public enum Message: Hashable, Sendable {
   }
 
   /// The kind's number, as the trace hash encodes it.
-  public var code: Int64 {
+  package var code: Int64 {
     switch self {
     case .push: 1
     case .pushReply: 2
@@ -106,7 +106,7 @@ public enum Message: Hashable, Sendable {
   }
 
   /// Records carried, for statistics.
-  public var recordCount: Int {
+  package var recordCount: Int {
     switch self {
     case .push(_, let w): return w.count
     case .pushReply(_, let r): return r.count
@@ -119,7 +119,7 @@ public enum Message: Hashable, Sendable {
 }
 
 /// The answer to a fetch.
-public enum FetchReply: Hashable, Sendable {
+package enum FetchReply: Hashable, Sendable {
   /// Records changed since the token (deleted ones carry their deletion), the token to fetch
   /// from next, and whether more pages follow.
   case changes(records: [RecordState], newToken: Int64, moreComing: Bool)

@@ -1,42 +1,42 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The CloudKit-like server: one zone of records with change tags, a change log addressed by
 /// tokens, deletions kept for the retention window and then purged, and schema validation.
 /// A pure state machine: requests in, replies out; merge decisions go through the policy.
-public struct ServerState: Sendable {
-  public let schema: Schema
+package struct ServerState: Sendable {
+  package let schema: Schema
   /// Per type: whether uploads are accepted (CloudKit-safe and deployed).
   let acceptsType: [Bool]
   /// Live records, tombstones and hard-delete markers, by key.
-  public private(set) var records: [RecordKey: RecordState] = [:]
+  package private(set) var records: [RecordKey: RecordState] = [:]
   /// The change-log position of each record's latest change.
   var position: [RecordKey: Int64] = [:]
   /// The change log: (position, key), positions increasing. Older entries of a record are
   /// skipped on read (`position[key]` tells the latest).
   var log: [(position: Int64, key: RecordKey)] = []
   /// The latest change-log position (the token of a device that has seen everything).
-  public private(set) var head: Int64 = 0
+  package private(set) var head: Int64 = 0
   /// The newest position of a purged deletion: a token older than this has missed it.
-  public private(set) var purgedThrough: Int64 = 0
+  package private(set) var purgedThrough: Int64 = 0
   /// Deletions in the order they happened, for purging after the retention window.
   var deletions: [(time: VirtualTime, key: RecordKey, position: Int64)] = []
   var deletionsStart = 0
   var nextTag: Int64 = 1
   /// Records per fetch page.
-  public var pageSize = 200
+  package var pageSize = 200
 
-  public init(schema: Schema) {
+  package init(schema: Schema) {
     self.schema = schema
     acceptsType = schema.types.indices.map { schema.acceptsUploads(ofType: $0) }
   }
 
   /// The live records, in key order.
-  public var liveRecords: [RecordState] {
+  package var liveRecords: [RecordState] {
     records.keys.sorted().compactMap { records[$0].flatMap { $0.isDeleted ? nil : $0 } }
   }
 
   /// Handles a push. Returns the per-write results and whether anything changed.
-  public mutating func push(_ writes: [RecordWrite], from device: Int32, at now: VirtualTime, policy: any SyncPolicy, context: MergeContext) -> (results: [WriteResult], changed: Bool) {
+  package mutating func push(_ writes: [RecordWrite], from device: Int32, at now: VirtualTime, policy: any SyncPolicy, context: MergeContext) -> (results: [WriteResult], changed: Bool) {
     purge(now: now, retention: policy.settings.retention)
     var results: [WriteResult] = []
     results.reserveCapacity(writes.count)
@@ -97,7 +97,7 @@ public struct ServerState: Sendable {
 
   /// Handles a fetch since `token` (nil: everything). After a nil-token fetch, deletions are
   /// delivered only for records the fetching device created, as CloudKit does.
-  public mutating func fetch(token: Int64?, from device: Int32, at now: VirtualTime, retention: SimDuration) -> FetchReply {
+  package mutating func fetch(token: Int64?, from device: Int32, at now: VirtualTime, retention: SimDuration) -> FetchReply {
     purge(now: now, retention: retention)
     if let token, token < purgedThrough { return .tokenExpired }
     let from = token ?? 0
@@ -124,7 +124,7 @@ public struct ServerState: Sendable {
   }
 
   /// Forgets deletions older than the retention window; tokens from before them expire.
-  public mutating func purge(now: VirtualTime, retention: SimDuration) {
+  package mutating func purge(now: VirtualTime, retention: SimDuration) {
     while deletionsStart < deletions.count {
       let d = deletions[deletionsStart]
       guard d.time + retention <= now else { break }

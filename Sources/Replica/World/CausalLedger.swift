@@ -1,25 +1,25 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// What the oracle needs to know about each device that the device itself never reads: exactly
 /// which intents of each record it has received (its causal contexts), which records vanished
 /// from its view, and which deletes it has applied. Kept by the world, fed by the device's
 /// effects (``DeviceEffect/took(_:)``, ``DeviceEffect/shown(_:visible:)``) and by its intents —
 /// never by a policy.
-public struct CausalLedger: Sendable {
+package struct CausalLedger: Sendable {
   /// Per record (indexed by key): exactly which of its intents the device has received — made,
   /// or taken in with a copy of the record (with what their devices had received of it). The
   /// causal context of the device's next intent on that record.
-  public private(set) var knowledge: [CausalContext] = []
+  package private(set) var knowledge: [CausalContext] = []
   /// Records that were visible and then vanished (membership only; never iterated).
   var vanished: Set<RecordKey> = []
   /// Per record, the delete intents the device has applied: made itself, or taken in with a
   /// deleted copy (membership only; never iterated).
   var appliedDeletes: [RecordKey: [IntentID]] = [:]
 
-  public init() {}
+  package init() {}
 
   /// What the device had received of `key`'s intents.
-  public func context(of key: RecordKey) -> CausalContext {
+  package func context(of key: RecordKey) -> CausalContext {
     Int(key) < knowledge.count ? knowledge[Int(key)] : CausalContext()
   }
 

@@ -1,11 +1,10 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 // What the trace hash sees of the data (`oracle.md`, "Trace hash"): every message's payload —
 // values, provenance, stamps, change tags — and every node's final state. Two runs that sent
 // different things or ended differently hash differently.
 
 extension Stamp {
-  @inlinable
   func fold(into h: inout TraceHasher) {
     h.combine(clock)
     h.combine(hlcWall)
@@ -47,7 +46,7 @@ extension Value {
 
 extension RecordState {
   /// The whole copy: identity, provenance, values, stamps, tag and version vector.
-  public func fold(into h: inout TraceHasher) {
+  package func fold(into h: inout TraceHasher) {
     h.combine(UInt64(UInt32(bitPattern: key)) | UInt64(UInt32(bitPattern: type)) << 32)
     h.combine(UInt64(UInt32(bitPattern: creator)) | UInt64(UInt32(bitPattern: creatorDevice)) << 32)
     h.combine(UInt64(UInt32(bitPattern: deletedBy)))
@@ -71,7 +70,7 @@ extension RecordState {
 
 extension Message {
   /// The payload: request ids, tokens, every record carried and every write result.
-  public func fold(into h: inout TraceHasher) {
+  package func fold(into h: inout TraceHasher) {
     h.combine(code)
     switch self {
     case .push(let id, let writes):

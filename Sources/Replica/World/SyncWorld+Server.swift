@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension SyncWorld {
   /// The server handles a delivered request and answers.

@@ -1,11 +1,11 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension SyncWorld {
   /// Heals every fault — the server up, loss and duplication off, every device online and in
   /// the foreground — then syncs in rounds until every device has sent everything and fetched
   /// the server's latest change, or until the bound. A run that cannot settle is recorded in
   /// ``WorldFacts`` (the oracle reports it as divergence), never a hang.
-  public mutating func settle(maxRounds: Int = 20, maxTime: SimDuration = .hours(1), maxEvents: Int = 5_000_000) {
+  package mutating func settle(maxRounds: Int = 20, maxTime: SimDuration = .hours(1), maxEvents: Int = 5_000_000) {
     facts.settleStart = now
     let deadline = now + maxTime
     let eventLimit = loop.processedCount + maxEvents
@@ -38,7 +38,7 @@ extension SyncWorld {
   }
 
   /// Every device idle with nothing sendable and up to date with the server, nothing in flight.
-  public var isQuiescent: Bool {
+  package var isQuiescent: Bool {
     loop.pendingCount == 0 && devices.allSatisfy { $0.isIdle && $0.savedToken == server.head }
   }
 }

@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// N devices and the server on the kernel's event loop, network and clocks: the shell that
 /// carries out what the pure state machines ask for.
@@ -8,7 +8,7 @@ import Simulator
 ///     world.run(until: VirtualTime.zero + .seconds(10))
 ///     world.settle()
 ///     world.devices[0].visibleRecords   // judged by the oracle
-public struct SyncWorld: Sendable {
+package struct SyncWorld: Sendable {
   /// Plain data, so the event queue moves entries without reference counting; messages in
   /// flight wait in ``inFlight`` until delivered.
   enum Event: Sendable {
@@ -27,20 +27,20 @@ public struct SyncWorld: Sendable {
     var seq: Int
   }
 
-  public let config: WorldConfig
-  public let context: MergeContext
-  public internal(set) var devices: [DeviceState]
-  public internal(set) var server: ServerState
-  public internal(set) var log = IntentLog()
-  public internal(set) var facts = WorldFacts()
-  public internal(set) var trace: TraceRecorder
+  package let config: WorldConfig
+  package let context: MergeContext
+  package internal(set) var devices: [DeviceState]
+  package internal(set) var server: ServerState
+  package internal(set) var log = IntentLog()
+  package internal(set) var facts = WorldFacts()
+  package internal(set) var trace: TraceRecorder
   /// With ``WorldConfig/keepsEvents``: everything that happened, typed, for people (pictures,
   /// explanations, the JSON Lines trace). Never hashed.
-  public internal(set) var events: [WorldEvent] = []
+  package internal(set) var events: [WorldEvent] = []
   /// Per device: what the oracle needs that the device never reads (causal contexts,
   /// reappearances).
-  public internal(set) var ledgers: [CausalLedger]
-  public internal(set) var network: Network
+  package internal(set) var ledgers: [CausalLedger]
+  package internal(set) var network: Network
   /// The devices' environment: the time (set before each input) and the policy.
   var env: DeviceEnvironment
   var loop = EventLoop<Event>()
@@ -53,9 +53,9 @@ public struct SyncWorld: Sendable {
   var effects: [DeviceEffect] = []
   var inFlight: [InFlight?] = []
   var freeSlots: [Int32] = []
-  public internal(set) var messagesSent = 0
+  package internal(set) var messagesSent = 0
 
-  public init(_ config: WorldConfig) {
+  package init(_ config: WorldConfig) {
     self.config = config
     context = MergeContext(schema: config.schema)
     var net = Network(conditions: config.network)
@@ -82,20 +82,20 @@ public struct SyncWorld: Sendable {
     pushRNG = SimRandom(seed: config.seed, stream: "push")
   }
 
-  public var now: VirtualTime { loop.now }
+  package var now: VirtualTime { loop.now }
   /// Whether ``events`` are being kept.
-  @inlinable public var keepsEvents: Bool { config.keepsEvents }
-  public var eventsProcessed: Int { loop.processedCount }
+  @inlinable package var keepsEvents: Bool { config.keepsEvents }
+  package var eventsProcessed: Int { loop.processedCount }
 
   /// Schedules an action. Actions at one time run in the order they were scheduled.
-  public mutating func schedule(_ action: WorldAction, at time: VirtualTime) {
+  package mutating func schedule(_ action: WorldAction, at time: VirtualTime) {
     actions.append(action)
     loop.schedule(.action(Int32(actions.count - 1)), at: max(time, loop.now))
   }
 
   /// Runs every event up to and including `limit`, or until `maxEvents` have run (a guard
   /// against a pathological run: it is then recorded as not settled, and judged as divergence).
-  public mutating func run(until limit: VirtualTime, maxEvents: Int = 20_000_000) {
+  package mutating func run(until limit: VirtualTime, maxEvents: Int = 20_000_000) {
     let cap = loop.processedCount + maxEvents
     while let (_, event) = loop.next(until: limit) {
       handle(event)

@@ -1,8 +1,8 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Something scheduled to happen to the world at a time: a user intent, a device event, or a
 /// fault. Names are resolved to indices (devices in declaration order, records by key).
-public enum WorldAction: Hashable, Sendable {
+package enum WorldAction: Hashable, Sendable {
   case intent(device: Int32, UserIntent)
   case sync(device: Int32)
   case kill(device: Int32)
@@ -14,28 +14,28 @@ public enum WorldAction: Hashable, Sendable {
 }
 
 /// How the world is set up.
-public struct WorldConfig: Sendable {
-  public var deviceNames: [String]
-  public var clocks: [DeviceClock]
-  public var schema: Schema
-  public var policy: any SyncPolicy
-  public var seed: UInt64
-  public var network: NetworkConditions
+package struct WorldConfig: Sendable {
+  package var deviceNames: [String]
+  package var clocks: [DeviceClock]
+  package var schema: Schema
+  package var policy: any SyncPolicy
+  package var seed: UInt64
+  package var network: NetworkConditions
   /// Debounce after a local change; nil = off.
-  public var autosync: SimDuration?
+  package var autosync: SimDuration?
   /// Push notifications: `nil` off, else delivered with this probability.
-  public var push: Probability?
+  package var push: Probability?
   /// Keep ``SyncWorld/events`` (every message with its payload, every server decision): what
   /// pictures, explanations and `--trace` need. Off for fuzzing; it never changes the hash.
-  public var keepsEvents: Bool
+  package var keepsEvents: Bool
   /// Record causal contexts for the oracle. Off only for runs that will not be judged.
-  public var trackCausality = true
+  package var trackCausality = true
   /// Keep ``WorldFacts/observations``: every intent, every record copy a device or the server
   /// took in, and every change in what a device shows, in order — the raw material of an
   /// independent reference checker. Off by default (it keeps a copy per receipt).
-  public var recordObservations = false
+  package var recordObservations = false
 
-  public init(
+  package init(
     deviceNames: [String], clocks: [DeviceClock]? = nil, schema: Schema, policy: any SyncPolicy, seed: UInt64,
     network: NetworkConditions = NetworkConditions(), autosync: SimDuration? = .seconds(1), push: Probability? = .always,
     keepsEvents: Bool = false
@@ -55,37 +55,37 @@ public struct WorldConfig: Sendable {
 /// What the world observed that the oracle needs besides intents and final states: causes of
 /// stranded records, transient resurrections, and whether the run settled. Recorded by the
 /// simulator, never by a policy.
-public struct WorldFacts: Sendable {
-  public struct Event: Hashable, Sendable {
-    public var time: VirtualTime
-    public var device: Int32
-    public var fact: DeviceFact
+package struct WorldFacts: Sendable {
+  package struct Event: Hashable, Sendable {
+    package var time: VirtualTime
+    package var device: Int32
+    package var fact: DeviceFact
     /// How many intents had been made when it happened: it came after intent `i` iff
     /// `intentsBefore >= i` (exact even when both happen at one instant).
-    public var intentsBefore: Int32
+    package var intentsBefore: Int32
   }
-  public var events: [Event] = []
+  package var events: [Event] = []
   /// What the server did with deletes and revivals, in order: which side of a delete/update
   /// conflict really won.
-  public var serverEvents: [ServerEvent] = []
+  package var serverEvents: [ServerEvent] = []
   /// Per intent (indexed by id; index 0 unused): whether it reached the server — a write the
   /// server received carried it in a field the write changed (or as its delete), or a version
   /// the server stored carried it. An edit that never did was never sent.
-  public var reachedServer: [Bool] = [false]
+  package var reachedServer: [Bool] = [false]
   /// Clock jumps, in order (for reports that explain clock-based decisions).
-  public var clockJumps: [(time: VirtualTime, device: Int32, by: SimDuration)] = []
+  package var clockJumps: [(time: VirtualTime, device: Int32, by: SimDuration)] = []
   /// With ``WorldConfig/recordObservations``: the raw record of the run, in order.
-  public var observations: [Observation] = []
+  package var observations: [Observation] = []
   /// Whether `settle` reached quiescence within its bound.
-  public var settled = true
+  package var settled = true
   /// Why it did not, if it did not.
-  public var unsettledReason: String?
+  package var unsettledReason: String?
   /// When settle began (nil if never).
-  public var settleStart: VirtualTime?
+  package var settleStart: VirtualTime?
 }
 
 /// What the server did with a delete, or with a save of a deleted record.
-public enum ServerEvent: Hashable, Sendable {
+package enum ServerEvent: Hashable, Sendable {
   /// The delete took effect: the record is a tombstone carrying `delete`.
   case deleted(RecordKey, by: IntentID, at: VirtualTime)
   /// The delete arrived and the record was kept (an update the deleting device had not seen
@@ -97,7 +97,7 @@ public enum ServerEvent: Hashable, Sendable {
 
 /// One raw observation of a run (``WorldConfig/recordObservations``): what happened, never a
 /// judgement. An independent checker rebuilds causality and outcomes from these alone.
-public enum Observation: Sendable {
+package enum Observation: Sendable {
   /// An intent was made (look it up in the log; its `context` is the oracle's, not raw data).
   case intent(IntentID)
   /// A device took in a copy of a record: applied it, or merged it under its pending edits.
@@ -115,15 +115,15 @@ public enum Observation: Sendable {
 }
 
 /// Trace record kinds of the replica world.
-public enum WorldTrace {
-  public static let intent = TraceKind(code: 10, name: "intent", fields: ("intent", "record", "ignored"))
-  public static let send = TraceKind(code: 11, name: "send", fields: ("message", "to", "records"))
-  public static let deliver = TraceKind(code: 12, name: "deliver", fields: ("message", "from", "records"))
-  public static let drop = TraceKind(code: 13, name: "drop", fields: ("message", "to", "reason"))
-  public static let fact = TraceKind(code: 14, name: "fact", fields: ("kind", "record", "count"))
-  public static let lifecycle = TraceKind(code: 15, name: "lifecycle", fields: ("event", "value", "-"))
-  public static let settle = TraceKind(code: 17, name: "settle", fields: ("round", "pending", "-"))
+package enum WorldTrace {
+  package static let intent = TraceKind(code: 10, name: "intent", fields: ("intent", "record", "ignored"))
+  package static let send = TraceKind(code: 11, name: "send", fields: ("message", "to", "records"))
+  package static let deliver = TraceKind(code: 12, name: "deliver", fields: ("message", "from", "records"))
+  package static let drop = TraceKind(code: 13, name: "drop", fields: ("message", "to", "reason"))
+  package static let fact = TraceKind(code: 14, name: "fact", fields: ("kind", "record", "count"))
+  package static let lifecycle = TraceKind(code: 15, name: "lifecycle", fields: ("event", "value", "-"))
+  package static let settle = TraceKind(code: 17, name: "settle", fields: ("round", "pending", "-"))
   /// After settle: one per node, the digest of its whole final state (every copy with values,
   /// provenance and stamps; the server's records and head) and how many records it holds.
-  public static let finalState = TraceKind(code: 20, name: "final-state", fields: ("digest", "records", "-"))
+  package static let finalState = TraceKind(code: 20, name: "final-state", fields: ("digest", "records", "-"))
 }

@@ -1,13 +1,13 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A device or the server.
-public enum WorldNode: Hashable, Sendable, Comparable {
+package enum WorldNode: Hashable, Sendable, Comparable {
   case device(Int32)
   case server
 }
 
 /// What became of one copy of a message.
-public enum Arrival: Hashable, Sendable {
+package enum Arrival: Hashable, Sendable {
   case delivered
   /// The receiver was offline (or the server down) at some moment since the send.
   case refused
@@ -18,7 +18,7 @@ public enum Arrival: Hashable, Sendable {
 }
 
 /// A device's lifecycle or connectivity, changed by the timeline.
-public enum DeviceChange: Hashable, Sendable {
+package enum DeviceChange: Hashable, Sendable {
   case killed
   case background(budget: SimDuration)
   case clockJumped(by: SimDuration)
@@ -29,8 +29,8 @@ public enum DeviceChange: Hashable, Sendable {
 /// One thing that happened in a world, for people: what pictures, explanations and the JSON
 /// Lines trace are made of. Kept (with ``WorldConfig/keepsEvents``) next to the hashed trace,
 /// never hashed, never parsed back from text.
-public struct WorldEvent: Sendable {
-  public enum What: Sendable {
+package struct WorldEvent: Sendable {
+  package enum What: Sendable {
     /// A user intent (look it up in the log).
     case intent(IntentID)
     /// Message number `message` (counted from 1) left `from` for `to`.
@@ -51,6 +51,6 @@ public struct WorldEvent: Sendable {
     case finalState(WorldNode, digest: UInt64, records: Int)
   }
 
-  public var time: VirtualTime
-  public var what: What
+  package var time: VirtualTime
+  package var what: What
 }

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension Explainer {
   struct StoryLine {

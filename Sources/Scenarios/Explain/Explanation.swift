@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The causal chain behind every anomaly of a run, in plain text: which intents, which messages
 /// in which order, and why the winner won (arrival order, device clocks and skews, HLC values,

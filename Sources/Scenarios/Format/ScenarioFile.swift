@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A place in a scenario file: 1-based line and column.
 public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension ScenarioFile {
   /// The scenario as canonical scenario text: header, types, the timeline sorted by time, `settle`,

@@ -1,6 +1,6 @@
 import Foundation
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Policies × scenarios → violations: the schema decision with numbers.
 public struct Comparison: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The seeds a campaign runs: a range, optionally one shard of it (`seed mod N == K-1`), minus
 /// the seeds already done (resume).

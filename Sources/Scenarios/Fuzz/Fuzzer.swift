@@ -1,6 +1,6 @@
 import Foundation
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// One fuzz seed's outcome, as written to `--out` (one JSON line per seed) and read back by
 /// `--resume`: one `Codable` type both ways, keys sorted, every count present.

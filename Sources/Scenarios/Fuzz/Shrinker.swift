@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Cuts a failing run down to a minimal scenario that still fails the same way: delta
 /// debugging over timeline lines, then devices, faults and values. Every candidate is written

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The faults one fuzz seed runs under, drawn per seed (swarm testing: each seed turns some
 /// faults on, hard, and leaves others off). Printed first in every failure report.

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// What random workloads are shaped by: a scenario's devices and schema, or the built-in
 /// default (2–5 devices on the essay's Note / Stroke / Preference schema).

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Draws one seed's swarm profile and timeline of intents, as a scenario file — so that every
 /// fuzz case is something `sim-cli run` can replay and the shrinker can cut down.

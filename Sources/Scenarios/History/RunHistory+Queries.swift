@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension RunHistory {
   /// The server's decisions on one record, in time order.

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A run read back from its typed events (``SyncWorld/events``) into what people look at:
 /// intents, every message from its send to each copy's delivery or drop with what it carried,

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A run's events as JSON Lines (`sim-cli run --trace FILE.jsonl`): one object per event, keys
 /// sorted, devices, records, fields and intents named as the scenario names them, outcomes in

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The kinds of anomaly the oracle reports (`oracle.md`), in report order.
 public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable {

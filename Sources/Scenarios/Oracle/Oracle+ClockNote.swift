@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension Oracle {
   /// "(device clocks: iPad +10m; phone's clock jumped -5m at 20.000s)" when any clock is

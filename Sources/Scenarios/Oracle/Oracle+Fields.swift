@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension Oracle {
   /// Judges every field of a record the server holds (the converged state) by the core rule of

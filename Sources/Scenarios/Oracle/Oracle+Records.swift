@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension Oracle {
   /// Presence: resurrections, delete/update conflicts, dropped events, stranded records.

@@ -1,12 +1,12 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The oracle: what a run lost, judged from the intent log, provenance and the final states
 /// only — never from a policy's stamps, change tags or decisions — so a buggy policy cannot hide
 /// its own loss.
 ///
 ///     let anomalies = Oracle(world: world, recordNames: names).judge()
-public struct Oracle {
+package struct Oracle {
   let world: SyncWorld
   let recordNames: [String]
   let schema: Schema
@@ -22,9 +22,9 @@ public struct Oracle {
   var superseded: Set<IntentID> = []
   /// Whether the run settled and every device shows exactly what the server shows (set by
   /// ``judge()``).
-  public internal(set) var converged = false
+  package internal(set) var converged = false
 
-  public init(world: SyncWorld, recordNames: [String]) {
+  package init(world: SyncWorld, recordNames: [String]) {
     self.world = world
     self.recordNames = recordNames
     self.schema = world.config.schema
@@ -37,7 +37,7 @@ public struct Oracle {
   }
 
   /// Every anomaly, in a stable order: by kind, then record, then field, then first intent.
-  public mutating func judge() -> [Anomaly] {
+  package mutating func judge() -> [Anomaly] {
     anomalies = []
     let keys = byRecord.keys.sorted()
     for key in keys {

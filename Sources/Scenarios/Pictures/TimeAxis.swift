@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Where a moment goes on the picture: linear within busy stretches, and every idle gap longer
 /// than ``breakAfter`` drawn as a fixed-width break, so ten days offline neither squash the rest

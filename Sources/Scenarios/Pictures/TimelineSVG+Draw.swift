@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Colours and styles: one place, so the legend matches what is drawn.
 enum TimelineStyle {

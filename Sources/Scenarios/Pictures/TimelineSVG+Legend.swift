@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension TimelineDrawing {
   /// A legend entry: a small sample drawing and its words.

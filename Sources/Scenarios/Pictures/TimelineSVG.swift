@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A run as a picture: one swimlane per device and one for the server; offline windows, outages
 /// and background windows shaded; intents as labelled marks; every message an arrow from its

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Checks `expect` lines against a finished run. Record expectations hold only if they hold on
 /// every device and on the server.

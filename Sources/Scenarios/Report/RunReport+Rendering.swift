@@ -1,7 +1,7 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 extension Anomaly {
-  public var json: JSONValue {
+  package var json: JSONValue {
     var o: [String: JSONValue] = [
       "kind": .string(kind.rawValue),
       "record": record.map { .string($0.name) } ?? .null,
@@ -17,7 +17,7 @@ extension Anomaly {
 
 extension RunReport {
   /// The JSON form of `cli.md` (keys sorted by the writer, every count key present).
-  public var json: JSONValue {
+  package var json: JSONValue {
     var counts: [String: JSONValue] = [:]
     for (k, n) in self.counts { counts[k.rawValue] = .int(Int64(n)) }
     return [
@@ -45,6 +45,10 @@ extension RunReport {
       "reproduction": .string(reproduction),
     ]
   }
+
+  /// The report as `sim-cli run --format json` prints it: one line, keys sorted, every count
+  /// key present.
+  public var jsonText: String { json.serialized() }
 
   /// What was found: `no violations (1 informational)` or `2 violations (1 lost-edit, 1 resurrection)`.
   public var verdict: String {

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// One expectation and whether it held.
 public struct ExpectationResult: Hashable, Sendable {

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Runs a checked scenario: builds the world, plays the timeline, settles, judges, and checks
 /// the expectations.
@@ -14,7 +14,10 @@ public enum ScenarioRunner {
   /// A finished run: the report, and the world it judged (for traces and pictures).
   public struct Result: Sendable {
     public var report: RunReport
-    public var world: SyncWorld
+    /// The world after settle: devices, server, intent log, events (for the package's own
+    /// tools; a report is what users read).
+    package var world: SyncWorld
+    /// Record names by key, as the scenario wrote them.
     public var recordNames: [String]
   }
 

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Messages and server decisions in words, with record and field names: `n1 (title←i1, body←i2)`.
 extension Vocabulary {

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The words for a run: devices, records, fields and intents as the scenario named them, values
 /// rendered, intents described. The one place where a run's typed identities become text —
@@ -9,14 +9,14 @@ import Simulator
 ///     words.record(0)                  // "n1"
 ///     words.describe(result.world.log[7])
 ///     // "phone's edit i7 (set n1.title="x" at 2.200s)"
-public struct Vocabulary: Sendable {
-  public let deviceNames: [String]
-  public let recordNames: [String]
-  public let schema: Schema
+package struct Vocabulary: Sendable {
+  package let deviceNames: [String]
+  package let recordNames: [String]
+  package let schema: Schema
   /// Each record's type, from the first intent that created it (lookups only).
   let types: [RecordKey: Int32]
 
-  public init(world: SyncWorld, recordNames: [String]) {
+  package init(world: SyncWorld, recordNames: [String]) {
     deviceNames = world.config.deviceNames
     self.recordNames = recordNames
     schema = world.config.schema
@@ -30,7 +30,7 @@ public struct Vocabulary: Sendable {
   // MARK: Identities
 
   /// A device's name.
-  public func device(_ d: Int32) -> String {
+  package func device(_ d: Int32) -> String {
     d >= 0 && Int(d) < deviceNames.count ? deviceNames[Int(d)] : "device \(d)"
   }
 
@@ -38,7 +38,7 @@ public struct Vocabulary: Sendable {
   func node(_ lane: Int) -> String { lane >= 0 && lane < deviceNames.count ? deviceNames[lane] : "server" }
 
   /// A device's name, or `server`.
-  public func node(_ n: WorldNode) -> String {
+  package func node(_ n: WorldNode) -> String {
     switch n {
     case .device(let d): device(d)
     case .server: "server"
@@ -46,43 +46,43 @@ public struct Vocabulary: Sendable {
   }
 
   /// A record's name (`n1`), or `r7` for a key no scenario named.
-  public func record(_ key: RecordKey) -> String {
+  package func record(_ key: RecordKey) -> String {
     key >= 0 && Int(key) < recordNames.count ? recordNames[Int(key)] : "r\(key)"
   }
 
   /// The key of a named record.
-  public func key(_ name: String) -> RecordKey? { recordNames.firstIndex(of: name).map { RecordKey($0) } }
+  package func key(_ name: String) -> RecordKey? { recordNames.firstIndex(of: name).map { RecordKey($0) } }
 
   /// A record's type index.
-  public func type(of key: RecordKey) -> Int32? { types[key] }
+  package func type(of key: RecordKey) -> Int32? { types[key] }
 
   /// A field's name (`title`), or `f3` when the record's type is unknown.
-  public func field(_ key: RecordKey, _ f: Int) -> String {
+  package func field(_ key: RecordKey, _ f: Int) -> String {
     guard let t = types[key], Int(t) < schema.types.count, f >= 0, f < schema.types[Int(t)].fields.count else { return "f\(f)" }
     return schema.types[Int(t)].fields[f].name
   }
 
   /// The index of a record's field by name.
-  public func fieldIndex(_ key: RecordKey, named name: String) -> Int? {
+  package func fieldIndex(_ key: RecordKey, named name: String) -> Int? {
     types[key].flatMap { Int($0) < schema.types.count ? schema.types[Int($0)].fieldIndex(named: name) : nil }
   }
 
   /// A field's kind.
-  public func fieldKind(_ key: RecordKey, _ f: Int) -> FieldKind? {
+  package func fieldKind(_ key: RecordKey, _ f: Int) -> FieldKind? {
     guard let t = types[key], Int(t) < schema.types.count, f >= 0, f < schema.types[Int(t)].fields.count else { return nil }
     return schema.types[Int(t)].fields[f].kind
   }
 
   /// `i7`.
-  public static func intent(_ id: IntentID) -> String { "i\(id)" }
+  package static func intent(_ id: IntentID) -> String { "i\(id)" }
 
   /// `i7`, or `default` for the schema's default value (intent 0).
-  public static func writer(_ id: IntentID) -> String { id == 0 ? "default" : "i\(id)" }
+  package static func writer(_ id: IntentID) -> String { id == 0 ? "default" : "i\(id)" }
 
   // MARK: Values
 
   /// A value as a scenario would write it: `"text"`, `42`, `true`, `2.5s`, `n1`, `nil`.
-  public func render(_ value: Value) -> String {
+  package func render(_ value: Value) -> String {
     switch value {
     case .null: return "nil"
     case .string(let s): return quote(s)
@@ -95,7 +95,7 @@ public struct Vocabulary: Sendable {
   }
 
   /// A string in quotes, cut after 37 characters of a longer one, newlines as `\n`.
-  public func quote(_ s: String) -> String {
+  package func quote(_ s: String) -> String {
     var out = "\""
     var n = 0
     for ch in s {
@@ -113,7 +113,7 @@ public struct Vocabulary: Sendable {
 
   /// What an intent did, without who and when: `set n1.title="x"`, `append " +3" to n1.body`.
   /// With `field`, a create or set names only that field.
-  public func what(_ intent: Intent, field: Int32? = nil) -> String {
+  package func what(_ intent: Intent, field: Int32? = nil) -> String {
     let r = record(intent.record)
     let type = types[intent.record] ?? 0
     func name(_ f: Int32) -> String {
@@ -138,7 +138,7 @@ public struct Vocabulary: Sendable {
   }
 
   /// Who did what when: `phone's edit i7 (set n1.title="x" at 2.200s)`.
-  public func describe(_ intent: Intent, field: Int32? = nil) -> String {
+  package func describe(_ intent: Intent, field: Int32? = nil) -> String {
     let noun: String
     switch intent.kind {
     case .create: noun = "create"

@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli bench kernel`: events per second of a ping-pong workload on the kernel's
 /// `EventLoop`, next to the same workload on a bare, hand-specialised heap loop written here,

@@ -1,7 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli bench scale`: one world of many devices and many intents, run and settled, timed,
 /// with the peak resident memory. The oracle is not run at this size (its causal contexts are

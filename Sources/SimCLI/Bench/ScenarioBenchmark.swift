@@ -1,6 +1,6 @@
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli bench scenario`: whole runs per second of a named scenario on one core — building
 /// the world, the timeline, settle, the oracle and the report (the file is parsed and compiled once).

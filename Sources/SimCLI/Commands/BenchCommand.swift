@@ -1,5 +1,5 @@
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli bench [kernel|scenario|fuzz|scale]`: throughput figures.
 enum BenchCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli compare`: policies × scenarios → violation counts by kind and % of seeds failing.
 enum CompareCommand {

@@ -1,6 +1,6 @@
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli explain FILE|NAME`: the causal chain behind every anomaly of one run.
 enum ExplainCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli fuzz`: random workloads against a policy, every failure shrunk to a scenario.
 enum FuzzCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli list`: the named scenarios with their about lines.
 enum ListCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli run FILE|NAME`: one run, the report, exit 0/1.
 enum RunCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli selftest`: runs the kernel's seeded workload and prints its trace hash, so that
 /// determinism can be checked across processes and machines; with `--oracles`, judges fuzz seeds

@@ -1,7 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `sim-cli shrink FILE|NAME --seed N`: the smallest scenario that still fails the same way.
 enum ShrinkCommand {

@@ -1,4 +1,4 @@
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Parses one subcommand's arguments against its ``CommandSpec``.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A JSON Lines results file that is appended to line by line, each line written with one
 /// `write(2)` as soon as it is ready. Opening it for resume reads the records already there

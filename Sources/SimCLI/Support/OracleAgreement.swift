@@ -2,25 +2,25 @@ import Foundation
 import ReferenceOracle
 import Replica
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Runs the oracle and the independent reference checker on the same runs and compares what
 /// they found, anomaly kind by record and field (`sim-cli selftest --oracles`, and the test
 /// that runs a slice of it).
-public enum OracleAgreement {
+package enum OracleAgreement {
   /// A verdict both oracles can state: kind, record key, field index.
-  public typealias Verdict = ReferenceVerdict
+  package typealias Verdict = ReferenceVerdict
 
   /// One run on which the two oracles disagree.
-  public struct Difference: Sendable, CustomStringConvertible {
-    public var seed: UInt64
-    public var policy: String
+  package struct Difference: Sendable, CustomStringConvertible {
+    package var seed: UInt64
+    package var policy: String
     /// What only the oracle found, and what only the reference found.
-    public var onlyOracle: [String]
-    public var onlyReference: [String]
-    public var reproduction: String
+    package var onlyOracle: [String]
+    package var onlyReference: [String]
+    package var reproduction: String
 
-    public var description: String {
+    package var description: String {
       "seed \(seed), policy \(policy): only the oracle found [\(onlyOracle.joined(separator: ", "))]; only the reference found [\(onlyReference.joined(separator: ", "))] — \(reproduction)"
     }
   }
@@ -31,7 +31,7 @@ public enum OracleAgreement {
   }
 
   /// Runs fuzz seed `seed` of the default workload under `policy` and compares the oracles.
-  public static func compare(seed: UInt64, policy: PolicySpec, shape: WorkloadShape = WorkloadShape()) -> Difference? {
+  package static func compare(seed: UInt64, policy: PolicySpec, shape: WorkloadShape = WorkloadShape()) -> Difference? {
     let (file, _) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
     let result = ScenarioRunner.run(file, seed: seed, policy: policy, recordObservations: true)
     let mine = verdicts(result)
@@ -59,7 +59,7 @@ public enum OracleAgreement {
   }
 
   /// Every built-in preset (the safe designs and the planted bugs).
-  public static var presets: [PolicySpec] {
+  package static var presets: [PolicySpec] {
     PolicyPreset.all.compactMap { try? PolicySpec.parse($0.name).get() }
   }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Scenarios
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Where `sim-cli` finds a scenario named on its command line: a path as it is; a name in
 /// `$CONFLICT_SIM_SCENARIOS`, then in `scenarios/` in the working directory or any parent, then

@@ -10,7 +10,7 @@
 /// backwards) and may go backwards after a negative jump; that is what real clocks do, and
 /// what timestamp-based policies must survive.
 @frozen
-public struct DeviceClock: Hashable, Sendable {
+@_spi(Kernel) public struct DeviceClock: Hashable, Sendable {
   /// Offset from true time at time zero.
   public var skew: SimDuration
   /// Rate error: the clock gains `driftPPM` microseconds per true second (negative: loses).

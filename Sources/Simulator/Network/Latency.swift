@@ -10,7 +10,7 @@ public enum LatencyModel: Hashable, Sendable, CustomStringConvertible {
 
   /// Draws one latency; never negative.
   @inlinable
-  public func sample(_ rng: inout SimRandom) -> SimDuration {
+  @_spi(Kernel) public func sample(_ rng: inout SimRandom) -> SimDuration {
     switch self {
     case .fixed(let d):
       return d.nanoseconds < 0 ? .zero : d

@@ -1,6 +1,6 @@
 /// A node on the simulated network: a device or the server.
 @frozen
-public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
+@_spi(Kernel) public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
   public var rawValue: Int32
   @inlinable public init(_ rawValue: Int32) { self.rawValue = rawValue }
   @inlinable public init(index: Int) { self.rawValue = Int32(truncatingIfNeeded: index) }
@@ -10,7 +10,7 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 /// The faults a network applies to every message.
-public struct NetworkConditions: Hashable, Sendable {
+@_spi(Kernel) public struct NetworkConditions: Hashable, Sendable {
   public var latency: LatencyModel
   public var loss: Probability
   public var duplication: Probability
@@ -23,7 +23,7 @@ public struct NetworkConditions: Hashable, Sendable {
 }
 
 /// Why a message did not arrive.
-public enum DropReason: UInt8, Hashable, Sendable, CustomStringConvertible {
+@_spi(Kernel) public enum DropReason: UInt8, Hashable, Sendable, CustomStringConvertible {
   case senderOffline, receiverOffline, senderDown, receiverDown, lost
   public var description: String {
     switch self {
@@ -39,7 +39,7 @@ public enum DropReason: UInt8, Hashable, Sendable, CustomStringConvertible {
 /// What the network decided for one message at send time. Deliver each copy at its time, after
 /// asking ``Network/accepts(_:)`` whether the receiver can still take it.
 @frozen
-public struct Transmission: Hashable, Sendable {
+@_spi(Kernel) public struct Transmission: Hashable, Sendable {
   public var from: NodeID
   public var to: NodeID
   /// When the message arrives; `nil` if it was dropped at once.
@@ -64,7 +64,7 @@ public struct Transmission: Hashable, Sendable {
 }
 
 /// Counters of what the network did.
-public struct NetworkStats: Hashable, Sendable {
+@_spi(Kernel) public struct NetworkStats: Hashable, Sendable {
   public var sent = 0
   public var delivered = 0
   public var duplicated = 0
@@ -89,7 +89,7 @@ public struct NetworkStats: Hashable, Sendable {
 ///
 /// A node that is offline sends and receives nothing; messages in flight to it are dropped when
 /// it goes offline, even if it comes back before they would have arrived.
-public struct Network: Sendable {
+@_spi(Kernel) public struct Network: Sendable {
   public var conditions: NetworkConditions
   public var stats: NetworkStats { _stats }
   @usableFromInline var _stats = NetworkStats()

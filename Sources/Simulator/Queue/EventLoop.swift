@@ -13,7 +13,7 @@
 ///     }
 ///
 /// Leftover work is never silently dropped: ``pendingCount`` and ``drain()`` report it.
-public struct EventLoop<Event> {
+@_spi(Kernel) public struct EventLoop<Event> {
   /// The current simulated time: the time of the event being handled.
   @inlinable public var now: VirtualTime { _now }
   /// How many events have been handed out by ``next()``.

@@ -11,7 +11,7 @@
 /// payload, on hashing or on memory addresses.
 ///
 /// - Complexity: `insert` and `popMin` are O(log *n*); `min` is O(1).
-public struct EventQueue<Event> {
+@_spi(Kernel) public struct EventQueue<Event> {
   public struct Entry {
     public let time: VirtualTime
     public let sequence: UInt64

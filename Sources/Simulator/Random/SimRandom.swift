@@ -14,7 +14,7 @@
 /// library's `shuffled(using:)`/`randomElement(using:)`: their algorithms are not promised to stay
 /// the same across Swift versions.
 @frozen
-public struct SimRandom: RandomNumberGenerator, Sendable {
+@_spi(Kernel) public struct SimRandom: RandomNumberGenerator, Sendable {
   @usableFromInline var s0: UInt64
   @usableFromInline var s1: UInt64
   @usableFromInline var s2: UInt64

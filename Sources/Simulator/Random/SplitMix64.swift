@@ -1,7 +1,7 @@
 /// SplitMix64 (Steele, Lea, Flood 2014): used only to expand one 64-bit seed into the state of
 /// ``SimRandom``, and to derive independent sub-streams.
 @frozen
-public struct SplitMix64: Sendable {
+@_spi(Kernel) public struct SplitMix64: Sendable {
   public var state: UInt64
 
   @inlinable

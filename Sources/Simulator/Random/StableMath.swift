@@ -2,7 +2,7 @@
 /// correctly rounded everywhere), so that their results are bit-identical on every platform.
 /// The C library's transcendental functions may differ in the last bit between systems, and a
 /// last bit can decide which of two messages arrives first.
-public enum StableMath {
+@_spi(Kernel) public enum StableMath {
   /// The natural logarithm of a positive, finite `x` (relative error below 1e-15).
   public static func log(_ x: Double) -> Double {
     precondition(x > 0 && x.isFinite, "StableMath.log of \(x)")

@@ -2,14 +2,14 @@ import Foundation
 
 /// Writes files so that a reader never sees half of one: the text goes to a temporary file in
 /// the same folder, which is then renamed over the destination.
-public enum AtomicFile {
-  public struct WriteError: Error, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-    public var description: String { "cannot write '\(path)': \(reason)" }
+package enum AtomicFile {
+  package struct WriteError: Error, CustomStringConvertible {
+    package var path: String
+    package var reason: String
+    package var description: String { "cannot write '\(path)': \(reason)" }
   }
 
-  public static func write(_ text: String, to path: String) throws(WriteError) {
+  package static func write(_ text: String, to path: String) throws(WriteError) {
     let url = URL(fileURLWithPath: path)
     let folder = url.deletingLastPathComponent()
     var isDirectory: ObjCBool = false

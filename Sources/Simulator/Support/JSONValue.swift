@@ -3,7 +3,7 @@
 ///
 ///     let v: JSONValue = ["benchmark": "kernel", "results": [["pending": 16]]]
 ///     v.serialized()   // {"benchmark":"kernel","results":[{"pending":16}]}
-public enum JSONValue: Hashable, Sendable {
+package enum JSONValue: Hashable, Sendable {
   case null
   case bool(Bool)
   case int(Int64)
@@ -15,14 +15,14 @@ public enum JSONValue: Hashable, Sendable {
   case object([String: JSONValue])
 
   /// Compact form (no spaces), or indented by two spaces with `pretty`.
-  public func serialized(pretty: Bool = false) -> String {
+  package func serialized(pretty: Bool = false) -> String {
     var out = ""
     if pretty { _writePretty(to: &out, indent: 0) } else { write(to: &out) }
     return out
   }
 
   /// Appends the compact form to `out`.
-  public func write(to out: inout String) {
+  package func write(to out: inout String) {
     switch self {
     case .null: out += "null"
     case .bool(let b): out += b ? "true" : "false"
@@ -83,7 +83,7 @@ public enum JSONValue: Hashable, Sendable {
   }
 
   /// Writes `s` as a JSON string literal (RFC 8259 escapes; other characters as UTF-8).
-  public static func writeString(_ s: String, to out: inout String) {
+  package static func writeString(_ s: String, to out: inout String) {
     out += "\""
     for scalar in s.unicodeScalars {
       switch scalar {
@@ -105,12 +105,12 @@ public enum JSONValue: Hashable, Sendable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
   ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
-  public init(stringLiteral value: String) { self = .string(value) }
-  public init(integerLiteral value: Int64) { self = .int(value) }
-  public init(booleanLiteral value: Bool) { self = .bool(value) }
-  public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+  package init(stringLiteral value: String) { self = .string(value) }
+  package init(integerLiteral value: Int64) { self = .int(value) }
+  package init(booleanLiteral value: Bool) { self = .bool(value) }
+  package init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+  package init(dictionaryLiteral elements: (String, JSONValue)...) {
     self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
   }
-  public init(nilLiteral: ()) { self = .null }
+  package init(nilLiteral: ()) { self = .null }
 }

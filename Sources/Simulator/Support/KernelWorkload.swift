@@ -5,7 +5,7 @@
 /// It exists to prove determinism: the same seed must give the same trace hash in every run and
 /// every process (the test suite runs it in-process and through `sim-cli selftest`), and
 /// different seeds must give different hashes.
-public enum KernelWorkload {
+package enum KernelWorkload {
   enum Event {
     case send(from: NodeID, to: NodeID, message: Int64)
     case deliver(Transmission, message: Int64, duplicate: Bool)
@@ -20,7 +20,7 @@ public enum KernelWorkload {
   static let jumpKind = TraceKind(code: 5, name: "clock-jump", fields: ("by", "clock", "-"))
 
   /// Runs the workload until `messages` messages have been sent and everything has settled.
-  public static func run(seed: UInt64, nodes: Int = 4, messages: Int = 2_000, mode: TraceRecorder.Mode = .hashOnly) -> TraceRecorder {
+  package static func run(seed: UInt64, nodes: Int = 4, messages: Int = 2_000, mode: TraceRecorder.Mode = .hashOnly) -> TraceRecorder {
     var setup = SimRandom(seed: seed, stream: "setup")
     var network = Network(conditions: NetworkConditions(
       latency: .exponential(minimum: .milliseconds(5), mean: .milliseconds(80)),

@@ -1,10 +1,10 @@
 /// "Did you mean …?" for every user-facing error: the closest candidate within a small edit
 /// distance. Deterministic: ties go to the first candidate in the order given.
-public enum Suggestion {
+package enum Suggestion {
   /// The candidate nearest to `word` (case-insensitive optimal-string-alignment distance) if it
   /// is a plausible typo — distance ≤ 1 for short words, ≤ 2 otherwise — or else the only
   /// candidate that `word` (two or more characters) is a prefix of.
-  public static func closest(to word: String, in candidates: [String]) -> String? {
+  package static func closest(to word: String, in candidates: [String]) -> String? {
     let w = Array(word.lowercased())
     var best: (String, Int)?
     for candidate in candidates {
@@ -20,7 +20,7 @@ public enum Suggestion {
   }
 
   /// Optimal-string-alignment distance: insertions, deletions, substitutions, adjacent swaps.
-  public static func distance(_ a: [Character], _ b: [Character]) -> Int {
+  package static func distance(_ a: [Character], _ b: [Character]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var previous2 = [Int](repeating: 0, count: b.count + 1)

@@ -9,7 +9,7 @@
 ///     h.combine("phone")
 ///     print(h.hexDigest)   // 16 lowercase hex digits
 @frozen
-public struct StableHasher: Sendable, Hashable {
+@_spi(Kernel) public struct StableHasher: Sendable, Hashable {
   public static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
   public static let prime: UInt64 = 0x0000_0100_0000_01b3
 

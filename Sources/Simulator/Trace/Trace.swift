@@ -2,7 +2,7 @@
 /// integer fields for export.
 ///
 ///     static let send = TraceKind(code: 3, name: "send", fields: ("msg", "to", "bytes"))
-public struct TraceKind: Sendable, Hashable {
+@_spi(Kernel) public struct TraceKind: Sendable, Hashable {
   public let code: UInt16
   public let name: StaticString
   public let fieldNames: (StaticString, StaticString, StaticString)
@@ -19,7 +19,7 @@ public struct TraceKind: Sendable, Hashable {
 
 /// One compact trace record: what happened, when, where, and three integers. `detail` is an
 /// optional short text for people (a record id, a field name); it is hashed too.
-public struct TraceRecord: Sendable {
+@_spi(Kernel) public struct TraceRecord: Sendable {
   public var time: VirtualTime
   public var kind: TraceKind
   public var node: Int32
@@ -47,7 +47,7 @@ public struct TraceRecord: Sendable {
 ///
 /// In ``Mode/hashOnly`` (fuzzing) nothing is kept but the hash and the count; in ``Mode/full``
 /// the records are kept for export as JSON Lines.
-public struct TraceRecorder: Sendable {
+@_spi(Kernel) public struct TraceRecorder: Sendable {
   public enum Mode: Sendable { case hashOnly, full }
 
   public let mode: Mode

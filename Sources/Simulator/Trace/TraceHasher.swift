@@ -14,7 +14,7 @@
 /// (``StableHasher``, byte-wise FNV-1a, stays what names random streams: changing it would
 /// change every draw.)
 @frozen
-public struct TraceHasher: Sendable, Hashable {
+@_spi(Kernel) public struct TraceHasher: Sendable, Hashable {
   @usableFromInline var state: UInt64
 
   @inlinable

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Header statements: `scenario about devices policy seed latency loss duplicate clock retention
 /// autosync push deployed`.

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The header statements and the schema: what every timeline line is checked against.
 struct DeclarationParser: ScenarioParsePart {

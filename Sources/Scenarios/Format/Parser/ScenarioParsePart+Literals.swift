@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// A problem found while reading one word: a message and a scalar offset in the line.
 struct _WordError: Error {

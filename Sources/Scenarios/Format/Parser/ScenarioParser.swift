@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// Reads scenario files (`docs/scenario-format.md`). The whole file is checked before anything
 /// runs, and every problem is reported at once, sorted by line then column.

@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `at TIME ACTION` lines, standalone `settle`, and unknown statements.
 extension TimelineParser {

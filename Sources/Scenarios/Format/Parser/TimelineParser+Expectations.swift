@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// `expect ...` lines, judged after settle.
 extension TimelineParser {

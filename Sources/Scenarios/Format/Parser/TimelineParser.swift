@@ -1,5 +1,5 @@
 import Replica
-import Simulator
+@_spi(Kernel) import Simulator
 
 /// The timeline, the records it creates and the expectations, checked against the
 /// declarations.
