@@ -8,7 +8,7 @@ import Testing
 ///     let report = ScenarioRunner.run(try Scenario.load("two-device-acceptance")).report
 ///     expectNoViolations(report)
 ///
-/// Pass `customPolicy` when the run used your own ``SyncPolicy``, so the message says how to
+/// Pass `customPolicy` when the run used your own `SyncPolicy`, so the message says how to
 /// replay it. Returns whether the report had no violations.
 @discardableResult
 public func expectNoViolations(
@@ -56,7 +56,11 @@ public func expectNoViolations(
 ///   - policy: a preset and overrides (`"field-lww-hlc delete=hard"`); with `customPolicy`, the
 ///     preset written into the generated scenarios.
 ///   - customPolicy: your own policy, fuzzed instead of the preset.
+///   - seeds: the seeds to run, each its own workload and fault profile.
+///   - shape: what the workloads look like (devices, schema, intents per seed).
+///   - jobs: parallel workers; the outcome is the same for any number.
 ///   - stopAtFirstFailure: stop at the first failing seed (the default keeps tests fast).
+///   - sourceLocation: where the issue is recorded (the caller, by default).
 /// - Returns: the summary, or nil when `policy` does not parse.
 @discardableResult
 public func expectFuzzPasses(

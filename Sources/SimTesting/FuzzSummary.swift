@@ -41,6 +41,12 @@ public struct FuzzSummary: Sendable {
 ///     if let shrunk = summary.shrunk { print(shrunk.text) }
 ///
 /// - Parameters:
+///   - policy: a preset and overrides; with `customPolicy`, the preset written into the generated
+///     scenarios.
+///   - customPolicy: your own policy, fuzzed instead of the preset.
+///   - seeds: the seeds to run, each its own workload and fault profile.
+///   - shape: what the workloads look like (devices, schema, intents per seed).
+///   - jobs: parallel workers; the summary is the same for any number.
 ///   - stopAtFirstFailure: stop after the first failing seed (in seed order), to keep tests fast.
 ///   - shrinkRuns: the most runs the shrinker may spend on the first failure.
 /// - Complexity: one simulated run per seed, plus up to `shrinkRuns` runs for the first failure.

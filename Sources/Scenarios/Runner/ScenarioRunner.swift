@@ -31,7 +31,7 @@ public enum ScenarioRunner {
   }
 
   /// Runs `file`, optionally with another seed or policy. `recordObservations` keeps the raw
-  /// record of the run (``WorldFacts/observations``) for an independent checker.
+  /// record of the run (`WorldFacts.observations`) for an independent checker.
   public static func run(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, keepEvents: Bool = false, recordObservations: Bool = false) -> Result {
     run(prepare(file), seed: seed, policy: policy, customPolicy: customPolicy, keepEvents: keepEvents, recordObservations: recordObservations)
   }
