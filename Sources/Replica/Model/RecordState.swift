@@ -4,10 +4,14 @@ public typealias FieldMask = UInt64
 /// One stored field value with its provenance (the intent that wrote it; 0 = the schema default)
 /// and the policy's stamp.
 public struct FieldValue: Hashable, Sendable {
+  /// The stored value: `.null` when the field is absent, text with the intent of every character.
   public var value: Value
+  /// The intent that wrote the value; 0 when it is the schema default.
   public var writer: IntentID
+  /// The policy's stamp of the write (``Stamp/origin`` for the schema default).
   public var stamp: Stamp
 
+  /// A field value written by `writer` and stamped `stamp`.
   @inlinable
   public init(value: Value, writer: IntentID, stamp: Stamp) {
     self.value = value
@@ -19,7 +23,9 @@ public struct FieldValue: Hashable, Sendable {
 /// A record as a device or the server holds it: fields with provenance, the creating intent, a
 /// deletion marker, and the server's change tag for the version it is based on.
 public struct RecordState: Hashable, Sendable {
+  /// The record's key: its index in the world's record table, the same on every device.
   public var key: RecordKey
+  /// The record's type, as an index into ``Schema/types``.
   public var type: Int32
   /// The intent that created the record.
   public var creator: IntentID
@@ -32,12 +38,15 @@ public struct RecordState: Hashable, Sendable {
   public var stamp: Stamp
   /// The delete intent, or 0 while the record is live.
   public var deletedBy: IntentID
+  /// The policy's stamp of the delete; ``Stamp/origin`` while the record is live.
   public var deleteStamp: Stamp
   /// The server version this copy is based on (0: never on the server).
   public var changeTag: Int64
   /// The writes this copy has incorporated, per device (policy metadata).
   public var versions: VersionVector
 
+  /// A live copy with the given fields: not deleted, never on the server (change tag 0) and with
+  /// an empty version vector.
   public init(key: RecordKey, type: Int32, creator: IntentID, creatorDevice: Int32, fields: [FieldValue], stamp: Stamp) {
     self.key = key
     self.type = type
@@ -51,6 +60,7 @@ public struct RecordState: Hashable, Sendable {
     self.versions = VersionVector()
   }
 
+  /// Whether this copy is a deletion (a tombstone, or a hard-delete marker): ``deletedBy`` is not 0.
   @inlinable public var isDeleted: Bool { deletedBy != 0 }
 
   /// Every intent whose effect this copy carries: the creator, every field writer, every text

@@ -7,10 +7,12 @@ public struct Stamp: Hashable, Sendable {
   public var clock: Int64
   /// Hybrid logical clock: physical part (nanoseconds) and logical counter.
   public var hlcWall: Int64
+  /// The hybrid logical clock's logical counter: orders stamps whose ``hlcWall`` is equal.
   public var hlcLogical: Int32
   /// The writer's rank among device names (sorted), used only to break ties.
   public var device: Int32
 
+  /// A stamp from its parts; devices stamp their own writes, policies only compare stamps.
   @inlinable
   public init(clock: Int64, hlcWall: Int64, hlcLogical: Int32, device: Int32) {
     self.clock = clock

@@ -2,8 +2,11 @@
 /// intent's inserted string. Ids never repeat, so an append applied twice cannot hide.
 @frozen
 public struct AtomID: Hashable, Comparable, Sendable {
+  /// The intent that inserted the character (0: the schema default's text).
   public var intent: IntentID
+  /// The character's position, from 0 in Unicode scalars, in the string that intent inserted.
   public var offset: Int32
+  /// The id of character `offset` of the text `intent` inserted.
   @inlinable public init(intent: IntentID, offset: Int32) {
     self.intent = intent
     self.offset = offset
@@ -16,12 +19,16 @@ public struct AtomID: Hashable, Comparable, Sendable {
 /// One character with its provenance and its place in the sequence (RGA: inserted after
 /// `parent`, `nil` = at the start).
 public struct TextAtom: Hashable, Sendable {
+  /// Which intent inserted the character, and where in its string.
   public var id: AtomID
+  /// The character itself: one Unicode scalar.
   public var scalar: Unicode.Scalar
+  /// The character it was inserted after; `nil` when it was inserted at the start of the text.
   public var parent: AtomID?
   /// The intent that removed it, or 0 while it is visible.
   public var deletedBy: IntentID
 
+  /// Whether the character is shown: no intent has removed it.
   @inlinable public var isVisible: Bool { deletedBy == 0 }
 }
 
@@ -37,8 +44,11 @@ public struct TextAtom: Hashable, Sendable {
 public struct TextValue: Hashable, Sendable, CustomStringConvertible {
   public private(set) var atoms: [TextAtom] = []
 
+  /// An empty text.
   public init() {}
 
+  /// A text holding `text`, every character inserted by `intent` (0: written by no intent, as a
+  /// schema default is).
   public init(_ text: String, by intent: IntentID) {
     append(text, by: intent)
   }

@@ -3,9 +3,14 @@
 /// write the deleting device had not seen (it beats the delete) from one it had (it does not).
 /// The oracle never reads it.
 public struct VersionVector: Hashable, Sendable {
+  /// One device's newest incorporated write: the hybrid-logical-clock part of its stamp, ordered
+  /// by `wall`, then `logical`.
   public struct Entry: Hashable, Sendable, Comparable {
+    /// The stamp's ``Stamp/hlcWall`` (nanoseconds).
     public var wall: Int64
+    /// The stamp's ``Stamp/hlcLogical``.
     public var logical: Int32
+    /// Older than every write: the entry of a device none of whose writes was incorporated.
     public static let zero = Entry(wall: .min, logical: 0)
     public static func < (a: Entry, b: Entry) -> Bool { (a.wall, a.logical) < (b.wall, b.logical) }
   }
@@ -13,10 +18,15 @@ public struct VersionVector: Hashable, Sendable {
   /// nil while empty: most policies never fill it, and copying nil costs no reference count.
   var _storage: [Entry]?
 
+  /// An empty vector: no write incorporated.
   public init() {}
 
+  /// One entry per device rank, from rank 0 up to the highest rank noted; empty while nothing was
+  /// noted.
   public var entries: [Entry] { _storage ?? [] }
 
+  /// The newest incorporated write of the device with rank `rank`, or ``Entry/zero`` when there is
+  /// none (any rank, even negative or out of range, may be asked).
   public subscript(rank: Int32) -> Entry {
     guard let s = _storage, rank >= 0, Int(rank) < s.count else { return .zero }
     return s[Int(rank)]

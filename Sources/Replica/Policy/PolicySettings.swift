@@ -4,38 +4,72 @@
 /// `PolicySettings`; a policy spec (`field-lww-hlc delete=tombstone retention=30d`) is a preset
 /// plus overrides.
 public struct PolicySettings: Hashable, Sendable {
+  /// The `granularity` axis: the conflict unit is the whole record, or each field on its own.
   public enum Granularity: String, CaseIterable, Sendable { case record, field }
+  /// The `winner` axis: of two concurrent saves, the later arrival at the server wins, or the
+  /// higher device clock, or the higher hybrid logical clock.
   public enum Winner: String, CaseIterable, Sendable { case arrival, clock, hlc }
+  /// The `save` axis, CloudKit's save policies: overwrite all keys, only the changed keys, or
+  /// reject a save based on a stale change tag (`if-unchanged`) so that the device merges.
   public enum Save: String, CaseIterable, Sendable {
     case allKeys = "all-keys", changedKeys = "changed-keys", ifUnchanged = "if-unchanged"
   }
+  /// The `delete` axis: the server forgets a deleted record (`hard`) or keeps a tombstone for the
+  /// retention window.
   public enum Delete: String, CaseIterable, Sendable { case hard, tombstone }
+  /// The `refetch` axis: after "token expired", a device deletes the local rows the full refetch
+  /// did not return (`diff`) or keeps them (`naive`, which leaves zombies).
   public enum Refetch: String, CaseIterable, Sendable { case diff, naive }
+  /// The `conflict` axis: a delete beats a concurrent update (`delete-wins`), or the update revives
+  /// the record (`update-wins`).
   public enum Conflict: String, CaseIterable, Sendable {
     case deleteWins = "delete-wins", updateWins = "update-wins"
   }
+  /// The `text` axis: a text field is one value the winner replaces (`whole`), or concurrent edits
+  /// are merged character-wise (`merge`).
   public enum Text: String, CaseIterable, Sendable { case whole, merge }
+  /// The `outbox` axis: pending changes are saved with the local store (`durable`) or live in
+  /// memory and die with the app (`memory`).
   public enum Outbox: String, CaseIterable, Sendable { case durable, memory }
+  /// The `unit` axis: an outbox entry is cleared once the server acknowledged it (`resumable`), or
+  /// as soon as its batch is sent (`mark-first`), so a cut-off batch is lost.
   public enum Unit: String, CaseIterable, Sendable {
     case resumable, markFirst = "mark-first"
   }
+  /// The `token` axis: the change token is saved after the fetched records are applied
+  /// (`after-apply`), or before (`before-apply`), so a kill in between skips them.
   public enum Token: String, CaseIterable, Sendable {
     case afterApply = "after-apply", beforeApply = "before-apply"
   }
 
+  /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
+  /// Which of two concurrent saves wins; default `hlc`.
   public var winner: Winner = .hlc
+  /// How much of a device's copy a save overwrites; default `changed-keys`.
   public var save: Save = .changedKeys
+  /// What the server keeps of a deletion; default `tombstone`.
   public var delete: Delete = .tombstone
+  /// How long the server keeps tombstones and the change log before purging them; a device whose
+  /// token is older must refetch everything. Default 30 days; a scenario's `retention` line wins.
   public var retention: SimDuration = .days(30)
+  /// What a device does after "token expired"; default `diff`.
   public var refetch: Refetch = .diff
+  /// Which of a delete and a concurrent update wins; default `delete-wins`.
   public var conflict: Conflict = .deleteWins
+  /// How text fields merge; default `whole`.
   public var text: Text = .whole
+  /// Where pending changes live; default `durable`.
   public var outbox: Outbox = .durable
+  /// When an outbox entry is cleared; default `resumable`.
   public var unit: Unit = .resumable
+  /// When the change token is saved; default `after-apply`.
   public var token: Token = .afterApply
+  /// Records per push request, from 1 to 10,000; default 100.
   public var batch: Int = 100
 
+  /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
+  /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100.
   public init() {}
 
   /// The settings as `key=value` pairs in the order of `policies.md`.

@@ -2,8 +2,11 @@
 
 /// A parsed policy spec: a preset plus overrides, e.g. `field-lww-hlc delete=tombstone retention=30d`.
 public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
+  /// The preset's name, e.g. `field-lww-hlc`.
   public var preset: String
+  /// The `key=value` overrides in the order written; each key at most once.
   public var overrides: [(key: String, value: String)]
+  /// The axes in force: the preset's settings with the overrides applied.
   public var settings: PolicySettings
 
   public static func == (a: PolicySpec, b: PolicySpec) -> Bool {
@@ -19,11 +22,14 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
 
   /// Why a spec did not parse; `offset` is the 0-based character offset of the bad word.
   public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong, naming the bad word and listing the valid presets, keys or values.
     public var message: String
+    /// The 0-based character offset of the bad word in the spec text.
     public var offset: Int
     public var description: String { message }
   }
 
+  /// The override keys a spec accepts, in the order of `policies.md`.
   public static let keys = [
     "granularity", "winner", "save", "delete", "retention", "refetch", "conflict", "text", "outbox", "unit", "token", "batch",
   ]

@@ -2,11 +2,15 @@
 
 /// A named policy: what it models and what it is known to lose (`policies.md`).
 public struct PolicyPreset: Sendable {
+  /// The preset's name, as specs and `sim-cli policies` write it (`cloudkit-default`).
   public var name: String
+  /// The stack or design the preset models, in a phrase.
   public var models: String
+  /// What the oracle is known to find under the preset, in a phrase.
   public var knownToLose: String
   /// A planted bug: a preset that exists so that the oracle is tested on it.
   public var plantedBug: Bool
+  /// The preset's axes.
   public var settings: PolicySettings
 }
 
@@ -79,6 +83,7 @@ extension PolicyPreset {
       },
   ]
 
+  /// The preset called `name`, or nil when there is none.
   public static func named(_ name: String) -> PolicyPreset? { all.first { $0.name == name } }
 
   static func preset(_ name: String, models: String, loses: String, planted: Bool = false, _ configure: (inout PolicySettings) -> Void) -> PolicyPreset {

@@ -2,9 +2,12 @@
 
 /// The policy every preset is: the decisions of `policies.md`, driven by ``PolicySettings``.
 public struct StandardPolicy: SyncPolicy {
+  /// How reports name the policy: the preset's name, or a spec's canonical spelling.
   public var name: String
+  /// The axes every decision and mechanic follows.
   public var settings: PolicySettings
 
+  /// A policy called `name` following `settings`, for combinations of axes no spec can name.
   public init(name: String, settings: PolicySettings) {
     self.name = name
     self.settings = settings
@@ -39,6 +42,10 @@ public struct StandardPolicy: SyncPolicy {
 
   // MARK: Server
 
+  /// Decides a save by the axes: a deleted record refuses it (unless the delete was `hard`, or
+  /// `update-wins` and the save carries writes the deleter had not seen); `if-unchanged` stores only
+  /// a save based on the current change tag; otherwise the `save` keys are merged by `granularity`
+  /// and `winner`.
   public func serverSave(_ write: RecordWrite, current: RecordState?, context: MergeContext) -> SaveDecision {
     var incoming = write.record
     incoming.deletedBy = 0
@@ -88,6 +95,8 @@ public struct StandardPolicy: SyncPolicy {
     return .store(result)
   }
 
+  /// Keeps the record (returns it) only under `update-wins` when the live version has writes the
+  /// deleting device had not seen; otherwise returns nil and the delete goes ahead.
   public func serverDelete(_ write: RecordWrite, current: RecordState, context: MergeContext) -> RecordState? {
     // update-wins: a live version with writes newer than the delete survives it.
     if settings.conflict == .updateWins, current.versions.hasUnseenWrites(comparedTo: write.record.versions) { return current }
@@ -112,6 +121,9 @@ public struct StandardPolicy: SyncPolicy {
 
   // MARK: Device
 
+  /// Takes the server's version, except that fields with pending local changes keep their local
+  /// values (every field under `record` granularity or `all-keys`), and a pending delete or a
+  /// pending save over a deletion stays local until the server decides; `text=merge` merges text.
   public func deviceApply(remote: RecordState, local: RecordState?, pending: FieldMask?, context: MergeContext) -> RecordState {
     guard let pending, let local else { return remote }
     if local.isDeleted { return local }  // a pending delete: the server will decide
@@ -135,6 +147,9 @@ public struct StandardPolicy: SyncPolicy {
     return result
   }
 
+  /// Merges an `if-unchanged` conflict field by field against the ancestor: a field only this
+  /// device changed keeps its value, one both changed goes to the `winner` (merged under
+  /// `text=merge`), every other field comes from the server.
   public func resolveConflict(client: RecordState, server: RecordState, ancestor: RecordState?, context: MergeContext) -> RecordState {
     var result = server
     for i in client.fields.indices {

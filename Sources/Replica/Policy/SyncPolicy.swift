@@ -2,7 +2,9 @@
 
 /// What a policy's merge decisions may look at besides the records: the schema.
 public struct MergeContext: Sendable {
+  /// The run's schema: types, fields, and which fields are `mutable`.
   public var schema: Schema
+  /// A context for a run on `schema`.
   public init(schema: Schema) { self.schema = schema }
 }
 
@@ -66,10 +68,13 @@ public protocol SyncPolicy: Sendable {
 }
 
 extension SyncPolicy {
+  /// By default, versions are tracked only under `conflict=update-wins`.
   public var tracksVersions: Bool { settings.conflict == .updateWins }
 
+  /// By default a delete always goes ahead: returns nil.
   public func serverDelete(_ write: RecordWrite, current: RecordState, context: MergeContext) -> RecordState? { nil }
 
+  /// By default the server's version wins whole: the device's conflicting changes are dropped.
   public func resolveConflict(client: RecordState, server: RecordState, ancestor: RecordState?, context: MergeContext) -> RecordState {
     server
   }

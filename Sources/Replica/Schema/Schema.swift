@@ -24,7 +24,9 @@ public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
 
 /// One field of a record type.
 public struct FieldSpec: Hashable, Sendable {
+  /// The field's name, as scenario files write it (`title`).
   public var name: String
+  /// What the field holds: `string`, `text`, `int`, `bool`, `date` or `ref TYPE`.
   public var kind: FieldKind
   /// `?` in the scenario: the field may be absent.
   public var optional: Bool
@@ -35,6 +37,8 @@ public struct FieldSpec: Hashable, Sendable {
   /// A unique constraint (not CloudKit-safe).
   public var unique: Bool
 
+  /// A field; by default required, without a default value, not `mutable` and not `unique`.
+  /// A required field without a default is not CloudKit-safe (``Schema/safetyFindings()``).
   public init(name: String, kind: FieldKind, optional: Bool = false, defaultValue: Value? = nil, mutable: Bool = false, unique: Bool = false) {
     self.name = name
     self.kind = kind
@@ -56,32 +60,44 @@ public struct FieldSpec: Hashable, Sendable {
 
 /// A record type: plain (mutable records) or `append-only` (events: created once, never updated).
 public struct RecordType: Hashable, Sendable {
+  /// The type's name, as scenario files write it (`Note`).
   public var name: String
+  /// Whether the type's records are events (`append-only`): created once, never updated, each
+  /// expected on every device.
   public var appendOnly: Bool
+  /// The type's fields in declaration order; a field's index here is its index in
+  /// ``RecordState/fields`` and its bit in a ``FieldMask`` (so at most 64).
   public var fields: [FieldSpec]
 
+  /// A record type; plain (its records can be updated) unless `appendOnly`.
   public init(name: String, appendOnly: Bool = false, fields: [FieldSpec]) {
     self.name = name
     self.appendOnly = appendOnly
     self.fields = fields
   }
 
+  /// The index of the field called `name`, or nil when the type has none.
   public func fieldIndex(named name: String) -> Int? { fields.firstIndex { $0.name == name } }
 }
 
 /// The schema shared by every device and the server.
 public struct Schema: Hashable, Sendable {
+  /// The record types in declaration order; a type's index here is ``RecordState/type``.
   public var types: [RecordType]
   /// Types deployed to the production schema; `nil` means all.
   public var deployed: [String]?
 
+  /// A schema of `types`; `deployed` lists the types deployed to production (nil: all of them).
   public init(types: [RecordType], deployed: [String]? = nil) {
     self.types = types
     self.deployed = deployed
   }
 
+  /// The index of the type called `name`, or nil when the schema has none.
   public func typeIndex(named name: String) -> Int? { types.firstIndex { $0.name == name } }
 
+  /// Whether the type at `typeIndex` is deployed to the production schema (always, when
+  /// ``deployed`` is nil).
   public func isDeployed(_ typeIndex: Int) -> Bool {
     deployed.map { $0.contains(types[typeIndex].name) } ?? true
   }
@@ -90,15 +106,20 @@ public struct Schema: Hashable, Sendable {
 /// A way a schema is not CloudKit-safe, found statically: such a type's records are rejected at
 /// upload time and strand on the device that made them.
 public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
+  /// Which rule a type breaks; the raw value is its kebab-case name (`required-without-default`).
   public enum Problem: String, Hashable, Sendable {
     case requiredWithoutDefault = "required-without-default"
     case uniqueConstraint = "unique-constraint"
     case requiredReference = "required-reference"
     case notDeployed = "not-deployed"
   }
+  /// The name of the type whose records will not upload.
   public var type: String
+  /// The field at fault; nil when the whole type is (`not-deployed`).
   public var field: String?
+  /// Which rule is broken.
   public var problem: Problem
+  /// One sentence naming the problem, its consequence and the fix (how to rewrite the field line).
   public var message: String
   public var description: String { message }
 }

@@ -4,6 +4,8 @@ public struct RecordWrite: Hashable, Sendable {
   public var record: RecordState
   /// The fields this device changed since its base version.
   public var changed: FieldMask
+  /// Whether this is a delete rather than a save; the copy then carries the delete intent in
+  /// ``RecordState/deletedBy``.
   public var isDelete: Bool
   /// The change tag of the server version the device based the change on.
   public var baseTag: Int64

@@ -11,10 +11,12 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
   public var source: String
   /// 1-based line and column; the column counts `Character`s of the line as written.
   public var location: SourceLocation
+  /// What is wrong, in one sentence, with a "did you mean" suggestion where one is obvious.
   public var message: String
   /// The offending line as written (tabs kept, no line ending).
   public var lineText: String
 
+  /// A diagnostic at `location` in `source`; `lineText` is that line as written, for the caret.
   public init(source: String, location: SourceLocation, message: String, lineText: String) {
     self.source = source
     self.location = location
@@ -63,6 +65,8 @@ public struct ScenarioErrors: Error, Hashable, Sendable, CustomStringConvertible
   /// How many more problems were found beyond ``limit`` (not shown).
   public var omitted: Int
 
+  /// The problems found in `source`, given already sorted by line then column; `omitted` counts
+  /// those beyond ``limit`` that were not kept.
   public init(diagnostics: [Diagnostic], source: String, omitted: Int = 0) {
     self.diagnostics = diagnostics
     self.source = source

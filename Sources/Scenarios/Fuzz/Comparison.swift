@@ -6,13 +6,18 @@ import Replica
 public struct Comparison: Sendable {
   /// One policy on one scenario (or on the fuzz workload) over the seeds.
   public struct Cell: Sendable {
+    /// The policy, as its spec's canonical spelling.
     public var policy: String
+    /// The subject's name (``Subject/name``).
     public var scenario: String
+    /// How many seeds were run.
     public var seeds: Int
+    /// How many of those seeds reported at least one violation.
     public var failingSeeds: Int
     /// Summed over the seeds, in `AnomalyKind.allCases` order.
     public var counts: [Int]
 
+    /// Failing seeds as a percentage of the seeds run, from 0 to 100 (0 when none ran).
     public var failingPercent: Double { seeds == 0 ? 0 : Double(failingSeeds) * 100 / Double(seeds) }
   }
 
@@ -22,6 +27,8 @@ public struct Comparison: Sendable {
     case scenario(ScenarioFile)
     case workload(WorkloadShape)
 
+    /// How the comparison names the subject: the scenario's name, or `fuzz:` and the workload's
+    /// base scenario name (`fuzz:default` for the built-in shape).
     public var name: String {
       switch self {
       case .scenario(let f): f.name
@@ -30,11 +37,17 @@ public struct Comparison: Sendable {
     }
   }
 
+  /// The policies to compare.
   public var policies: [PolicySpec]
+  /// The scenarios and workloads each policy runs on.
   public var subjects: [Subject]
+  /// The seeds every pair runs, bounds included: a scenario's own timeline with each seed's draws,
+  /// or one generated workload per seed.
   public var seeds: ClosedRange<UInt64>
+  /// Worker threads, at least 1; the cells do not depend on it.
   public var jobs: Int
 
+  /// A comparison of every policy on every subject over `seeds`; `jobs` below 1 counts as 1.
   public init(policies: [PolicySpec], subjects: [Subject], seeds: ClosedRange<UInt64>, jobs: Int = 1) {
     self.policies = policies
     self.subjects = subjects

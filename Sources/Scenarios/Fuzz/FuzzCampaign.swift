@@ -5,12 +5,16 @@ import Replica
 /// The seeds a campaign runs: a range, optionally one shard of it (`seed mod N == K-1`), minus
 /// the seeds already done (resume).
 public struct SeedPlan: Sendable {
+  /// The first seed of the range.
   public var lower: UInt64
+  /// The last seed of the range, included; `UInt64.max` means no end (``count`` is then nil).
   public var upper: UInt64
   /// `(k, n)`: run only seeds with `seed % n == k - 1`.
   public var shard: (k: UInt64, n: UInt64)?
+  /// Seeds to leave out, such as those already in the output file of a resumed campaign.
   public var skip: Set<UInt64>
 
+  /// A plan for `lower...upper`, optionally only shard `k` of `n` (`k` from 1 to `n`), minus `skip`.
   public init(lower: UInt64, upper: UInt64, shard: (k: UInt64, n: UInt64)? = nil, skip: Set<UInt64> = []) {
     self.lower = lower
     self.upper = upper
@@ -18,6 +22,7 @@ public struct SeedPlan: Sendable {
     self.skip = skip
   }
 
+  /// Whether the plan runs `seed`, range aside: it is in the shard (if any) and not skipped.
   public func includes(_ seed: UInt64) -> Bool {
     if let (k, n) = shard, seed % n != k - 1 { return false }
     return !skip.contains(seed)
@@ -44,7 +49,10 @@ public struct SeedPlan: Sendable {
 
 /// One seed's full outcome.
 public struct FuzzOutcome: Sendable {
+  /// The seed's record for `--out`; its ``FuzzRecord/minimized`` is nil until the caller writes
+  /// the shrunk file.
   public var record: FuzzRecord
+  /// The faults the seed ran under.
   public var profile: SwarmProfile
   /// The anomalies of a failing seed (empty when it passed).
   public var violations: [Anomaly]
@@ -55,14 +63,23 @@ public struct FuzzOutcome: Sendable {
 /// Runs many seeds on several threads and hands the outcomes over in seed order, so that a
 /// campaign's output is the same with one job or many.
 public struct FuzzCampaign: Sendable {
+  /// What every seed's workload is shaped by.
   public var shape: WorkloadShape
+  /// The policy the generated scenarios name, and the one every seed runs under unless
+  /// ``customPolicy`` is set.
   public var policy: PolicySpec
+  /// Your own policy to run every seed under instead of `policy`; records then carry its `name`.
+  /// Nil runs `policy`.
   public var customPolicy: (any SyncPolicy)?
+  /// The seeds to run.
   public var seeds: SeedPlan
+  /// Worker threads, at least 1; outcomes come out in seed order whatever the number.
   public var jobs: Int
   /// Shrink every failing seed.
   public var shrink: Bool
 
+  /// A campaign over `seeds`; `jobs` below 1 counts as 1, and failing seeds are shrunk unless
+  /// `shrink` is false.
   public init(shape: WorkloadShape, policy: PolicySpec, customPolicy: (any SyncPolicy)? = nil, seeds: SeedPlan, jobs: Int = 1, shrink: Bool = true) {
     self.shape = shape
     self.policy = policy

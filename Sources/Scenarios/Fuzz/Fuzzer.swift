@@ -7,18 +7,26 @@ import Replica
 ///
 ///     {"counts":{"concurrent-overwrite":0,…},"minimized":null,"policy":"append-only","scenario":"default","seed":1,"traceHash":"…","violations":0}
 public struct FuzzRecord: Hashable, Sendable, Codable {
+  /// The fuzz seed: it draws the workload, the faults and the run's network.
   public var seed: UInt64
+  /// The policy's name: its spec's canonical spelling, or a custom policy's `name`.
   public var policy: String
+  /// The workload shape's name: its base scenario's name, or `default`.
   public var scenario: String
+  /// The run's trace hash, 16 hex digits; the same seed, shape, policy and version give the same.
   public var traceHash: String
+  /// How many anomalies of violation kinds the run reported.
   public var violations: Int
   /// Counts in `AnomalyKind.allCases` order.
   public var counts: [Int]
   /// Path of the shrunk scenario, if one was written.
   public var minimized: String?
 
+  /// Whether the seed found at least one violation.
   public var failed: Bool { violations > 0 }
 
+  /// A record; `counts` are in `AnomalyKind.allCases` order, `minimized` nil when nothing was
+  /// shrunk.
   public init(seed: UInt64, policy: String, scenario: String, traceHash: String, violations: Int, counts: [Int], minimized: String?) {
     self.seed = seed
     self.policy = policy
@@ -78,10 +86,16 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
 
 /// Runs fuzz seeds: generate the seed's workload, run it, judge it.
 public enum Fuzzer {
+  /// Everything one seed produced: its record, the full report, the generated scenario and the
+  /// faults it ran under.
   public struct Case: Sendable {
+    /// The seed's record, as `--out` writes it (``FuzzRecord/minimized`` is nil).
     public var record: FuzzRecord
+    /// The run's full report.
     public var report: RunReport
+    /// The generated scenario, without expectations; `sim-cli run` replays it.
     public var file: ScenarioFile
+    /// The faults the seed ran under.
     public var profile: SwarmProfile
   }
 

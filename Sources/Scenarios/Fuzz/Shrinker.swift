@@ -5,6 +5,7 @@ import Replica
 /// debugging over timeline lines, then devices, faults and values. Every candidate is written
 /// and parsed back before it is run, so the result is exactly what `sim-cli run` replays.
 public enum Shrinker {
+  /// A shrunk scenario: the minimal file, the anomaly kind it keeps, and the runs it took.
   public struct Result: Sendable {
     /// The minimal scenario (its `seed` and `policy` lines reproduce the failure).
     public var file: ScenarioFile

@@ -4,21 +4,44 @@ import Replica
 /// The faults one fuzz seed runs under, drawn per seed (swarm testing: each seed turns some
 /// faults on, hard, and leaves others off). Printed first in every failure report.
 public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
+  /// The devices, in order.
   public var devices: [String]
+  /// The window intents and faults are drawn in, from time zero: 20 s, 2 min, 10 min or 1 h. A
+  /// days-long offline window may end after it.
   public var duration: SimDuration
+  /// One-way message latency: fixed, or uniform between its bounds.
   public var latency: LatencyModel
+  /// The chance that a message is lost: never, or 1 to 10 %.
   public var loss: Probability
+  /// The chance that a message is delivered twice: never, or 1 to 5 %.
   public var duplicate: Probability
+  /// Server push notifications: on, off, or delivered half the time.
   public var push: PushSetting
+  /// The debounce before an automatic sync after a local change (1 s or 200 ms); nil: autosync
+  /// off.
   public var autosync: SimDuration?
+  /// A retention overriding the policy's; nil, as the generator always leaves it, keeps the
+  /// policy's own.
   public var retention: SimDuration?
+  /// Per skewed device: its clock's offset from true time and its drift in parts per million;
+  /// devices not listed have perfect clocks.
   public var skews: [(device: String, skew: SimDuration, driftPPM: Int64)]
+  /// How many short airplane-mode windows (one device each, a second or longer) the timeline has:
+  /// 0 to 6.
   public var offlineWindows: Int
+  /// Whether one device also goes offline for 8 to 26 days: past a week-long retention, within
+  /// the default 30 days.
   public var longOffline: Bool
+  /// How many app kills the timeline has: 0 to 3.
   public var kills: Int
+  /// How many background windows, each with a budget of 50 ms to 10 s: 0 to 3.
   public var backgroundWindows: Int
+  /// How many device clock jumps, each of 1 s to 10 min either way: 0 to 2.
   public var clockJumps: Int
+  /// How many server outages: 0 to 2.
   public var outages: Int
+  /// How many intents were drawn; a draw that makes no sense (an append with no note of the
+  /// device's own) is skipped, so the timeline may have fewer.
   public var intents: Int
 
   public static func == (a: SwarmProfile, b: SwarmProfile) -> Bool { a.description == b.description }

@@ -11,6 +11,8 @@ public struct WorkloadShape: Sendable {
   /// Devices per seed for the default shape (a scenario's device list is used as is).
   public var deviceCounts: ClosedRange<Int>
 
+  /// A shape: `base` supplies the devices and schema (nil: the built-in default), with `intents`
+  /// per seed; `deviceCounts` applies to the default shape only.
   public init(base: ScenarioFile? = nil, intents: Int = 50, deviceCounts: ClosedRange<Int> = 2...5) {
     self.base = base
     self.intents = intents
@@ -22,6 +24,7 @@ public struct WorkloadShape: Sendable {
     WorkloadShape(intents: intents, deviceCounts: devices...devices)
   }
 
+  /// How fuzz records and comparisons name the workload: the base scenario's name, or `default`.
   public var name: String { base?.name ?? "default" }
 
   /// The essay's schema: a Note whose only truly mutable field is the title, its body written

@@ -4,6 +4,9 @@ import Replica
 /// Draws one seed's swarm profile and timeline of intents, as a scenario file — so that every
 /// fuzz case is something `sim-cli run` can replay and the shrinker can cut down.
 public enum WorkloadGenerator {
+  /// Draws seed `seed`'s swarm profile and timeline as a scenario file without expectations,
+  /// whose `policy` and `seed` lines are `policy` and `seed`. Pure: the same arguments give the
+  /// same file.
   public static func generate(seed: UInt64, shape: WorkloadShape, policy: PolicySpec) -> (file: ScenarioFile, profile: SwarmProfile) {
     var faults = SimRandom(seed: seed, stream: "workload-faults")
     var work = SimRandom(seed: seed, stream: "workload-intents")

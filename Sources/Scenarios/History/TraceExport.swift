@@ -12,6 +12,8 @@ import Replica
 ///
 /// The run must have kept its events (`ScenarioRunner.run(…, keepEvents: true)`).
 public enum TraceExport {
+  /// The run's events as JSON Lines, one object per line, each ending in a newline; empty unless
+  /// the run kept its events.
   public static func jsonLines(_ result: ScenarioRunner.Result) -> String {
     let words = Vocabulary(world: result.world, recordNames: result.recordNames)
     var out = ""

@@ -38,8 +38,11 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable {
 
 /// A record, by key, with its name in the scenario.
 public struct RecordRef: Hashable, Sendable, CustomStringConvertible {
+  /// The record's key in the run: its index in the world's record table.
   public var key: RecordKey
+  /// The record's id as the scenario wrote it (`n1`).
   public var name: String
+  /// A reference to record `key`, named `name`.
   public init(key: RecordKey, name: String) {
     self.key = key
     self.name = name
@@ -49,8 +52,11 @@ public struct RecordRef: Hashable, Sendable, CustomStringConvertible {
 
 /// A field of a record's type, by index, with its name.
 public struct FieldRef: Hashable, Sendable, CustomStringConvertible {
+  /// The field's index in its record type's ``RecordType/fields``.
   public var index: Int
+  /// The field's name (`body`).
   public var name: String
+  /// A reference to field `index`, named `name`.
   public init(index: Int, name: String) {
     self.index = index
     self.name = name
@@ -60,15 +66,20 @@ public struct FieldRef: Hashable, Sendable, CustomStringConvertible {
 
 /// An intent, by id (`i7`).
 public struct IntentRef: Hashable, Sendable, CustomStringConvertible {
+  /// The intent's id: 7 for `i7`, numbered from 1 in the order intents happened.
   public var id: IntentID
+  /// A reference to intent `id`, printed `i` and its number.
   public init(_ id: IntentID) { self.id = id }
   public var description: String { Vocabulary.intent(id) }
 }
 
 /// A device, by index, with its name.
 public struct DeviceRef: Hashable, Sendable, CustomStringConvertible {
+  /// The device's index in the scenario's `devices` line, from 0.
   public var index: Int32
+  /// The device's name (`iPad`).
   public var name: String
+  /// A reference to device `index`, named `name`.
   public init(index: Int32, name: String) {
     self.index = index
     self.name = name
@@ -78,17 +89,24 @@ public struct DeviceRef: Hashable, Sendable, CustomStringConvertible {
 
 /// One thing the design lost (or, for informational kinds, decided).
 public struct Anomaly: Hashable, Sendable {
+  /// What was lost or decided (`oracle.md` says how each kind is judged).
   public var kind: AnomalyKind
+  /// The record it concerns; nil for a run that could not settle.
   public var record: RecordRef?
+  /// The field it concerns; nil when it concerns the whole record (a resurrection, a stranded
+  /// record, a dropped event).
   public var field: FieldRef?
   /// The intents involved; the losing one first.
   public var intents: [IntentRef]
+  /// The devices involved: the intents' devices, the losing one first, or where it was observed
+  /// (the device that diverged, the one a record stranded on).
   public var devices: [DeviceRef]
   /// True time of the losing intent (or of the observation).
   public var at: VirtualTime?
   /// One sentence a developer understands without the trace.
   public var explanation: String
 
+  /// An anomaly of `kind`; what is not given is left empty or nil.
   public init(
     kind: AnomalyKind, record: RecordRef?, field: FieldRef? = nil, intents: [IntentRef] = [], devices: [DeviceRef] = [],
     at: VirtualTime? = nil, explanation: String

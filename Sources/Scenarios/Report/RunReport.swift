@@ -3,8 +3,12 @@ import Replica
 
 /// One expectation and whether it held.
 public struct ExpectationResult: Hashable, Sendable {
+  /// The `expect` line's number in the file; 0 for the implied `expect no violations`.
   public var line: Int
+  /// The expectation as written (trimmed, without its comment), or
+  /// `expect no violations (implied)`.
   public var text: String
+  /// Whether it held after settle.
   public var passed: Bool
   /// What was found instead, when it failed.
   public var actual: String?
@@ -12,24 +16,41 @@ public struct ExpectationResult: Hashable, Sendable {
 
 /// Counters of a run.
 public struct RunStats: Hashable, Sendable {
+  /// How many events the simulation loop handled, settle included.
   public var events: Int
+  /// How many messages were sent, dropped ones included.
   public var messages: Int
+  /// The simulated time when the run ended, after settle.
   public var simulatedTime: VirtualTime
+  /// How many intents were made, ignored ones included.
   public var intents: Int
+  /// How many intents had no effect (the record was not on the device, the text to replace was
+  /// not there); they are never judged.
   public var ignoredIntents: Int
 }
 
 /// What a run lost: the report `sim-cli run` prints and tests assert on.
 public struct RunReport: Hashable, Sendable {
+  /// The scenario's name.
   public var scenario: String
   /// The scenario's path or name, as given (for the reproduction command).
   public var source: String
+  /// The policy's name: its spec's canonical spelling, or a custom policy's `name`.
   public var policy: String
+  /// The seed the run used: the file's, unless the caller gave another.
   public var seed: UInt64
+  /// The run's fingerprint, 16 hex digits: the same scenario, seed, policy and version always give
+  /// the same hash (`oracle.md`, *The trace hash*).
   public var traceHash: String
+  /// Whether every device and the server showed the same visible state after settle.
   public var converged: Bool
+  /// Everything the oracle found, violations and informational kinds, sorted by kind in report
+  /// order, then record, field and first intent.
   public var anomalies: [Anomaly]
+  /// Every expectation with its outcome, in file order; the implied `expect no violations` when
+  /// the file has none.
   public var expectations: [ExpectationResult]
+  /// Counters of the run: events, messages, simulated time, intents.
   public var stats: RunStats
   /// Intents that had no effect, with why (`i4 (phone): the record is not on this device`).
   public var ignored: [String]
@@ -47,6 +68,7 @@ public struct RunReport: Hashable, Sendable {
   /// How many anomalies of one kind.
   public func count(_ kind: AnomalyKind) -> Int { countsByKind[kind.ordinal] }
 
+  /// The anomalies of violation kinds, in report order: what fails `expect no violations`.
   public var violations: [Anomaly] { anomalies.filter(\.kind.isViolation) }
   /// Every expectation held.
   public var passed: Bool { expectations.allSatisfy(\.passed) }

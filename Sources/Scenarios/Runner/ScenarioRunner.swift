@@ -13,6 +13,7 @@ public enum ScenarioRunner {
 
   /// A finished run: the report, and the world it judged (for traces and pictures).
   public struct Result: Sendable {
+    /// What the run lost, and whether its expectations held.
     public var report: RunReport
     /// The world after settle: devices, server, intent log, events (for the package's own
     /// tools; a report is what users read).
@@ -23,7 +24,9 @@ public enum ScenarioRunner {
 
   /// A scenario compiled once for many runs: names resolved, actions timed.
   public struct Plan: Sendable {
+    /// The scenario the plan was compiled from.
     public var file: ScenarioFile
+    /// Record ids in the order of their `create` lines; a record's key is its index here.
     public var recordNames: [String]
     var clocks: [DeviceClock]
     var actions: [(time: VirtualTime, action: WorldAction)]

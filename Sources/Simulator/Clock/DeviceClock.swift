@@ -18,6 +18,8 @@
   /// The sum of all jumps so far.
   public private(set) var jumped: SimDuration = .zero
 
+  /// A clock `skew` ahead of true time (behind, if negative) that gains `driftPPM` microseconds
+  /// per true second, with no jumps yet.
   @inlinable
   public init(skew: SimDuration = .zero, driftPPM: Int64 = 0) {
     self.skew = skew

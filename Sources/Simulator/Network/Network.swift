@@ -1,9 +1,13 @@
 /// A node on the simulated network: a device or the server.
 @frozen
 @_spi(Kernel) public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
+  /// The node's number: its position in the order nodes were added, from 0.
   public var rawValue: Int32
+  /// The node numbered `rawValue`.
   @inlinable public init(_ rawValue: Int32) { self.rawValue = rawValue }
+  /// The node at position `index` (truncated to 32 bits).
   @inlinable public init(index: Int) { self.rawValue = Int32(truncatingIfNeeded: index) }
+  /// The node's position, for indexing per-node arrays.
   @inlinable public var index: Int { Int(rawValue) }
   @inlinable public static func < (a: NodeID, b: NodeID) -> Bool { a.rawValue < b.rawValue }
   public var description: String { "node\(rawValue)" }
@@ -11,10 +15,14 @@
 
 /// The faults a network applies to every message.
 @_spi(Kernel) public struct NetworkConditions: Hashable, Sendable {
+  /// How long each copy of a message takes, drawn per copy (so messages reorder).
   public var latency: LatencyModel
+  /// The chance that a message leaving its sender is lost.
   public var loss: Probability
+  /// The chance that a message that was not lost arrives a second time, with its own latency.
   public var duplication: Probability
 
+  /// Conditions; by default a fixed 50 ms latency, no loss and no duplication.
   public init(latency: LatencyModel = .fixed(.milliseconds(50)), loss: Probability = .never, duplication: Probability = .never) {
     self.latency = latency
     self.loss = loss
@@ -40,7 +48,9 @@
 /// asking ``Network/accepts(_:)`` whether the receiver can still take it.
 @frozen
 @_spi(Kernel) public struct Transmission: Hashable, Sendable {
+  /// The sending node.
   public var from: NodeID
+  /// The receiving node.
   public var to: NodeID
   /// When the message arrives; `nil` if it was dropped at once.
   public var arrival: VirtualTime?
@@ -52,6 +62,7 @@
   /// before delivery, the epoch changes and the message is dropped in flight.
   public var receiverEpoch: UInt32
 
+  /// A transmission with every field given; ``Network/send(from:to:at:using:)`` is what makes them.
   @inlinable
   public init(from: NodeID, to: NodeID, arrival: VirtualTime?, duplicateArrival: VirtualTime?, dropped: DropReason?, receiverEpoch: UInt32) {
     self.from = from
@@ -65,13 +76,21 @@
 
 /// Counters of what the network did.
 @_spi(Kernel) public struct NetworkStats: Hashable, Sendable {
+  /// Messages handed to ``Network/send(from:to:at:using:)``, dropped ones included.
   public var sent = 0
+  /// Copies the receiver took (``Network/accepts(_:)`` returned true), duplicates included.
   public var delivered = 0
+  /// Messages the network sent twice.
   public var duplicated = 0
+  /// Messages lost at random (``NetworkConditions/loss``).
   public var lost = 0
+  /// Messages dropped at send because the sender or the receiver was offline.
   public var droppedOffline = 0
+  /// Messages dropped at send because the sender or the receiver was down.
   public var droppedDown = 0
+  /// Copies dropped at delivery: the receiver went offline or down after they were sent.
   public var droppedInFlight = 0
+  /// Every counter at zero.
   public init() {}
 }
 
@@ -90,13 +109,16 @@
 /// A node that is offline sends and receives nothing; messages in flight to it are dropped when
 /// it goes offline, even if it comes back before they would have arrived.
 @_spi(Kernel) public struct Network: Sendable {
+  /// The latency, loss and duplication applied to every message sent from now on.
   public var conditions: NetworkConditions
+  /// What the network has done so far.
   public var stats: NetworkStats { _stats }
   @usableFromInline var _stats = NetworkStats()
   @usableFromInline var _online: [Bool] = []
   @usableFromInline var _up: [Bool] = []
   @usableFromInline var _epoch: [UInt32] = []
 
+  /// A network with no nodes yet, under `conditions`.
   public init(conditions: NetworkConditions = NetworkConditions()) {
     self.conditions = conditions
   }
@@ -109,9 +131,12 @@
     return NodeID(index: _online.count - 1)
   }
 
+  /// How many nodes have been added.
   public var nodeCount: Int { _online.count }
 
+  /// Whether the node is online (airplane mode off); an offline node sends and receives nothing.
   @inlinable public func isOnline(_ node: NodeID) -> Bool { _online[node.index] }
+  /// Whether the node is up (not in an outage); a down node sends and receives nothing.
   @inlinable public func isUp(_ node: NodeID) -> Bool { _up[node.index] }
   /// Online and up: can send and receive.
   @inlinable public func isReachable(_ node: NodeID) -> Bool { _online[node.index] && _up[node.index] }

@@ -22,6 +22,7 @@
   @usableFromInline var _processedCount: Int = 0
   @usableFromInline var _queue: EventQueue<Event>
 
+  /// A loop at time zero with no events; `minimumCapacity` reserves room in the queue.
   @inlinable
   public init(minimumCapacity: Int = 0) {
     _queue = EventQueue(minimumCapacity: minimumCapacity)

@@ -12,9 +12,14 @@
 ///
 /// - Complexity: `insert` and `popMin` are O(log *n*); `min` is O(1).
 @_spi(Kernel) public struct EventQueue<Event> {
+  /// One queued event with its due time and the sequence number that orders it among events at
+  /// the same instant.
   public struct Entry {
+    /// When the event is due.
     public let time: VirtualTime
+    /// The event's insertion number: of two events at one instant, the lower leaves first.
     public let sequence: UInt64
+    /// The event itself, as inserted.
     public let event: Event
 
     @inlinable
@@ -34,14 +39,17 @@
   @usableFromInline var _storage: [Entry] = []
   @usableFromInline var _nextSequence: UInt64 = 0
 
+  /// An empty queue.
   @inlinable
   public init() {}
 
+  /// An empty queue with room for `minimumCapacity` events.
   @inlinable
   public init(minimumCapacity: Int) { _storage.reserveCapacity(minimumCapacity) }
 
   /// The number of events waiting.
   @inlinable public var count: Int { _storage.count }
+  /// Whether no event is waiting.
   @inlinable public var isEmpty: Bool { _storage.isEmpty }
   /// The next event to leave, without removing it.
   @inlinable public var min: Entry? { _storage.first }

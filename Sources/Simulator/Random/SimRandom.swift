@@ -175,7 +175,9 @@
 /// A probability as an exact fraction, so that Bernoulli draws use integers only.
 @frozen
 public struct Probability: Hashable, Sendable, CustomStringConvertible {
+  /// The numerator of the reduced fraction; never above ``denominator``.
   public var numerator: UInt64
+  /// The denominator of the reduced fraction; never 0.
   public var denominator: UInt64
 
   /// `numerator / denominator`, clamped to `[0, 1]` and reduced, so that equal probabilities
@@ -190,7 +192,9 @@ public struct Probability: Hashable, Sendable, CustomStringConvertible {
     self.denominator = denominator / a
   }
 
+  /// Probability 0: the event never happens, and deciding it draws no random number.
   public static let never = Probability(0, outOf: 1)
+  /// Probability 1: the event always happens, and deciding it draws no random number.
   public static let always = Probability(1, outOf: 1)
 
   /// Parses `1%`, `0.5%`, `100%`, `0%` (at most six decimals).
@@ -215,6 +219,7 @@ public struct Probability: Hashable, Sendable, CustomStringConvertible {
     return Probability(numerator, outOf: denominator)
   }
 
+  /// Whether this is probability 0.
   public var isZero: Bool { numerator == 0 }
 
   /// `1%`, `0.5%`.

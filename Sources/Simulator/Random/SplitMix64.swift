@@ -2,11 +2,14 @@
 /// ``SimRandom``, and to derive independent sub-streams.
 @frozen
 @_spi(Kernel) public struct SplitMix64: Sendable {
+  /// The generator's whole state: the seed, advanced by a fixed odd constant with every draw.
   public var state: UInt64
 
+  /// A generator starting from `seed`; the same seed gives the same sequence.
   @inlinable
   public init(seed: UInt64) { state = seed }
 
+  /// The next 64 pseudo-random bits.
   @inlinable
   public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15

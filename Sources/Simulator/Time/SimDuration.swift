@@ -8,19 +8,29 @@
 /// Parsing and printing round-trip: `SimDuration.parse(d.description) == d` for every duration.
 @frozen
 public struct SimDuration: Hashable, Comparable, Sendable {
+  /// The span in nanoseconds; negative for a span backwards (a clock skewed behind true time).
   public var nanoseconds: Int64
 
+  /// A span of `nanoseconds`.
   @inlinable
   public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
+  /// No time at all; prints as `0s`.
   public static let zero = SimDuration(nanoseconds: 0)
 
+  /// `n` nanoseconds.
   @inlinable public static func nanoseconds(_ n: Int64) -> SimDuration { SimDuration(nanoseconds: n) }
+  /// `n` microseconds. The product wraps on overflow instead of trapping (past about 292 years).
   @inlinable public static func microseconds(_ n: Int64) -> SimDuration { SimDuration(nanoseconds: n &* 1_000) }
+  /// `n` milliseconds. The product wraps on overflow instead of trapping (past about 292 years).
   @inlinable public static func milliseconds(_ n: Int64) -> SimDuration { SimDuration(nanoseconds: n &* 1_000_000) }
+  /// `n` seconds. The product wraps on overflow instead of trapping (past about 292 years).
   @inlinable public static func seconds(_ n: Int64) -> SimDuration { SimDuration(nanoseconds: n &* 1_000_000_000) }
+  /// `n` minutes. The product wraps on overflow instead of trapping (past about 292 years).
   @inlinable public static func minutes(_ n: Int64) -> SimDuration { .seconds(n &* 60) }
+  /// `n` hours. The product wraps on overflow instead of trapping (past about 292 years).
   @inlinable public static func hours(_ n: Int64) -> SimDuration { .seconds(n &* 3_600) }
+  /// `n` days. The product wraps on overflow instead of trapping (past about 106,000 days).
   @inlinable public static func days(_ n: Int64) -> SimDuration { .seconds(n &* 86_400) }
 
   @inlinable
@@ -170,8 +180,11 @@ extension SimDuration: CustomStringConvertible {
 extension SimDuration {
   /// Why a duration did not parse. `column` is a 0-based offset into the text given.
   public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong with the text, with the expected form or a suggested unit.
     public var message: String
+    /// Where the problem starts: a 0-based offset in Unicode scalars into the text given.
     public var column: Int
+    /// An error saying `message` about the text at `column`.
     public init(_ message: String, column: Int) {
       self.message = message
       self.column = column

@@ -11,6 +11,7 @@ public struct VirtualTime: Hashable, Comparable, Sendable {
   /// Nanoseconds since the start of the simulation.
   public var nanoseconds: Int64
 
+  /// The instant `nanoseconds` after the simulation started.
   @inlinable
   public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
@@ -30,9 +31,11 @@ public struct VirtualTime: Hashable, Comparable, Sendable {
     VirtualTime(nanoseconds: _saturatingAdd(lhs.nanoseconds, rhs.nanoseconds))
   }
 
+  /// Adds a duration in place, saturating like `+`.
   @inlinable
   public static func += (lhs: inout VirtualTime, rhs: SimDuration) { lhs = lhs + rhs }
 
+  /// Subtracts a duration, saturating at ``distantFuture`` (and at `Int64.min`) instead of trapping.
   @inlinable
   public static func - (lhs: VirtualTime, rhs: SimDuration) -> VirtualTime {
     VirtualTime(nanoseconds: _saturatingAdd(lhs.nanoseconds, rhs.nanoseconds == .min ? .max : -rhs.nanoseconds))

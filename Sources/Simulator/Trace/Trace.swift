@@ -3,10 +3,15 @@
 ///
 ///     static let send = TraceKind(code: 3, name: "send", fields: ("msg", "to", "bytes"))
 @_spi(Kernel) public struct TraceKind: Sendable, Hashable {
+  /// The kind's number, hashed into every record of the kind; kinds with the same code are equal.
   public let code: UInt16
+  /// The kind's name in exports (`send`).
   public let name: StaticString
+  /// Export names of a record's three integers ``TraceRecord/a``, ``TraceRecord/b`` and
+  /// ``TraceRecord/c``; an integer named `-` is left out of exports.
   public let fieldNames: (StaticString, StaticString, StaticString)
 
+  /// A kind with its number, its name, and names for its three integers (default `a`, `b`, `c`).
   public init(code: UInt16, name: StaticString, fields: (StaticString, StaticString, StaticString) = ("a", "b", "c")) {
     self.code = code
     self.name = name
@@ -20,14 +25,22 @@
 /// One compact trace record: what happened, when, where, and three integers. `detail` is an
 /// optional short text for people (a record id, a field name); it is hashed too.
 @_spi(Kernel) public struct TraceRecord: Sendable {
+  /// When it happened, in simulated time.
   public var time: VirtualTime
+  /// What happened.
   public var kind: TraceKind
+  /// Where it happened: a node's number, or -1 for the whole world (a settle round).
   public var node: Int32
+  /// The first integer; its meaning and export name come from the kind's ``TraceKind/fieldNames``.
   public var a: Int64
+  /// The second integer, named by the kind.
   public var b: Int64
+  /// The third integer, named by the kind.
   public var c: Int64
+  /// A short text for people, hashed when present; nil when there is none.
   public var detail: String?
 
+  /// A record; the integers default to 0 and `detail` to nil.
   @inlinable
   public init(time: VirtualTime, kind: TraceKind, node: Int32, a: Int64 = 0, b: Int64 = 0, c: Int64 = 0, detail: String? = nil) {
     self.time = time
@@ -48,16 +61,23 @@
 /// In ``Mode/hashOnly`` (fuzzing) nothing is kept but the hash and the count; in ``Mode/full``
 /// the records are kept for export as JSON Lines.
 @_spi(Kernel) public struct TraceRecorder: Sendable {
+  /// What a recorder keeps besides the hash and the count: nothing (`hashOnly`, for fuzzing), or
+  /// every record (`full`, for export).
   public enum Mode: Sendable { case hashOnly, full }
 
+  /// Whether records are kept; fixed when the recorder is made.
   public let mode: Mode
+  /// The running hash of everything recorded and folded in so far.
   public var hasher: TraceHasher { _hasher }
+  /// How many records were recorded; annotations are not counted.
   public var count: Int { _count }
+  /// The kept records in order, annotations included; empty in hash-only mode.
   public var records: [TraceRecord] { _records }
   @usableFromInline var _hasher = TraceHasher()
   @usableFromInline var _count = 0
   @usableFromInline var _records: [TraceRecord] = []
 
+  /// An empty recorder; hash-only unless `mode` is ``Mode/full``.
   public init(mode: Mode = .hashOnly) { self.mode = mode }
 
   /// Whether records are being kept (callers may skip building `detail` text when not).
@@ -66,6 +86,7 @@
   /// The hash of everything recorded so far, as 16 hex digits.
   public var hash: String { _hasher.hexDigest }
 
+  /// Hashes and counts one record, and keeps it in full mode.
   @inlinable
   public mutating func record(_ r: TraceRecord) {
     _hasher.combine(r.time.nanoseconds)
@@ -85,6 +106,8 @@
     body(&_hasher)
   }
 
+  /// Hashes, counts and (in full mode) keeps a record built from its parts; the integers default
+  /// to 0.
   @inlinable
   public mutating func record(_ kind: TraceKind, at time: VirtualTime, node: Int32, _ a: Int64 = 0, _ b: Int64 = 0, _ c: Int64 = 0, detail: String? = nil) {
     record(TraceRecord(time: time, kind: kind, node: node, a: a, b: b, c: c, detail: detail))

@@ -17,6 +17,7 @@
 @_spi(Kernel) public struct TraceHasher: Sendable, Hashable {
   @usableFromInline var state: UInt64
 
+  /// A hasher in its fixed initial state, the same in every process.
   @inlinable
   public init() { state = 0x243f_6a88_85a3_08d3 }
 
@@ -30,6 +31,7 @@
     return String(repeating: "0", count: 16 - hex.count) + hex
   }
 
+  /// Feeds one 64-bit word.
   @inlinable
   public mutating func combine(_ word: UInt64) {
     var s = (state ^ word) &* 0x9e37_79b9_7f4a_7c15
@@ -37,18 +39,24 @@
     state = s
   }
 
+  /// Feeds `value`'s bit pattern as one word.
   @inlinable
   public mutating func combine(_ value: Int64) { combine(UInt64(bitPattern: value)) }
 
+  /// Feeds `value` as one 64-bit word.
   @inlinable
   public mutating func combine(_ value: Int) { combine(UInt64(bitPattern: Int64(value))) }
 
+  /// Feeds `value`'s 32-bit pattern, zero-extended, as one word.
   @inlinable
   public mutating func combine(_ value: Int32) { combine(UInt64(UInt32(bitPattern: value))) }
 
+  /// Feeds `true` as the word 1 and `false` as the word 2.
   @inlinable
   public mutating func combine(_ value: Bool) { combine(value ? 1 as UInt64 : 2) }
 
+  /// Feeds the string's UTF-8 bytes eight at a time (little-endian, the last word zero-padded),
+  /// then its length in bytes with the top bit set.
   public mutating func combine(_ string: String) {
     var word: UInt64 = 0
     var shift: UInt64 = 0
