@@ -156,8 +156,9 @@ package struct ReferenceCausality: Sendable {
         let d = Int(device)
         if visible {
           if vanished[d].contains(key) {
-            reappearances.append(Reappearance(
-              device: device, record: key, appliedDeletes: appliedDeletes[d][key] ?? [], observation: index))
+            reappearances.append(
+              Reappearance(
+                device: device, record: key, appliedDeletes: appliedDeletes[d][key] ?? [], observation: index))
           }
           everVisible[d].insert(key)
         } else if everVisible[d].contains(key) {

@@ -77,10 +77,10 @@ public func expectFuzzPasses(
     Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
     guard case .fuzzFailed(let summary) = failure else { return nil }
     #if compiler(>=6.2)
-    // With `swift test --attachments-path DIR`, the minimal scenario is saved as a file.
-    if let shrunk = summary.shrunk {
-      Attachment.record(shrunk.text, named: shrunk.file.source, sourceLocation: sourceLocation)
-    }
+      // With `swift test --attachments-path DIR`, the minimal scenario is saved as a file.
+      if let shrunk = summary.shrunk {
+        Attachment.record(shrunk.text, named: shrunk.file.source, sourceLocation: sourceLocation)
+      }
     #endif
     return summary
   }

@@ -104,13 +104,15 @@ extension SimTestFailure {
     let minimal: String?
     if let shrunk = first.shrunk {
       minimal = shrunk.file.source
-      out += "\nminimal scenario (\(shrunk.file.timeline.count) timeline line\(shrunk.file.timeline.count == 1 ? "" : "s"), keeps \(shrunk.kind.rawValue)); save it as \(shrunk.file.source), without the 4-space indent:\n\n"
+      out +=
+        "\nminimal scenario (\(shrunk.file.timeline.count) timeline line\(shrunk.file.timeline.count == 1 ? "" : "s"), keeps \(shrunk.kind.rawValue)); save it as \(shrunk.file.source), without the 4-space indent:\n\n"
       for line in shrunk.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
         out += line.isEmpty ? "\n" : "    \(line)\n"
       }
     } else {
       minimal = nil
-      out += "\n(seed \(seed) could not be shrunk: its written scenario did not fail the same way within the shrink budget; replay the seed instead)\n"
+      out +=
+        "\n(seed \(seed) could not be shrunk: its written scenario did not fail the same way within the shrink budget; replay the seed instead)\n"
     }
 
     out += "\nreproduce:\n"
@@ -119,13 +121,16 @@ extension SimTestFailure {
     var commands: [(command: String, comment: String)] = []
     if let custom = s.customPolicy {
       let type = _typeName(custom)
-      out += "  \(custom.name) is your own policy, which sim-cli cannot load; replay it in Swift (XCTest: XCTAssertNoViolations, XCTAssertFuzzPasses):\n"
+      out +=
+        "  \(custom.name) is your own policy, which sim-cli cannot load; replay it in Swift (XCTest: XCTAssertNoViolations, XCTAssertFuzzPasses):\n"
       if let minimal {
         commands.append(("expectNoViolations(scenario: \(_swiftString(minimal)), customPolicy: \(type)())", "the minimal scenario, once saved"))
       }
-      commands.append((
-        "expectFuzzPasses(policy: \(_swiftString(s.policy.description)), customPolicy: \(type)(), seeds: \(seed)...\(seed))",
-        "the original seed" + (cliShape ? "" : ", with this test's shape")))
+      commands.append(
+        (
+          "expectFuzzPasses(policy: \(_swiftString(s.policy.description)), customPolicy: \(type)(), seeds: \(seed)...\(seed))",
+          "the original seed" + (cliShape ? "" : ", with this test's shape")
+        ))
     } else {
       if let minimal { commands.append(("sim-cli run \(_shellQuote(minimal))", "the minimal scenario, once saved")) }
       if cliShape {
@@ -136,7 +141,8 @@ extension SimTestFailure {
     out += _commands(commands)
     if s.customPolicy == nil && !cliShape {
       let devices = s.shape.base == nil ? " on \(s.shape.deviceCounts.lowerBound)–\(s.shape.deviceCounts.upperBound) devices" : ""
-      out += "  (sim-cli fuzz draws \(defaultShape.intents) intents per seed on \(defaultShape.deviceCounts.lowerBound)–\(defaultShape.deviceCounts.upperBound) devices, this test's shape \(s.shape.intents) intents\(devices); replay the original seed in this test with seeds: \(seed)...\(seed))\n"
+      out +=
+        "  (sim-cli fuzz draws \(defaultShape.intents) intents per seed on \(defaultShape.deviceCounts.lowerBound)–\(defaultShape.deviceCounts.upperBound) devices, this test's shape \(s.shape.intents) intents\(devices); replay the original seed in this test with seeds: \(seed)...\(seed))\n"
     }
     out += "\n" + ViolationAdvice.render(_kinds(first.violations), settings: s.settings, isCustom: s.customPolicy != nil)
     return out
@@ -147,9 +153,11 @@ extension SimTestFailure {
   static func _notLoaded(_ name: String, _ error: Scenario.LoadError) -> String {
     switch error {
     case .invalid:
-      return "scenario \(_swiftString(name)) does not parse:\n\n\(error.description)\n\nfix the lines above; `sim-cli check \(_shellQuote(name))` reports the same diagnostics.\n"
+      return
+        "scenario \(_swiftString(name)) does not parse:\n\n\(error.description)\n\nfix the lines above; `sim-cli check \(_shellQuote(name))` reports the same diagnostics.\n"
     case .notFound, .unreadable:
-      return "could not load scenario \(_swiftString(name)): \(error.description)\n\npass the name of a file in scenarios/ (`sim-cli list` shows them) or a path ending in .scenario.\n"
+      return
+        "could not load scenario \(_swiftString(name)): \(error.description)\n\npass the name of a file in scenarios/ (`sim-cli list` shows them) or a path ending in .scenario.\n"
     }
   }
 

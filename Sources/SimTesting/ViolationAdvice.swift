@@ -28,7 +28,8 @@ enum ViolationAdvice {
         out += "  \(kind.rawValue) — this policy has \(_list(present.compactMap(\.axis))):\n"
         shown = present + otherCauses
       } else if isCustom {
-        out += "  \(kind.rawValue) — none of the usual axes is set in this policy's settings, so look at its merge decisions (serverSave, serverDelete, deviceApply, resolveConflict); the usual causes are:\n"
+        out +=
+          "  \(kind.rawValue) — none of the usual axes is set in this policy's settings, so look at its merge decisions (serverSave, serverDelete, deviceApply, resolveConflict); the usual causes are:\n"
         shown = entry.causes
       } else if settings != nil && !axisCauses.isEmpty {
         out += "  \(kind.rawValue) — this policy sets none of the usual axes; look at the explanation above. Usually caused by:\n"
@@ -56,48 +57,86 @@ enum ViolationAdvice {
   static func entry(_ kind: AnomalyKind) -> Entry {
     switch kind {
     case .lostEdit:
-      return Entry(causes: [
-        Cause(axis: "granularity=record", present: { $0.granularity == .record }, why: "a save of the whole record carries the other device's old values along, even for fields it did not touch"),
-        Cause(axis: "save=all-keys", present: { $0.save == .allKeys }, why: "every save overwrites every field, including ones this device did not change"),
-        Cause(axis: "text=whole", present: { $0.text == .whole }, why: "of two concurrent edits to one text field, only the winner's version survives"),
-      ], fix: "merge per field (granularity=field save=changed-keys, as field-lww-hlc does), merge text (text=merge, as crdt does), or shape the schema so that concurrent work is inserts of an append-only type, and mark only truly mutable fields `mutable`.")
+      return Entry(
+        causes: [
+          Cause(
+            axis: "granularity=record", present: { $0.granularity == .record },
+            why: "a save of the whole record carries the other device's old values along, even for fields it did not touch"),
+          Cause(
+            axis: "save=all-keys", present: { $0.save == .allKeys },
+            why: "every save overwrites every field, including ones this device did not change"),
+          Cause(
+            axis: "text=whole", present: { $0.text == .whole }, why: "of two concurrent edits to one text field, only the winner's version survives"),
+        ],
+        fix:
+          "merge per field (granularity=field save=changed-keys, as field-lww-hlc does), merge text (text=merge, as crdt does), or shape the schema so that concurrent work is inserts of an append-only type, and mark only truly mutable fields `mutable`."
+      )
     case .staleOverwrite:
-      return Entry(causes: [
-        Cause(axis: "winner=clock", present: { $0.winner == .clock }, why: "a device whose clock runs behind writes values that lose to older ones"),
-        Cause(axis: "winner=arrival", present: { $0.winner == .arrival }, why: "a write delivered late (a retry, a reordered message) replaces a newer one"),
-      ], fix: "order writes by hybrid logical clocks (winner=hlc), which respect what each device had seen.")
+      return Entry(
+        causes: [
+          Cause(
+            axis: "winner=clock", present: { $0.winner == .clock }, why: "a device whose clock runs behind writes values that lose to older ones"),
+          Cause(
+            axis: "winner=arrival", present: { $0.winner == .arrival },
+            why: "a write delivered late (a retry, a reordered message) replaces a newer one"),
+        ], fix: "order writes by hybrid logical clocks (winner=hlc), which respect what each device had seen.")
     case .resurrection:
-      return Entry(causes: [
-        Cause(axis: "delete=hard", present: { $0.delete == .hard }, why: "the server forgets the delete, so a retried or late save recreates the record"),
-        Cause(axis: "refetch=naive", present: { $0.refetch == .naive }, why: "after an expired change token, local rows missing from the refetch are kept (zombies)"),
-        Cause(axis: nil, present: nil, why: "a retention shorter than the longest time a device stays offline expires its token"),
-      ], fix: "keep tombstones (delete=tombstone), compare a refetch with local rows (refetch=diff), and keep tombstones longer than any device stays offline (retention=…).")
+      return Entry(
+        causes: [
+          Cause(
+            axis: "delete=hard", present: { $0.delete == .hard }, why: "the server forgets the delete, so a retried or late save recreates the record"
+          ),
+          Cause(
+            axis: "refetch=naive", present: { $0.refetch == .naive },
+            why: "after an expired change token, local rows missing from the refetch are kept (zombies)"),
+          Cause(axis: nil, present: nil, why: "a retention shorter than the longest time a device stays offline expires its token"),
+        ],
+        fix:
+          "keep tombstones (delete=tombstone), compare a refetch with local rows (refetch=diff), and keep tombstones longer than any device stays offline (retention=…)."
+      )
     case .droppedEvent:
-      return Entry(causes: [
-        Cause(axis: "unit=mark-first", present: { $0.unit == .markFirst }, why: "a batch cut off by a kill or an expired background budget is cleared from the outbox anyway"),
-        Cause(axis: "outbox=memory", present: { $0.outbox == .memory }, why: "pending changes die with the app"),
-        Cause(axis: "token=before-apply", present: { $0.token == .beforeApply }, why: "a kill between saving the change token and applying the fetched changes skips them"),
-      ], fix: "a durable, resumable outbox and the token saved after the changes are applied (outbox=durable unit=resumable token=after-apply).")
+      return Entry(
+        causes: [
+          Cause(
+            axis: "unit=mark-first", present: { $0.unit == .markFirst },
+            why: "a batch cut off by a kill or an expired background budget is cleared from the outbox anyway"),
+          Cause(axis: "outbox=memory", present: { $0.outbox == .memory }, why: "pending changes die with the app"),
+          Cause(
+            axis: "token=before-apply", present: { $0.token == .beforeApply },
+            why: "a kill between saving the change token and applying the fetched changes skips them"),
+        ], fix: "a durable, resumable outbox and the token saved after the changes are applied (outbox=durable unit=resumable token=after-apply).")
     case .duplicateEvent:
-      return Entry(causes: [
-        Cause(axis: nil, present: nil, why: "a retried save or append applied twice: a merge decision that is not idempotent"),
-      ], fix: "make applying the same write twice a no-op (compare the incoming record's versions with the stored ones before appending).")
+      return Entry(
+        causes: [
+          Cause(axis: nil, present: nil, why: "a retried save or append applied twice: a merge decision that is not idempotent")
+        ], fix: "make applying the same write twice a no-op (compare the incoming record's versions with the stored ones before appending).")
     case .strandedRecord:
-      return Entry(causes: [
-        Cause(axis: "unit=mark-first", present: { $0.unit == .markFirst }, why: "a batch cut off mid-request is cleared from the outbox and never re-sent"),
-        Cause(axis: "outbox=memory", present: { $0.outbox == .memory }, why: "changes pending when the app is killed are never sent"),
-        Cause(axis: nil, present: nil, why: "the schema: a record type that is not CloudKit-safe or not deployed is rejected by the server (`sim-cli check` reports it)"),
-      ], fix: "a durable, resumable outbox (outbox=durable unit=resumable) and a CloudKit-safe, deployed schema.")
+      return Entry(
+        causes: [
+          Cause(
+            axis: "unit=mark-first", present: { $0.unit == .markFirst },
+            why: "a batch cut off mid-request is cleared from the outbox and never re-sent"),
+          Cause(axis: "outbox=memory", present: { $0.outbox == .memory }, why: "changes pending when the app is killed are never sent"),
+          Cause(
+            axis: nil, present: nil,
+            why: "the schema: a record type that is not CloudKit-safe or not deployed is rejected by the server (`sim-cli check` reports it)"),
+        ], fix: "a durable, resumable outbox (outbox=durable unit=resumable) and a CloudKit-safe, deployed schema.")
     case .divergence:
-      return Entry(causes: [
-        Cause(axis: "refetch=naive", present: { $0.refetch == .naive }, why: "zombie rows stay on one device after a refetch"),
-        Cause(axis: "token=before-apply", present: { $0.token == .beforeApply }, why: "one device skipped changes the others applied"),
-        Cause(axis: nil, present: nil, why: "devices fold a server record differently from how the server decided, or sync never reached quiescence (the explanation says which record and field differ first)"),
-      ], fix: "make deviceApply agree with serverSave, and let every conflict resolve to a state the server stores.")
+      return Entry(
+        causes: [
+          Cause(axis: "refetch=naive", present: { $0.refetch == .naive }, why: "zombie rows stay on one device after a refetch"),
+          Cause(axis: "token=before-apply", present: { $0.token == .beforeApply }, why: "one device skipped changes the others applied"),
+          Cause(
+            axis: nil, present: nil,
+            why:
+              "devices fold a server record differently from how the server decided, or sync never reached quiescence (the explanation says which record and field differ first)"
+          ),
+        ], fix: "make deviceApply agree with serverSave, and let every conflict resolve to a state the server stores.")
     case .phantomValue:
-      return Entry(causes: [
-        Cause(axis: nil, present: nil, why: "a merge that makes up a value no write carried (e.g. a resolveConflict that combines two fields)"),
-      ], fix: "return only values that some write carried, with that write's provenance.")
+      return Entry(
+        causes: [
+          Cause(axis: nil, present: nil, why: "a merge that makes up a value no write carried (e.g. a resolveConflict that combines two fields)")
+        ], fix: "return only values that some write carried, with that write's provenance.")
     case .concurrentOverwrite, .deleteUpdateConflict:
       return Entry(causes: [], fix: "nothing: this kind is informational.")
     }

@@ -1,3 +1,6 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
+// (XCTest helpers are named XCTAssert…, as XCTest's own are.)
+
 import XCTest
 
 // XCTest helpers: the same checks and messages as the Swift Testing ones, reported with XCTFail.

@@ -1,5 +1,6 @@
 @_spi(Kernel) import Simulator
 import Testing
+
 @testable import Replica
 
 @Suite struct OutboxTests {
@@ -96,21 +97,25 @@ import Testing
 
   func record(_ key: RecordKey, by intent: IntentID) -> RecordState {
     let stamp = Stamp(clock: Int64(intent), hlcWall: Int64(intent), hlcLogical: 0, device: 0)
-    return RecordState(key: key, type: 0, creator: intent, creatorDevice: 0, fields: [FieldValue(value: .string("t"), writer: intent, stamp: stamp)], stamp: stamp)
+    return RecordState(
+      key: key, type: 0, creator: intent, creatorDevice: 0, fields: [FieldValue(value: .string("t"), writer: intent, stamp: stamp)], stamp: stamp)
   }
 
   @Test func aTokenOlderThanAPurgedDeletionExpires() {
     var server = ServerState(schema: schema)
     let policy = StandardPolicy(preset: "field-lww-hlc")!
     let context = MergeContext(schema: schema)
-    _ = server.push([RecordWrite(record: record(1, by: 1), changed: 1, isDelete: false, baseTag: 0)], from: 0, at: .zero, policy: policy, context: context)
+    _ = server.push(
+      [RecordWrite(record: record(1, by: 1), changed: 1, isDelete: false, baseTag: 0)], from: 0, at: .zero, policy: policy, context: context)
     guard case .changes(_, let token, _) = server.fetch(token: nil, from: 1, at: .zero, retention: .days(30)) else {
       Issue.record("expected changes")
       return
     }
     var doomed = record(1, by: 2)
     doomed.deletedBy = 2
-    _ = server.push([RecordWrite(record: doomed, changed: 0, isDelete: true, baseTag: 1)], from: 0, at: VirtualTime.zero + .days(1), policy: policy, context: context)
+    _ = server.push(
+      [RecordWrite(record: doomed, changed: 0, isDelete: true, baseTag: 1)], from: 0, at: VirtualTime.zero + .days(1), policy: policy,
+      context: context)
     // Within the retention the tombstone is delivered; after it, the token has expired.
     guard case .changes(let records, _, _) = server.fetch(token: token, from: 1, at: VirtualTime.zero + .days(2), retention: .days(30)) else {
       Issue.record("expected changes")

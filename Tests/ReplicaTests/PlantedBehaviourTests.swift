@@ -1,5 +1,6 @@
 @_spi(Kernel) import Simulator
 import Testing
+
 @testable import Replica
 
 /// The behaviours the oracle will be tested on: each planted bug really loses data, and its
@@ -128,7 +129,11 @@ import Testing
       #expect(!h.onServer(k))
       #expect(!h.visible(k, on: 1))
     }
-    #expect(h.world.facts.events.contains { if case .batchAbandoned(let ks, _) = $0.fact { return ks == [1, 2, 3] }; return false })
+    #expect(
+      h.world.facts.events.contains {
+        if case .batchAbandoned(let ks, _) = $0.fact { return ks == [1, 2, 3] }
+        return false
+      })
   }
 
   @Test func aResumableUnitSurvivesTheSameCut() {

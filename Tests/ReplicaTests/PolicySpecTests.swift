@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Replica
 
 @Suite struct PolicySpecTests {
@@ -17,7 +18,9 @@ import Testing
     }
     #expect(error("cloudkit-defualt")?.message == "unknown policy preset 'cloudkit-defualt'; did you mean 'cloudkit-default'?")
     #expect(error("crdt winer=clock")?.message == "unknown policy key 'winer'; did you mean 'winner'?")
-    #expect(error("crdt winner=clok")?.message.hasPrefix("invalid value 'clok' for policy key 'winner'; valid: arrival, clock, hlc; did you mean 'clock'?") == true)
+    #expect(
+      error("crdt winner=clok")?.message.hasPrefix("invalid value 'clok' for policy key 'winner'; valid: arrival, clock, hlc; did you mean 'clock'?")
+        == true)
     #expect(error("crdt winner=clok")?.offset == 12)
     #expect(error("crdt delete=hard delete=tombstone")?.message == "policy key 'delete' given twice")
     #expect(error("crdt batch=0") != nil)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Scenarios
 
 /// The named scenarios are package resources embedded in the library; the built-in list must be

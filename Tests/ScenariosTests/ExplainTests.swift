@@ -1,7 +1,8 @@
 import Replica
-@testable import Scenarios
 @_spi(Kernel) import Simulator
 import Testing
+
+@testable import Scenarios
 
 @Suite struct ExplainTests {
   static func explain(_ name: String, policy: String? = nil) throws -> String {

@@ -11,7 +11,10 @@ import Testing
 
   func records(_ campaign: FuzzCampaign) -> [FuzzRecord] {
     let box = Box()
-    campaign.run { box.append($0.record); return true }
+    campaign.run {
+      box.append($0.record)
+      return true
+    }
     return box.items
   }
 
@@ -36,7 +39,8 @@ import Testing
     let all = records(FuzzCampaign(shape: WorkloadShape(), policy: policy, seeds: SeedPlan(lower: 1, upper: 30), shrink: false))
     var union: [FuzzRecord] = []
     for k in 1...3 {
-      let shard = records(FuzzCampaign(shape: WorkloadShape(), policy: policy, seeds: SeedPlan(lower: 1, upper: 30, shard: (UInt64(k), 3)), shrink: false))
+      let shard = records(
+        FuzzCampaign(shape: WorkloadShape(), policy: policy, seeds: SeedPlan(lower: 1, upper: 30, shard: (UInt64(k), 3)), shrink: false))
       #expect(shard.allSatisfy { $0.seed % 3 == UInt64(k - 1) })
       union += shard
     }
@@ -70,7 +74,8 @@ import Testing
 
   /// The known-safe design loses nothing (100,000 seeds in the README; a slice here).
   @Test func theSafeDesignPassesEverySeed() {
-    let failing = records(FuzzCampaign(shape: WorkloadShape(), policy: Self.appendOnly, seeds: SeedPlan(lower: 1, upper: 60), jobs: 2, shrink: false)).filter(\.failed)
+    let failing = records(FuzzCampaign(shape: WorkloadShape(), policy: Self.appendOnly, seeds: SeedPlan(lower: 1, upper: 60), jobs: 2, shrink: false))
+      .filter(\.failed)
     #expect(failing.isEmpty, "append-only failed seeds \(failing.map(\.seed))")
   }
 

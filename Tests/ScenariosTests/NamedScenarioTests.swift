@@ -98,6 +98,10 @@ import Testing
     let full = ScenarioRunner.run(file, keepEvents: true)
     #expect(quick.report.traceHash == full.report.traceHash)
     #expect(quick.world.events.isEmpty)
-    #expect(full.world.events.contains { if case .decided = $0.what { return true }; return false })
+    #expect(
+      full.world.events.contains {
+        if case .decided = $0.what { return true }
+        return false
+      })
   }
 }

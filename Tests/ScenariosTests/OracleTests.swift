@@ -23,7 +23,8 @@ import Testing
   }
 
   @Test func concurrentWritesToAMutableFieldAreInformational() throws {
-    let r = try run("""
+    let r = try run(
+      """
       at 0s iPad create Note n1
       at 2s offline iPad phone
       at 3s iPad set n1 title="a"
@@ -35,7 +36,8 @@ import Testing
   }
 
   @Test func concurrentWritesToANonMutableFieldAreALostEdit() throws {
-    let r = try run("""
+    let r = try run(
+      """
       at 0s iPad create Note n1
       at 2s offline iPad phone
       at 3s iPad set n1 pages=3
@@ -47,7 +49,8 @@ import Testing
   }
 
   @Test func aCausallyLaterWriteSupersedesAnEarlierOne() throws {
-    let r = try run("""
+    let r = try run(
+      """
       at 0s iPad create Note n1
       at 1s iPad set n1 pages=1
       at 5s phone set n1 pages=2
@@ -57,7 +60,8 @@ import Testing
   }
 
   @Test func concurrentAppendsToOneTextFieldLoseOneUnderWholeTextLWW() throws {
-    let r = try run("""
+    let r = try run(
+      """
       at 0s iPad create Note n1 body="x"
       at 2s offline iPad phone
       at 3s iPad append n1.body "a"
@@ -68,7 +72,8 @@ import Testing
   }
 
   @Test func theSameAppendsMergeUnderTheCRDT() throws {
-    let r = try run("""
+    let r = try run(
+      """
       at 0s iPad create Note n1 body="x"
       at 2s offline iPad phone
       at 3s iPad append n1.body "a"
@@ -80,7 +85,8 @@ import Testing
   }
 
   @Test func aReplacementMustStayApplied() throws {
-    let r = try run("""
+    let r = try run(
+      """
       at 0s iPad create Note n1 body="In teh beginning"
       at 2s offline iPad phone
       at 3s iPad replace n1.body "teh" "the"
@@ -93,7 +99,8 @@ import Testing
   }
 
   @Test func aDeleteAfterEveryEditMustWinAndAnEventMustSurvive() throws {
-    let r = try run("""
+    let r = try run(
+      """
       at 0s iPad create Note n1
       at 0s iPad create Stroke s1 points="a"
       at 5s phone delete n1
@@ -105,7 +112,8 @@ import Testing
   }
 
   @Test func failedExpectationsAreReportedWithWhatWasFound() throws {
-    let r = try run("""
+    let r = try run(
+      """
       at 0s iPad create Note n1 title="a"
       expect n1.title == "b"
       expect lost-edit >= 1
@@ -117,7 +125,8 @@ import Testing
   }
 
   @Test func ignoredIntentsAreReportedNotJudged() throws {
-    let r = try run("""
+    let r = try run(
+      """
       at 0s iPad create Note n1 body="x"
       at 0.01s phone append n1.body "y"
       """)
@@ -150,13 +159,15 @@ struct NeverSettles: SyncPolicy {
 
 @Suite struct SettleBoundTests {
   @Test func aRunThatCannotSettleIsReportedAsDivergenceNotAHang() throws {
-    let file = try Scenario.parse("""
+    let file = try Scenario.parse(
+      """
       devices iPad phone
       type Note
         title: string = "" mutable
       at 0s iPad create Note n1
       at 5s iPad set n1 title="x"
-      """, source: "inline").get()
+      """, source: "inline"
+    ).get()
     let report = ScenarioRunner.run(file, customPolicy: NeverSettles()).report
     #expect(!report.converged)
     #expect(report.policy == "never-settles")

@@ -81,7 +81,8 @@ import Testing
 
   @Test func aTransientResurrectionAfterAQualifyingDeleteIsStillCounted() throws {
     // hard deletes: a lost-ack retry of the create recreates the record after the delete.
-    let r = try run("""
+    let r = try run(
+      """
       devices iPad phone
       policy hard-delete
       latency 100ms
@@ -125,7 +126,8 @@ import Testing
   }
 
   @Test func aTextSetAfterAnAppendExcusesTheAppend() throws {
-    let r = try run("""
+    let r = try run(
+      """
       devices iPad phone
       policy cloudkit-default
       latency 100ms
@@ -144,7 +146,8 @@ import Testing
   }
 
   @Test func writesOfTheFinalValueAreNotLost() throws {
-    let r = try run("""
+    let r = try run(
+      """
       devices iPad phone
       policy cloudkit-default
       latency 100ms
@@ -163,7 +166,8 @@ import Testing
   }
 
   @Test func aWriteOfTheDefaultIsNotLostToTheDefault() throws {
-    let r = try run("""
+    let r = try run(
+      """
       devices iPad phone
       policy cloudkit-default
       latency 100ms
@@ -182,7 +186,8 @@ import Testing
   }
 
   @Test func anEditThatNeverLeftTheDeviceIsALostEditNamingTheCause() throws {
-    let r = try run("""
+    let r = try run(
+      """
       devices iPad phone
       policy memory-outbox
       latency 100ms
@@ -204,7 +209,8 @@ import Testing
   }
 
   @Test func aMarkFirstBatchCutOffIsALostEditNamingTheCause() throws {
-    let r = try run("""
+    let r = try run(
+      """
       devices iPad phone
       policy mark-first-unit
       latency 100ms
@@ -227,7 +233,8 @@ import Testing
   /// with a batch that is then cut off; a later save of the title carries the body along in its
   /// copy but not as a change, so the append was still never sent.
   @Test func anUnsentValueCarriedInASaveOfAnotherFieldIsStillNeverSent() throws {
-    let r = try run("""
+    let r = try run(
+      """
       devices iPad mac watch
       policy mark-first-unit
       seed 1
@@ -259,7 +266,8 @@ import Testing
   /// by an if-unchanged conflict merge (the phone's concurrent value has the later HLC) before it
   /// is ever sent. Last-writer-wins chose among concurrent writes of a mutable field.
   @Test func anEditADeviceSideMergeReplacedIsAnLWWChoiceNotANeverSentLoss() throws {
-    let r = try run("""
+    let r = try run(
+      """
       devices iPad phone
       policy sync-engine-merge
       seed 80
@@ -308,7 +316,8 @@ import Testing
       for preset in PolicyPreset.all {
         let result = ScenarioRunner.run(file, policy: try PolicySpec.parse(preset.name).get())
         let r = result.report
-        let outcome = "\(r.anomalies.map { "\($0.kind) \($0.record?.name ?? "") \($0.field?.name ?? "") \($0.intents)" })"
+        let outcome =
+          "\(r.anomalies.map { "\($0.kind) \($0.record?.name ?? "") \($0.field?.name ?? "") \($0.intents)" })"
           + "\(result.world.devices.map(\.visibleRecords))\(result.world.server.records.keys.sorted().map { result.world.server.records[$0]! })"
         if let other = seen[r.traceHash] {
           #expect(other == outcome, "\(name) under \(preset.name) shares hash \(r.traceHash) with a different outcome")
@@ -333,7 +342,8 @@ import Testing
   }
 
   @Test func theClockNoteNamesJumps() throws {
-    let r = try run("""
+    let r = try run(
+      """
       devices iPad phone
       policy field-lww-clock
       latency 100ms

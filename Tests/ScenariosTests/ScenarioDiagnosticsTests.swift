@@ -1,6 +1,7 @@
 import Replica
 @_spi(Kernel) import Simulator
 import Testing
+
 @testable import Scenarios
 
 /// Every class of error, each at the right place with a message that says what to do. The line
@@ -9,98 +10,108 @@ import Testing
   // MARK: - Exact renderings
 
   @Test func unknownDeviceSuggestsTheClosestName() {
-    #expect(rendered(withLine("at 1s ipad sync")) == """
-      test.scenario:7:7: error: unknown device 'ipad'; did you mean 'iPad'?
-      at 1s ipad sync
-            ^
-      1 error in test.scenario
+    #expect(
+      rendered(withLine("at 1s ipad sync")) == """
+        test.scenario:7:7: error: unknown device 'ipad'; did you mean 'iPad'?
+        at 1s ipad sync
+              ^
+        1 error in test.scenario
 
-      """)
+        """)
   }
 
   @Test func unknownStatementSuggestsTheClosestKeyword() {
-    #expect(rendered(withLine("polcy crdt")) == """
-      test.scenario:7:1: error: unknown statement 'polcy'; did you mean 'policy'?
-      polcy crdt
-      ^
-      1 error in test.scenario
+    #expect(
+      rendered(withLine("polcy crdt")) == """
+        test.scenario:7:1: error: unknown statement 'polcy'; did you mean 'policy'?
+        polcy crdt
+        ^
+        1 error in test.scenario
 
-      """)
+        """)
   }
 
   @Test func updatingAnAppendOnlyRecordIsAnError() {
-    #expect(rendered(withLine("at 1s iPad set s1 note=n1")) == """
-      test.scenario:7:12: error: Stroke is append-only: its records are created once and never updated
-      at 1s iPad set s1 note=n1
-                 ^
-      1 error in test.scenario
+    #expect(
+      rendered(withLine("at 1s iPad set s1 note=n1")) == """
+        test.scenario:7:12: error: Stroke is append-only: its records are created once and never updated
+        at 1s iPad set s1 note=n1
+                   ^
+        1 error in test.scenario
 
-      """)
+        """)
   }
 
   @Test func aLiteralThatDoesNotFitItsFieldSaysWhatToWrite() {
-    #expect(rendered(withLine("at 1s iPad set n1 title=Sermon")) == """
-      test.scenario:7:25: error: title is a string; write "…"
-      at 1s iPad set n1 title=Sermon
-                              ^
-      1 error in test.scenario
+    #expect(
+      rendered(withLine("at 1s iPad set n1 title=Sermon")) == """
+        test.scenario:7:25: error: title is a string; write "…"
+        at 1s iPad set n1 title=Sermon
+                                ^
+        1 error in test.scenario
 
-      """)
+        """)
   }
 
   @Test func anUnterminatedStringIsReportedAtItsOpeningQuote() {
-    #expect(rendered(withLine("about \"x")) == """
-      test.scenario:7:7: error: unterminated string: add a closing '"'
-      about "x
-            ^
-      1 error in test.scenario
+    #expect(
+      rendered(withLine("about \"x")) == """
+        test.scenario:7:7: error: unterminated string: add a closing '"'
+        about "x
+              ^
+        1 error in test.scenario
 
-      """)
+        """)
   }
 
   @Test func aBadEscapeIsReportedAtItsBackslash() {
-    #expect(rendered(withLine(#"at 1s iPad append n1.body "a\tb""#)) == #"""
-      test.scenario:7:29: error: unknown escape '\t' in a string; the escapes are \" \\ and \n
-      at 1s iPad append n1.body "a\tb"
-                                  ^
-      1 error in test.scenario
+    #expect(
+      rendered(withLine(#"at 1s iPad append n1.body "a\tb""#)) == #"""
+        test.scenario:7:29: error: unknown escape '\t' in a string; the escapes are \" \\ and \n
+        at 1s iPad append n1.body "a\tb"
+                                    ^
+        1 error in test.scenario
 
-      """#)
+        """#)
   }
 
   @Test func theCaretLinesUpUnderTabs() {
-    #expect(rendered("devices a\npolicy\t\tcrdt  winer=clock") == "test.scenario:2:15: error: unknown policy key 'winer'; did you mean 'winner'?\n"
-      + "policy\t\tcrdt  winer=clock\n" + "      \t\t      ^\n" + "1 error in test.scenario\n")
+    #expect(
+      rendered("devices a\npolicy\t\tcrdt  winer=clock") == "test.scenario:2:15: error: unknown policy key 'winer'; did you mean 'winner'?\n"
+        + "policy\t\tcrdt  winer=clock\n" + "      \t\t      ^\n" + "1 error in test.scenario\n")
   }
 
   @Test func aPolicyErrorPointsAtTheBadWordInsideTheSpec() {
-    #expect(rendered("devices a\npolicy crdt winner=clok") == """
-      test.scenario:2:20: error: invalid value 'clok' for policy key 'winner'; valid: arrival, clock, hlc; did you mean 'clock'?
-      policy crdt winner=clok
-                         ^
-      1 error in test.scenario
+    #expect(
+      rendered("devices a\npolicy crdt winner=clok") == """
+        test.scenario:2:20: error: invalid value 'clok' for policy key 'winner'; valid: arrival, clock, hlc; did you mean 'clock'?
+        policy crdt winner=clok
+                           ^
+        1 error in test.scenario
 
-      """)
+        """)
   }
 
   @Test func aTimeBeyondTenYearsIsAClearErrorNotATrap() {
-    #expect(rendered(withLine("at 99999999999999999999d sync")) == """
-      test.scenario:7:4: error: time 99999999999999999999d is beyond the limit of 3650d
-      at 99999999999999999999d sync
-         ^
-      1 error in test.scenario
+    #expect(
+      rendered(withLine("at 99999999999999999999d sync")) == """
+        test.scenario:7:4: error: time 99999999999999999999d is beyond the limit of 3650d
+        at 99999999999999999999d sync
+           ^
+        1 error in test.scenario
 
-      """)
+        """)
   }
 
   @Test func aFileWithoutDevicesIsReportedAtItsFirstLine() {
-    #expect(rendered("", source: "empty.scenario") == """
-      empty.scenario:1:1: error: no devices: add a 'devices' line, as in 'devices iPad phone'
+    #expect(
+      rendered("", source: "empty.scenario") == """
+        empty.scenario:1:1: error: no devices: add a 'devices' line, as in 'devices iPad phone'
 
-      ^
-      1 error in empty.scenario
+        ^
+        1 error in empty.scenario
 
-      """)
+        """)
   }
 
   @Test func everyProblemIsReportedInOnePassInLineOrder() {
@@ -115,34 +126,35 @@ import Testing
       polcy crdt
       expect lost-edits == 0
       """
-    #expect(rendered(text, source: "many.scenario") == """
-      many.scenario:1:20: error: device 'iPad' is listed twice
-      devices iPad phone iPad
-                         ^
-      many.scenario:2:6: error: the seed is a whole number from 0 to 18446744073709551615; found '99999999999999999999999'
-      seed 99999999999999999999999
-           ^
-      many.scenario:4:10: error: unknown kind 'strng'; did you mean 'string'?
-        title: strng
-               ^
-      many.scenario:5:16: error: body is text; write "…"
-        body: text = 5
-                     ^
-      many.scenario:6:12: error: unknown action 'crate'; did you mean 'create'?
-      at 1s iPad crate Note n1
-                 ^
-      many.scenario:7:27: error: unknown field 'titel' of Note; did you mean 'title'?
-      at 2s iPad create Note n1 titel="x"
-                                ^
-      many.scenario:8:1: error: unknown statement 'polcy'; did you mean 'policy'?
-      polcy crdt
-      ^
-      many.scenario:9:8: error: unknown anomaly kind 'lost-edits'; did you mean 'lost-edit'?
-      expect lost-edits == 0
+    #expect(
+      rendered(text, source: "many.scenario") == """
+        many.scenario:1:20: error: device 'iPad' is listed twice
+        devices iPad phone iPad
+                           ^
+        many.scenario:2:6: error: the seed is a whole number from 0 to 18446744073709551615; found '99999999999999999999999'
+        seed 99999999999999999999999
              ^
-      8 errors in many.scenario
+        many.scenario:4:10: error: unknown kind 'strng'; did you mean 'string'?
+          title: strng
+                 ^
+        many.scenario:5:16: error: body is text; write "…"
+          body: text = 5
+                       ^
+        many.scenario:6:12: error: unknown action 'crate'; did you mean 'create'?
+        at 1s iPad crate Note n1
+                   ^
+        many.scenario:7:27: error: unknown field 'titel' of Note; did you mean 'title'?
+        at 2s iPad create Note n1 titel="x"
+                                  ^
+        many.scenario:8:1: error: unknown statement 'polcy'; did you mean 'policy'?
+        polcy crdt
+        ^
+        many.scenario:9:8: error: unknown anomaly kind 'lost-edits'; did you mean 'lost-edit'?
+        expect lost-edits == 0
+               ^
+        8 errors in many.scenario
 
-      """)
+        """)
   }
 
   @Test func diagnosticsStopAtFiftyAndCountTheRest() {
@@ -163,7 +175,10 @@ import Testing
     // Header.
     ("scenario 1x", "'1x' is not a valid scenario name: use letters, digits, '_' and '-' starting with a letter, or a \"string\""),
     ("about plain", "the about text is a string; write 'about \"…\"'"),
-    ("policy", "expected a policy preset; one of: cloudkit-default, record-lww-clock, field-lww-arrival, field-lww-clock, field-lww-hlc, sync-engine-merge, crdt, append-only, hard-delete, mark-first-unit, memory-outbox, token-before-apply, naive-refetch"),
+    (
+      "policy",
+      "expected a policy preset; one of: cloudkit-default, record-lww-clock, field-lww-arrival, field-lww-clock, field-lww-hlc, sync-engine-merge, crdt, append-only, hard-delete, mark-first-unit, memory-outbox, token-before-apply, naive-refetch"
+    ),
     ("policy cloudkit-defualt", "unknown policy preset 'cloudkit-defualt'; did you mean 'cloudkit-default'?"),
     ("seed -1", "the seed is a whole number from 0 to 18446744073709551615; found '-1'"),
     ("seed 18446744073709551616", "the seed is a whole number from 0 to 18446744073709551615; found '18446744073709551616'"),
@@ -172,7 +187,10 @@ import Testing
     ("loss 101%", "expected a percentage from 0% to 100%, such as 1% or 0.5% (at most six decimals); write 'loss P%'"),
     ("duplicate 1", "expected a percentage from 0% to 100%, such as 1% or 0.5% (at most six decimals); write 'duplicate P%'"),
     ("clock iPad skew 2s drift 1000001ppm", "the drift is a whole number of ppm from -1000000 to +1000000; '1000001ppm' is out of range"),
-    ("clock iPad skew 2s drift 99999999999999999999999ppm", "the drift is a whole number of ppm from -1000000 to +1000000; '99999999999999999999999ppm' is out of range"),
+    (
+      "clock iPad skew 2s drift 99999999999999999999999ppm",
+      "the drift is a whole number of ppm from -1000000 to +1000000; '99999999999999999999999ppm' is out of range"
+    ),
     ("clock iPad skew 2s drift 40", "write the drift in ppm, as in 'drift 40ppm'"),
     ("clock iPad skew 3651d", "clock skew 3651d is beyond the limit of 3650d"),
     ("clock ipad skew 1s", "unknown device 'ipad'; did you mean 'iPad'?"),
@@ -238,7 +256,10 @@ import Testing
     ("\"loose string\"", "expected a statement, found a string; statements start with a keyword such as 'at' or 'expect'"),
     ("\tat 1s sync", "'at' must start at the beginning of the line; only a type's fields are indented"),
     // Expectations.
-    ("expect", "expected what to expect: no violations, no KIND, KIND == N, converged, ID.field == VALUE, ID.field in VALUE..., ID exists or ID deleted"),
+    (
+      "expect",
+      "expected what to expect: no violations, no KIND, KIND == N, converged, ID.field == VALUE, ID.field in VALUE..., ID exists or ID deleted"
+    ),
     ("expect no lost-edits", "unknown anomaly kind 'lost-edits'; did you mean 'lost-edit'?"),
     ("expect lost-edit == -1", "expected a count: a whole number from 0 to 9223372036854775807"),
     ("expect resurection <= 2", "unknown anomaly kind 'resurection'; did you mean 'resurrection'?"),
@@ -255,12 +276,14 @@ import Testing
   }
 
   @Test func settleEndsTheTimeline() {
-    #expect(messages("devices a\nat 5s settle\nat 6s a sync\nat 5s a sync\nsettle") == [
-      "this line is at 6s, after 'settle' at 5s (line 2); settle ends the timeline",
-      "a second 'settle': a file has at most one (the first is on line 2)",
-    ])
+    #expect(
+      messages("devices a\nat 5s settle\nat 6s a sync\nat 5s a sync\nsettle") == [
+        "this line is at 6s, after 'settle' at 5s (line 2); settle ends the timeline",
+        "a second 'settle': a file has at most one (the first is on line 2)",
+      ])
     #expect(messages("devices a\nsettle\nat 1s a sync") == ["'at' line after 'settle' (line 2); the timeline comes before a standalone settle"])
-    #expect(messages("devices a\nat soon settle\nat 5s a sync") == ["expected a number before the unit, as in 250ms, 2s or 1.5s"],
+    #expect(
+      messages("devices a\nat soon settle\nat 5s a sync") == ["expected a number before the unit, as in 250ms, 2s or 1.5s"],
       "a settle with a bad time is reported once, with nothing compared to it")
     #expect(messages("devices a\nat 5s a sync\nat 5s settle").isEmpty, "a line at the settle's own time is fine")
   }
@@ -272,11 +295,12 @@ import Testing
 
   @Test func deviceNamesAreUniqueValidAndNotWorldEvents() {
     #expect(messages("devices") == ["expected at least one device name; write 'devices NAME...', as in 'devices iPad phone'"])
-    #expect(messages("devices a sync b a 9z") == [
-      "'sync' cannot name a device: after 'at TIME' it starts a world event",
-      "device 'a' is listed twice",
-      "'9z' is not a valid device name: names start with a letter and go on with letters, digits, '_' or '-'",
-    ])
+    #expect(
+      messages("devices a sync b a 9z") == [
+        "'sync' cannot name a device: after 'at TIME' it starts a world event",
+        "device 'a' is listed twice",
+        "'9z' is not a valid device name: names start with a letter and go on with letters, digits, '_' or '-'",
+      ])
     #expect(messages("devices \"a\"") == ["device names are bare words, not strings: write a without quotes"])
   }
 
@@ -290,9 +314,10 @@ import Testing
     // `title` has a bad kind: uses of it are not reported again.
     #expect(messages("devices a\ntype Note\n  title: strng\nat 1s a create Note n1 title=\"x\"") == ["unknown kind 'strng'; did you mean 'string'?"])
     // A bad device name is reported where it is declared.
-    #expect(messages("devices a 2b\nat 1s 2b sync") == [
-      "'2b' is not a valid device name: names start with a letter and go on with letters, digits, '_' or '-'"
-    ])
+    #expect(
+      messages("devices a 2b\nat 1s 2b sync") == [
+        "'2b' is not a valid device name: names start with a letter and go on with letters, digits, '_' or '-'"
+      ])
   }
 
   @Test func keywordsAreLowercase() {

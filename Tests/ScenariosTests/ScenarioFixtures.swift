@@ -1,6 +1,7 @@
 import Foundation
 import Replica
 @_spi(Kernel) import Simulator
+
 @testable import Scenarios
 
 /// Scenario texts shared by the scenario-format tests.
@@ -221,12 +222,26 @@ extension ScenarioFile {
     let zero = SourceLocation(line: 0, column: 0)
     f.source = ""
     f.policyLocation = nil
-    f.clocks = clocks.map { var c = $0; c.location = zero; return c }
-    f.expectations = expectations.map { var e = $0; e.location = zero; return e }
+    f.clocks = clocks.map {
+      var c = $0
+      c.location = zero
+      return c
+    }
+    f.expectations = expectations.map {
+      var e = $0
+      e.location = zero
+      return e
+    }
     f.timeline = timeline.map { entry in
       var e = entry
       e.location = zero
-      func clear(_ fields: [Assignment]) -> [Assignment] { fields.map { var a = $0; a.location = zero; return a } }
+      func clear(_ fields: [Assignment]) -> [Assignment] {
+        fields.map {
+          var a = $0
+          a.location = zero
+          return a
+        }
+      }
       switch e.action {
       case .create(let d, let t, let id, let fields): e.action = .create(device: d, type: t, id: id, fields: clear(fields))
       case .set(let d, let id, let fields): e.action = .set(device: d, id: id, fields: clear(fields))

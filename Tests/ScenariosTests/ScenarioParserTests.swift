@@ -1,6 +1,7 @@
 import Replica
 @_spi(Kernel) import Simulator
 import Testing
+
 @testable import Scenarios
 
 @Suite struct ScenarioParserTests {
@@ -20,47 +21,76 @@ import Testing
     #expect(file.retention == .days(30))
     #expect(file.autosync == .seconds(1))
     #expect(file.push == .on)
-    #expect(file.schema == Schema(types: [
-      RecordType(name: "Note", fields: [
-        FieldSpec(name: "title", kind: .string, defaultValue: .string(""), mutable: true),
-        FieldSpec(name: "body", kind: .text, defaultValue: .text(TextValue("", by: 0))),
-      ]),
-      RecordType(name: "Stroke", appendOnly: true, fields: [
-        FieldSpec(name: "note", kind: .ref("Note"), optional: true),
-        FieldSpec(name: "points", kind: .string, defaultValue: .string("")),
-      ]),
-      RecordType(name: "Preference", fields: [FieldSpec(name: "value", kind: .string, defaultValue: .string("light"), mutable: true)]),
-    ]))
+    #expect(
+      file.schema
+        == Schema(types: [
+          RecordType(
+            name: "Note",
+            fields: [
+              FieldSpec(name: "title", kind: .string, defaultValue: .string(""), mutable: true),
+              FieldSpec(name: "body", kind: .text, defaultValue: .text(TextValue("", by: 0))),
+            ]),
+          RecordType(
+            name: "Stroke", appendOnly: true,
+            fields: [
+              FieldSpec(name: "note", kind: .ref("Note"), optional: true),
+              FieldSpec(name: "points", kind: .string, defaultValue: .string("")),
+            ]),
+          RecordType(name: "Preference", fields: [FieldSpec(name: "value", kind: .string, defaultValue: .string("light"), mutable: true)]),
+        ]))
     func at(_ line: Int, _ column: Int) -> Loc { Loc(line: line, column: column) }
-    #expect(file.timeline == [
-      TimelineEntry(time: .zero, action: .create(device: "iPad", type: "Note", id: "n1", fields: [
-        Assignment(field: "title", value: .string("Sermon"), location: at(22, 31)),
-        Assignment(field: "body", value: .string("In the beginning"), location: at(22, 46)),
-      ]), location: at(22, 1)),
-      TimelineEntry(time: .zero, action: .create(device: "iPad", type: "Preference", id: "theme", fields: []), location: at(23, 1)),
-      TimelineEntry(time: .seconds(1), action: .syncAll, location: at(24, 1)),
-      TimelineEntry(time: .seconds(2), action: .offline(["iPad", "phone"]), location: at(25, 1)),
-      TimelineEntry(time: .seconds(3), action: .create(device: "iPad", type: "Stroke", id: "s1", fields: [
-        Assignment(field: "note", value: .identifier("n1"), location: at(26, 33)),
-        Assignment(field: "points", value: .string("a"), location: at(26, 41)),
-      ]), location: at(26, 1)),
-      TimelineEntry(time: .seconds(3), action: .create(device: "phone", type: "Stroke", id: "s2", fields: [
-        Assignment(field: "note", value: .identifier("n1"), location: at(27, 33)),
-        Assignment(field: "points", value: .string("b"), location: at(27, 41)),
-      ]), location: at(27, 1)),
-      TimelineEntry(time: .seconds(4), action: .set(device: "iPad", id: "theme", fields: [
-        Assignment(field: "value", value: .string("dark"), location: at(28, 26))
-      ]), location: at(28, 1)),
-      TimelineEntry(time: .milliseconds(4_500), action: .set(device: "phone", id: "theme", fields: [
-        Assignment(field: "value", value: .string("sepia"), location: at(29, 26))
-      ]), location: at(29, 1)),
-      TimelineEntry(time: .seconds(10), action: .online(["iPad", "phone"]), location: at(30, 1)),
-    ])
-    #expect(file.expectations == [
-      Expectation(kind: .noViolations, text: "expect no violations", location: at(33, 1)),
-      Expectation(kind: .fieldIn(id: "theme", field: "value", values: [.string("dark"), .string("sepia")]),
-        text: "expect theme.value in \"dark\" \"sepia\"", location: at(34, 1)),
-    ])
+    #expect(
+      file.timeline == [
+        TimelineEntry(
+          time: .zero,
+          action: .create(
+            device: "iPad", type: "Note", id: "n1",
+            fields: [
+              Assignment(field: "title", value: .string("Sermon"), location: at(22, 31)),
+              Assignment(field: "body", value: .string("In the beginning"), location: at(22, 46)),
+            ]), location: at(22, 1)),
+        TimelineEntry(time: .zero, action: .create(device: "iPad", type: "Preference", id: "theme", fields: []), location: at(23, 1)),
+        TimelineEntry(time: .seconds(1), action: .syncAll, location: at(24, 1)),
+        TimelineEntry(time: .seconds(2), action: .offline(["iPad", "phone"]), location: at(25, 1)),
+        TimelineEntry(
+          time: .seconds(3),
+          action: .create(
+            device: "iPad", type: "Stroke", id: "s1",
+            fields: [
+              Assignment(field: "note", value: .identifier("n1"), location: at(26, 33)),
+              Assignment(field: "points", value: .string("a"), location: at(26, 41)),
+            ]), location: at(26, 1)),
+        TimelineEntry(
+          time: .seconds(3),
+          action: .create(
+            device: "phone", type: "Stroke", id: "s2",
+            fields: [
+              Assignment(field: "note", value: .identifier("n1"), location: at(27, 33)),
+              Assignment(field: "points", value: .string("b"), location: at(27, 41)),
+            ]), location: at(27, 1)),
+        TimelineEntry(
+          time: .seconds(4),
+          action: .set(
+            device: "iPad", id: "theme",
+            fields: [
+              Assignment(field: "value", value: .string("dark"), location: at(28, 26))
+            ]), location: at(28, 1)),
+        TimelineEntry(
+          time: .milliseconds(4_500),
+          action: .set(
+            device: "phone", id: "theme",
+            fields: [
+              Assignment(field: "value", value: .string("sepia"), location: at(29, 26))
+            ]), location: at(29, 1)),
+        TimelineEntry(time: .seconds(10), action: .online(["iPad", "phone"]), location: at(30, 1)),
+      ])
+    #expect(
+      file.expectations == [
+        Expectation(kind: .noViolations, text: "expect no violations", location: at(33, 1)),
+        Expectation(
+          kind: .fieldIn(id: "theme", field: "value", values: [.string("dark"), .string("sepia")]),
+          text: "expect theme.value in \"dark\" \"sepia\"", location: at(34, 1)),
+      ])
   }
 
   @Test func everyHeaderStatementIsRead() throws {
@@ -129,14 +159,15 @@ import Testing
   @Test func everySchemaFormIsRead() throws {
     let file = try parsed(Fixtures.kitchenSink)
     let note = try #require(file.schema.types.first)
-    #expect(note.fields == [
-      FieldSpec(name: "title", kind: .string, optional: true, mutable: true),
-      FieldSpec(name: "body", kind: .text, defaultValue: .text(TextValue("draft", by: 0))),
-      FieldSpec(name: "rank", kind: .int, defaultValue: .int(-7), unique: true),
-      FieldSpec(name: "pinned", kind: .bool, defaultValue: .bool(false), mutable: true),
-      FieldSpec(name: "due", kind: .date, optional: true, defaultValue: .date(5_400_000_000_000)),
-      FieldSpec(name: "tag", kind: .ref("Tag"), optional: true),
-    ])
+    #expect(
+      note.fields == [
+        FieldSpec(name: "title", kind: .string, optional: true, mutable: true),
+        FieldSpec(name: "body", kind: .text, defaultValue: .text(TextValue("draft", by: 0))),
+        FieldSpec(name: "rank", kind: .int, defaultValue: .int(-7), unique: true),
+        FieldSpec(name: "pinned", kind: .bool, defaultValue: .bool(false), mutable: true),
+        FieldSpec(name: "due", kind: .date, optional: true, defaultValue: .date(5_400_000_000_000)),
+        FieldSpec(name: "tag", kind: .ref("Tag"), optional: true),
+      ])
     #expect(file.schema.types.map(\.name) == ["Note", "Tag", "Event", "Empty"])
     #expect(file.schema.types.map(\.appendOnly) == [false, false, true, false])
     #expect(file.schema.types[3].fields.isEmpty, "a type with no fields is fine")
@@ -149,52 +180,62 @@ import Testing
 
   @Test func fieldLinesAcceptLooseSpacingAndModifiersInAnyOrder() throws {
     let file = try parsed("devices a\ntype T\n\ta:string=\"x\"\n  b : int unique mutable = 4\n  c:bool ?".replacingOccurrences(of: " ?", with: "?"))
-    #expect(file.schema.types[0].fields == [
-      FieldSpec(name: "a", kind: .string, defaultValue: .string("x")),
-      FieldSpec(name: "b", kind: .int, defaultValue: .int(4), mutable: true, unique: true),
-      FieldSpec(name: "c", kind: .bool, optional: true),
-    ])
+    #expect(
+      file.schema.types[0].fields == [
+        FieldSpec(name: "a", kind: .string, defaultValue: .string("x")),
+        FieldSpec(name: "b", kind: .int, defaultValue: .int(4), mutable: true, unique: true),
+        FieldSpec(name: "c", kind: .bool, optional: true),
+      ])
   }
 
   @Test func everyTimelineActionMapsOntoTheAST() throws {
     let file = try parsed(Fixtures.kitchenSink)
     let actions = file.timeline.map(\.action)
-    #expect(actions == [
-      .create(device: "mac", type: "Tag", id: "t1", fields: [Assignment(field: "label", value: .string("work"), location: Loc(line: 33, column: 25))]),
-      .create(device: "mac", type: "Note", id: "n1", fields: [
-        Assignment(field: "title", value: .string("Plan"), location: Loc(line: 34, column: 26)),
-        Assignment(field: "tag", value: .identifier("t1"), location: Loc(line: 34, column: 39)),
-        Assignment(field: "rank", value: .int(3), location: Loc(line: 34, column: 46)),
-        Assignment(field: "pinned", value: .bool(true), location: Loc(line: 34, column: 53)),
-        Assignment(field: "due", value: .duration(.days(2)), location: Loc(line: 34, column: 65)),
-      ]),
-      .create(device: "iPad", type: "Event", id: "e1", fields: [
-        Assignment(field: "note", value: .identifier("n1"), location: Loc(line: 35, column: 31)),
-        Assignment(field: "at", value: .duration(.seconds(1)), location: Loc(line: 35, column: 39)),
-      ]),
-      .syncAll,
-      .sync(device: "phone"),
-      .offline(["phone", "watch"]),
-      .set(device: "mac", id: "n1", fields: [
-        Assignment(field: "title", value: .string("Plan B"), location: Loc(line: 39, column: 18)),
-        Assignment(field: "pinned", value: .bool(false), location: Loc(line: 39, column: 33)),
-      ]),
-      .append(device: "phone", id: "n1", field: "body", text: " more"),
-      .replace(device: "phone", id: "n1", field: "body", old: "draft", new: "final"),
-      .serverDown,
-      .kill(device: "watch"),
-      .background(device: "watch", budget: .seconds(30)),
-      .clockJump(device: "iPad", by: .seconds(-2)),
-      .clockJump(device: "mac", by: .milliseconds(500)),
-      .serverUp,
-      .online(["phone", "watch"]),
-      .delete(device: "mac", id: "t1"),
-      .settle,
-    ])
+    #expect(
+      actions == [
+        .create(
+          device: "mac", type: "Tag", id: "t1", fields: [Assignment(field: "label", value: .string("work"), location: Loc(line: 33, column: 25))]),
+        .create(
+          device: "mac", type: "Note", id: "n1",
+          fields: [
+            Assignment(field: "title", value: .string("Plan"), location: Loc(line: 34, column: 26)),
+            Assignment(field: "tag", value: .identifier("t1"), location: Loc(line: 34, column: 39)),
+            Assignment(field: "rank", value: .int(3), location: Loc(line: 34, column: 46)),
+            Assignment(field: "pinned", value: .bool(true), location: Loc(line: 34, column: 53)),
+            Assignment(field: "due", value: .duration(.days(2)), location: Loc(line: 34, column: 65)),
+          ]),
+        .create(
+          device: "iPad", type: "Event", id: "e1",
+          fields: [
+            Assignment(field: "note", value: .identifier("n1"), location: Loc(line: 35, column: 31)),
+            Assignment(field: "at", value: .duration(.seconds(1)), location: Loc(line: 35, column: 39)),
+          ]),
+        .syncAll,
+        .sync(device: "phone"),
+        .offline(["phone", "watch"]),
+        .set(
+          device: "mac", id: "n1",
+          fields: [
+            Assignment(field: "title", value: .string("Plan B"), location: Loc(line: 39, column: 18)),
+            Assignment(field: "pinned", value: .bool(false), location: Loc(line: 39, column: 33)),
+          ]),
+        .append(device: "phone", id: "n1", field: "body", text: " more"),
+        .replace(device: "phone", id: "n1", field: "body", old: "draft", new: "final"),
+        .serverDown,
+        .kill(device: "watch"),
+        .background(device: "watch", budget: .seconds(30)),
+        .clockJump(device: "iPad", by: .seconds(-2)),
+        .clockJump(device: "mac", by: .milliseconds(500)),
+        .serverUp,
+        .online(["phone", "watch"]),
+        .delete(device: "mac", id: "t1"),
+        .settle,
+      ])
   }
 
   @Test func theTimelineIsStableSortedByTimeAndSettleComesLast() throws {
-    let file = try parsed("""
+    let file = try parsed(
+      """
       devices a b
       at 3s a sync
       at 1s b sync
@@ -215,21 +256,22 @@ import Testing
 
   @Test func everyExpectationFormIsRead() throws {
     let file = try parsed(Fixtures.kitchenSink)
-    #expect(file.expectations.map(\.kind) == [
-      .noViolations,
-      .none(kind: "lost-edit"),
-      .count(kind: "stale-overwrite", comparison: .equal, value: 0),
-      .count(kind: "divergence", comparison: .atMost, value: 1),
-      .count(kind: "concurrent-overwrite", comparison: .atLeast, value: 0),
-      .converged,
-      .fieldEquals(id: "n1", field: "title", value: .string("Plan B")),
-      .fieldEquals(id: "n1", field: "rank", value: .int(3)),
-      .fieldIn(id: "n1", field: "pinned", values: [.bool(true), .bool(false)]),
-      .fieldEquals(id: "n1", field: "due", value: .duration(.days(2))),
-      .fieldEquals(id: "n1", field: "tag", value: .identifier("t1")),
-      .exists(id: "e1"),
-      .deleted(id: "t1"),
-    ])
+    #expect(
+      file.expectations.map(\.kind) == [
+        .noViolations,
+        .none(kind: "lost-edit"),
+        .count(kind: "stale-overwrite", comparison: .equal, value: 0),
+        .count(kind: "divergence", comparison: .atMost, value: 1),
+        .count(kind: "concurrent-overwrite", comparison: .atLeast, value: 0),
+        .converged,
+        .fieldEquals(id: "n1", field: "title", value: .string("Plan B")),
+        .fieldEquals(id: "n1", field: "rank", value: .int(3)),
+        .fieldIn(id: "n1", field: "pinned", values: [.bool(true), .bool(false)]),
+        .fieldEquals(id: "n1", field: "due", value: .duration(.days(2))),
+        .fieldEquals(id: "n1", field: "tag", value: .identifier("t1")),
+        .exists(id: "e1"),
+        .deleted(id: "t1"),
+      ])
     #expect(file.expectations.map(\.location.line) == Array(51...63))
   }
 
@@ -252,15 +294,20 @@ import Testing
     #expect(file.name == "spaces and ünïcødé 🎉")
     #expect(file.devices == ["iPad", "phone"])
     #expect(file.schema.types[0].fields.map(\.defaultValue) == [.string("é#not a comment"), .text(TextValue("👩‍👩‍👧", by: 0)), nil])
-    #expect(file.timeline.map(\.action) == [
-      .create(device: "phone", type: "Note", id: "n2", fields: [
-        Assignment(field: "count", value: .int(.min), location: Loc(line: 11, column: 30))
-      ]),
-      .create(device: "iPad", type: "Note", id: "n1", fields: [
-        Assignment(field: "title", value: .string("ça \"va\"\n"), location: Loc(line: 10, column: 27)),
-        Assignment(field: "body", value: .string("x"), location: Loc(line: 10, column: 47)),
-      ]),
-    ])
+    #expect(
+      file.timeline.map(\.action) == [
+        .create(
+          device: "phone", type: "Note", id: "n2",
+          fields: [
+            Assignment(field: "count", value: .int(.min), location: Loc(line: 11, column: 30))
+          ]),
+        .create(
+          device: "iPad", type: "Note", id: "n1",
+          fields: [
+            Assignment(field: "title", value: .string("ça \"va\"\n"), location: Loc(line: 10, column: 27)),
+            Assignment(field: "body", value: .string("x"), location: Loc(line: 10, column: 47)),
+          ]),
+      ])
     #expect(file.expectations.map(\.text) == ["expect n1.title == \"ça \\\"va\\\"\\n\""])
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Scenarios
 
 /// `docs/scenario-format.md` shows what the parser does: its examples parse, its sample

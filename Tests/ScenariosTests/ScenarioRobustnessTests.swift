@@ -2,6 +2,7 @@ import Foundation
 import Replica
 @_spi(Kernel) import Simulator
 import Testing
+
 @testable import Scenarios
 
 /// The parser never crashes, traps or hangs, whatever it is given; every failure points into
@@ -10,7 +11,8 @@ import Testing
   /// `swift test` gives each fixture 20 mutations and each named scenario 40; the nightly run
   /// (`SIM_NIGHTLY=1`, `scripts/nightly`) 200 and 1,000, as the robustness issue asks.
   static let nightly = ProcessInfo.processInfo.environment["SIM_NIGHTLY"] == "1"
-  static let corpus = Fixtures.all.map { ($0.name, $0.text, nightly ? 200 : 20) }
+  static let corpus =
+    Fixtures.all.map { ($0.name, $0.text, nightly ? 200 : 20) }
     + Fixtures.repositoryScenarios().map { ($0.name, $0.text, nightly ? 1_000 : 40) }
 
   @Test(arguments: corpus.map(\.0))
@@ -83,13 +85,17 @@ import Testing
   @Test(arguments: [
     "", "\"", "\n\"", "\u{0}", "devices a\u{0}b", "devices a\nabout \"\u{0}\"", "\u{FEFF}", "\u{FEFF}\u{FEFF}devices a", "\r", "\r\r\n\r",
     "\\", "#", "=", "==", "..", "%", "?", ":", "at", "at at at", "expect", "expect expect", "type", "  ", "\t:", "  :", "  ::",
-    "devices a\ntype T\n  :", "devices a\ntype T\n  x:", "devices a\ntype T\n  x: ref", "devices a\ntype T\n  x: ref ?", "devices a\ntype T\n  x: int =",
-    "devices a\ntype T\n  x:=", "devices a\ntype T\n  x: string=\"", "devices a\nat 1s a set", "devices a\nat 1s a create", "devices a\nat 1s a append .",
+    "devices a\ntype T\n  :", "devices a\ntype T\n  x:", "devices a\ntype T\n  x: ref", "devices a\ntype T\n  x: ref ?",
+    "devices a\ntype T\n  x: int =",
+    "devices a\ntype T\n  x:=", "devices a\ntype T\n  x: string=\"", "devices a\nat 1s a set", "devices a\nat 1s a create",
+    "devices a\nat 1s a append .",
     "devices a\nat 1s a append x.", "devices a\nat 1s a append .y", "devices a\nexpect .", "devices a\nexpect a. == 1", "devices a\nexpect a.b in",
     "devices a\nexpect x ==", "devices a\nexpect lost-edit ==", "devices a\nclock", "devices a\nclock a", "devices a\nclock a skew",
-    "devices a\nclock a skew 1s drift", "devices a\nclock a skew 1s drift ppm", "devices a\nclock a skew 1s drift +ppm", "devices a\nclock a skew 1s drift -",
+    "devices a\nclock a skew 1s drift", "devices a\nclock a skew 1s drift ppm", "devices a\nclock a skew 1s drift +ppm",
+    "devices a\nclock a skew 1s drift -",
     "devices a\nlatency ..", "devices a\nlatency 1s..", "devices a\nlatency ..1s", "devices a\nloss %", "devices a\nloss .%", "devices a\nloss 1.%",
-    "devices a\nloss 0.0000001%", "devices a\nseed", "devices a\nseed +1", "devices a\nat 1s a clock +", "devices a\nat 1s a clock -9223372036854775808ns",
+    "devices a\nloss 0.0000001%", "devices a\nseed", "devices a\nseed +1", "devices a\nat 1s a clock +",
+    "devices a\nat 1s a clock -9223372036854775808ns",
     "devices a\nat 9223372036854775807ns sync", "devices a\nat 106751d sync", "devices a\nat 1.9999999999s sync", "devices a\nat 0.0000000001s sync",
     "devices a\nat 1µs sync", "devices a\nat 1μs a sync", "devices a\ntype T\n  d: date = -1s", "devices a\ntype T\n  i: int = -",
     "devices a\ntype T\n  i: int = --1", "devices a\ntype T\n  i: int = -9223372036854775809", "scenario \"\"\ndevices a",

@@ -1,11 +1,12 @@
 import Foundation
 import Replica
-@testable import Scenarios
 @_spi(Kernel) import Simulator
 import Testing
 
+@testable import Scenarios
+
 #if canImport(FoundationXML)
-import FoundationXML
+  import FoundationXML
 #endif
 
 /// Collects element names and the lane labels of a timeline picture.

@@ -1,7 +1,8 @@
 import Foundation
-import Scenarios
 import Replica
+import Scenarios
 import Testing
+
 @testable import SimCLI
 
 @Suite struct FuzzCommandTests {
@@ -48,7 +49,8 @@ import Testing
   }
 
   @Test func maxFailuresStopsTheCampaign() {
-    let r = runCLI("fuzz", "--seeds", "1..50", "--intents", "10", "--policy", "mark-first-unit", "--max-failures", "1", "--jobs", "2", "--format", "json")
+    let r = runCLI(
+      "fuzz", "--seeds", "1..50", "--intents", "10", "--policy", "mark-first-unit", "--max-failures", "1", "--jobs", "2", "--format", "json")
     #expect(r.code == .failure)
     #expect(r.stdout.contains("\"failing\":1,"))
   }
@@ -84,9 +86,13 @@ import Testing
     #expect(done == Array(1...400))
     // The same records as an uninterrupted campaign.
     let reference = FuzzCampaign(
-      shape: WorkloadShape(intents: 6), policy: try PolicySpec.parse("append-only").get(), seeds: SeedPlan(lower: 1, upper: 400), jobs: 2, shrink: false)
+      shape: WorkloadShape(intents: 6), policy: try PolicySpec.parse("append-only").get(), seeds: SeedPlan(lower: 1, upper: 400), jobs: 2,
+      shrink: false)
     let expected = ReferenceLines()
-    reference.run { expected.append($0.record.jsonLine); return true }
+    reference.run {
+      expected.append($0.record.jsonLine)
+      return true
+    }
     #expect(try lines(out) == expected.lines)
   }
 
@@ -118,7 +124,9 @@ import Testing
   }
 
   @Test func compareTabulatesPoliciesAgainstScenarios() throws {
-    let r = runCLI("compare", "--scenario", "different-fields", "--scenario", "default", "--policies", "cloudkit-default,crdt", "--seeds", "1..3", "--format", "json")
+    let r = runCLI(
+      "compare", "--scenario", "different-fields", "--scenario", "default", "--policies", "cloudkit-default,crdt", "--seeds", "1..3", "--format",
+      "json")
     #expect(r.code == .success, "\(r.stderr)")
     let cells = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
     #expect(cells.count == 4)

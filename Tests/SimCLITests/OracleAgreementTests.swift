@@ -2,6 +2,7 @@ import ReferenceOracle
 import Replica
 import Scenarios
 import Testing
+
 @testable import SimCLI
 
 /// The oracle against the independent reference checker (`ReferenceOracle`): a slice of what
@@ -21,7 +22,8 @@ import Testing
   @Test func theReferenceSeesTheReorderingAsConcurrentToo() throws {
     // The oracle-truth reordering (ScenariosTests): the iPad's q edit reaches the phone before
     // its p edit; the phone's later p edit is concurrent with the iPad's.
-    let file = try Scenario.parse("""
+    let file = try Scenario.parse(
+      """
       devices iPad phone
       policy field-lww-clock batch=1
       latency 100ms
@@ -43,7 +45,8 @@ import Testing
       at 7s    phone set p body="p-phone"
       at 7.05s phone sync
       settle
-      """, source: "inline").get()
+      """, source: "inline"
+    ).get()
     let result = ScenarioRunner.run(file, recordObservations: true)
     let verdicts = OracleAgreement.verdicts(result)
     #expect(verdicts.map(\.kind) == ["lost-edit"])

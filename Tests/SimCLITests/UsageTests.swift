@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SimCLI
 
 @Suite struct UsageTests {
@@ -21,12 +22,13 @@ import Testing
   @Test func aMisspeltFlagGetsADidYouMeanAndTheCommandsUsage() {
     let r = runCLI("run", "two-device-acceptance", "--sed", "3")
     #expect(r.code == .usage)
-    #expect(r.stderr == """
-      Error: unknown option '--sed'. Did you mean '--seed'?
-      Usage: \(RunCommand.spec.usage)
-      See 'sim-cli run --help'.
+    #expect(
+      r.stderr == """
+        Error: unknown option '--sed'. Did you mean '--seed'?
+        Usage: \(RunCommand.spec.usage)
+        See 'sim-cli run --help'.
 
-      """)
+        """)
   }
 
   @Test func choicesAreCheckedWithASuggestion() {

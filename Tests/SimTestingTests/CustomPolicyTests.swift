@@ -9,7 +9,8 @@ import Testing
   }
 
   @Test func ofTwoConcurrentTitlesTheLongerIsKept() throws {
-    let file = try inlineScenario("""
+    let file = try inlineScenario(
+      """
       devices iPad phone
       policy field-lww-hlc
       type Note
@@ -35,7 +36,9 @@ import Testing
     var result: FuzzSummary?
     withKnownIssue {
       result = expectFuzzPasses(policy: "field-lww-hlc", customPolicy: KeepFirstTitle(), seeds: 1...20)
-    } matching: { log.matcher($0) }
+    } matching: {
+      log.matcher($0)
+    }
     let summary = try #require(result)
     let seed = try #require(summary.failingSeeds.first)
     let shrunk = try #require(summary.shrunk)

@@ -14,7 +14,9 @@ import Testing
     let log = IssueLog()
     withKnownIssue {
       expectNoViolations(report)
-    } matching: { log.matcher($0) }
+    } matching: {
+      log.matcher($0)
+    }
 
     #expect(log.messages.count == 1)
     let message = try #require(log.messages.first)
@@ -34,7 +36,9 @@ import Testing
     withKnownIssue {
       expectNoViolations(scenario: "two-device-acceptance", seed: 7, policy: "hard-delete")
       expectNoViolations(scenario: "different-fields", seed: 3)
-    } matching: { log.matcher($0) }
+    } matching: {
+      log.matcher($0)
+    }
     #expect(log.messages.count == 1)
     #expect(log.messages.first?.hasPrefix("different-fields under cloudkit-default (seed 3) lost data: 1 lost-edit\n") == true)
     #expect(log.messages.first?.contains("sim-cli run different-fields --seed 3 --policy cloudkit-default") == true)
@@ -47,19 +51,28 @@ import Testing
     withKnownIssue {
       let report = expectNoViolations(scenario: "two-device-acceptence")
       #expect(report == nil)
-    } matching: { log.matcher($0) }
+    } matching: {
+      log.matcher($0)
+    }
     #expect(log.messages.count == 1)
-    #expect(log.messages.first?.hasPrefix("could not load scenario \"two-device-acceptence\": no scenario named 'two-device-acceptence'; did you mean 'two-device-acceptance'?") == true)
+    #expect(
+      log.messages.first?.hasPrefix(
+        "could not load scenario \"two-device-acceptence\": no scenario named 'two-device-acceptence'; did you mean 'two-device-acceptance'?") == true
+    )
   }
 
   @Test func aScenarioThatDoesNotParseIsAnIssueWithItsDiagnostics() throws {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("simtesting-\(ProcessInfo.processInfo.processIdentifier)-broken.scenario").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "simtesting-\(ProcessInfo.processInfo.processIdentifier)-broken.scenario"
+    ).path
     try "devices iPad\nat 1s iPad frobnicate n1\n".write(toFile: path, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: path) }
     let log = IssueLog()
     withKnownIssue {
       expectNoViolations(scenario: path)
-    } matching: { log.matcher($0) }
+    } matching: {
+      log.matcher($0)
+    }
     #expect(log.messages.count == 1)
     let message = log.messages.first ?? ""
     #expect(message.hasPrefix("scenario \"\(path)\" does not parse:"))
@@ -71,7 +84,9 @@ import Testing
     let log = IssueLog()
     withKnownIssue {
       expectNoViolations(scenario: "two-device-acceptance", policy: "field-lww-hlc delete=hrad")
-    } matching: { log.matcher($0) }
+    } matching: {
+      log.matcher($0)
+    }
     #expect(log.messages.count == 1)
     let message = log.messages.first ?? ""
     #expect(message.hasPrefix("invalid policy \"field-lww-hlc delete=hrad\": invalid value 'hrad' for policy key 'delete'"))

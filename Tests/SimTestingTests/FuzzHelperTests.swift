@@ -13,7 +13,9 @@ import Testing
     var result: FuzzSummary?
     withKnownIssue {
       result = expectFuzzPasses(policy: "mark-first-unit", seeds: 1...20)
-    } matching: { log.matcher($0) }
+    } matching: {
+      log.matcher($0)
+    }
     let summary = try #require(result)
     #expect(!summary.passed)
     #expect(summary.stoppedAtFirstFailure)
@@ -59,7 +61,10 @@ import Testing
     #expect(message.contains("+ actual:   \(summary.failures.count) of 4 seeds failed: \(seeds) (the first is shown)"))
     // sim-cli fuzz cannot draw this shape, so the message does not offer it.
     #expect(!message.contains("sim-cli fuzz --seeds"))
-    #expect(message.contains("this test's shape 20 intents on 2–3 devices; replay the original seed in this test with seeds: \(summary.failingSeeds[0])...\(summary.failingSeeds[0])"))
+    #expect(
+      message.contains(
+        "this test's shape 20 intents on 2–3 devices; replay the original seed in this test with seeds: \(summary.failingSeeds[0])...\(summary.failingSeeds[0])"
+      ))
   }
 
   @Test func theSummaryIsTheSameWithOneJobOrMany() throws {
@@ -74,7 +79,9 @@ import Testing
     let log = IssueLog()
     withKnownIssue {
       #expect(expectFuzzPasses(policy: "apend-only", seeds: 1...1) == nil)
-    } matching: { log.matcher($0) }
+    } matching: {
+      log.matcher($0)
+    }
     #expect(log.messages.count == 1)
     #expect(log.messages.first?.hasPrefix("invalid policy \"apend-only\": unknown policy preset 'apend-only'; did you mean 'append-only'?") == true)
     #expect(throws: PolicySpec.ParseError.self) { try fuzz(policy: "apend-only", seeds: 1...1) }

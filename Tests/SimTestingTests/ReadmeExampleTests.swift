@@ -57,7 +57,9 @@ import Testing
     let log = IssueLog()
     withKnownIssue {
       expectNoViolations(scenario: "fat-note-lww")
-    } matching: { log.matcher($0) }
+    } matching: {
+      log.matcher($0)
+    }
     let message = try #require(log.messages.first)
     let sample = try #require(Self.blocks().first { $0.language.isEmpty })
     let messageLines = message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

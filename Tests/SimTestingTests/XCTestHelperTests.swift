@@ -26,28 +26,28 @@ final class XCTestHelperTests: XCTestCase {
   }
 
   #if !canImport(Darwin)
-  /// Failures recorded while `capturing` is set, instead of failing the test.
-  private var captured: [String]?
+    /// Failures recorded while `capturing` is set, instead of failing the test.
+    private var captured: [String]?
 
-  override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
-    if captured != nil {
-      captured!.append(description)
-    } else {
-      super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+      if captured != nil {
+        captured!.append(description)
+      } else {
+        super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+      }
     }
-  }
 
-  /// On Linux, XCTest reports a failure through `recordFailure`, so a test can intercept it and
-  /// check that the helper really fails, with the shared message.
-  func testXCTAssertNoViolationsFailsWithTheSharedMessage() throws {
-    let report = ScenarioRunner.run(try Scenario.load("fat-note-lww")).report
-    captured = []
-    XCTAssertNoViolations(report)
-    let failures = captured ?? []
-    captured = nil
-    XCTAssertEqual(failures.count, 1)
-    let message = try XCTUnwrap(SimTestFailure.check(report)?.message)
-    XCTAssertTrue(failures.first?.contains(message) == true, failures.first ?? "")
-  }
+    /// On Linux, XCTest reports a failure through `recordFailure`, so a test can intercept it and
+    /// check that the helper really fails, with the shared message.
+    func testXCTAssertNoViolationsFailsWithTheSharedMessage() throws {
+      let report = ScenarioRunner.run(try Scenario.load("fat-note-lww")).report
+      captured = []
+      XCTAssertNoViolations(report)
+      let failures = captured ?? []
+      captured = nil
+      XCTAssertEqual(failures.count, 1)
+      let message = try XCTUnwrap(SimTestFailure.check(report)?.message)
+      XCTAssertTrue(failures.first?.contains(message) == true, failures.first ?? "")
+    }
   #endif
 }

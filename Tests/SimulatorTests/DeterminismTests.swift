@@ -1,5 +1,6 @@
 import Testing
-@testable import Simulator
+
+@_spi(Kernel) @testable import Simulator
 
 /// The whole simulator rests on this: one seed, one trace. (The cross-process half, which also
 /// proves that nothing depends on per-process hash seeds, is in SimCLITests.)

@@ -1,5 +1,6 @@
 import Testing
-@testable import Simulator
+
+@_spi(Kernel) @testable import Simulator
 
 @Suite struct DeviceClockTests {
   @Test func skewShiftsEveryReading() {

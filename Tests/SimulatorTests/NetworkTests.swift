@@ -1,5 +1,6 @@
 import Testing
-@testable import Simulator
+
+@_spi(Kernel) @testable import Simulator
 
 @Suite struct NetworkTests {
   func pair(_ conditions: NetworkConditions = NetworkConditions()) -> (Network, NodeID, NodeID) {
@@ -45,7 +46,8 @@ import Testing
   }
 
   @Test func lossAndDuplicationFollowTheirProbabilities() {
-    var (net, a, b) = pair(NetworkConditions(latency: .fixed(.milliseconds(10)), loss: Probability(10, outOf: 100), duplication: Probability(5, outOf: 100)))
+    var (net, a, b) = pair(
+      NetworkConditions(latency: .fixed(.milliseconds(10)), loss: Probability(10, outOf: 100), duplication: Probability(5, outOf: 100)))
     var rng = SimRandom(seed: 4)
     var lost = 0
     var duplicated = 0

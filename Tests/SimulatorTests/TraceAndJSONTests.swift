@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Simulator
+
+@_spi(Kernel) @testable import Simulator
 
 @Suite struct TraceAndJSONTests {
   static let kind = TraceKind(code: 9, name: "send", fields: ("msg", "to", "-"))
@@ -27,7 +28,8 @@ import Testing
     var quick = TraceRecorder(mode: .hashOnly)
     var full = TraceRecorder(mode: .full)
     for i in 0..<100 {
-      let r = TraceRecord(time: VirtualTime(nanoseconds: Int64(i)), kind: Self.kind, node: Int32(i % 3), a: Int64(i), b: 2, detail: i % 10 == 0 ? "n\(i)" : nil)
+      let r = TraceRecord(
+        time: VirtualTime(nanoseconds: Int64(i)), kind: Self.kind, node: Int32(i % 3), a: Int64(i), b: 2, detail: i % 10 == 0 ? "n\(i)" : nil)
       quick.record(r)
       full.record(r)
     }
@@ -44,21 +46,63 @@ import Testing
     }
     let base = TraceRecord(time: VirtualTime(nanoseconds: 5), kind: Self.kind, node: 1, a: 1, b: 2, c: 3, detail: "x")
     var variants = [base]
-    variants.append({ var r = base; r.time = VirtualTime(nanoseconds: 6); return r }())
-    variants.append({ var r = base; r.node = 2; return r }())
-    variants.append({ var r = base; r.a = 9; return r }())
-    variants.append({ var r = base; r.b = 9; return r }())
-    variants.append({ var r = base; r.c = 9; return r }())
-    variants.append({ var r = base; r.detail = "y"; return r }())
-    variants.append({ var r = base; r.detail = nil; return r }())
-    variants.append({ var r = base; r.kind = TraceKind(code: 10, name: "other"); return r }())
+    variants.append(
+      {
+        var r = base
+        r.time = VirtualTime(nanoseconds: 6)
+        return r
+      }())
+    variants.append(
+      {
+        var r = base
+        r.node = 2
+        return r
+      }())
+    variants.append(
+      {
+        var r = base
+        r.a = 9
+        return r
+      }())
+    variants.append(
+      {
+        var r = base
+        r.b = 9
+        return r
+      }())
+    variants.append(
+      {
+        var r = base
+        r.c = 9
+        return r
+      }())
+    variants.append(
+      {
+        var r = base
+        r.detail = "y"
+        return r
+      }())
+    variants.append(
+      {
+        var r = base
+        r.detail = nil
+        return r
+      }())
+    variants.append(
+      {
+        var r = base
+        r.kind = TraceKind(code: 10, name: "other")
+        return r
+      }())
     #expect(Set(variants.map(hash)).count == variants.count)
   }
 
   @Test func jsonLinesHaveSortedKeysAndNamedFields() {
     var t = TraceRecorder(mode: .full)
     t.record(Self.kind, at: VirtualTime(nanoseconds: 1_500_000_000), node: 0, 7, 1, detail: "n1")
-    #expect(t.jsonLines(nodeNames: ["phone", "server"]) == #"{"detail":"n1","kind":"send","msg":7,"node":"phone","t":1500000000,"time":"1.500s","to":1}"# + "\n")
+    #expect(
+      t.jsonLines(nodeNames: ["phone", "server"]) == #"{"detail":"n1","kind":"send","msg":7,"node":"phone","t":1500000000,"time":"1.500s","to":1}"#
+        + "\n")
   }
 
   @Test func jsonValuesSerializeDeterministically() {

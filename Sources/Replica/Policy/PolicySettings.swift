@@ -12,7 +12,9 @@ public struct PolicySettings: Hashable, Sendable {
   /// The `save` axis, CloudKit's save policies: overwrite all keys, only the changed keys, or
   /// reject a save based on a stale change tag (`if-unchanged`) so that the device merges.
   public enum Save: String, CaseIterable, Sendable {
-    case allKeys = "all-keys", changedKeys = "changed-keys", ifUnchanged = "if-unchanged"
+    case allKeys = "all-keys"
+    case changedKeys = "changed-keys"
+    case ifUnchanged = "if-unchanged"
   }
   /// The `delete` axis: the server forgets a deleted record (`hard`) or keeps a tombstone for the
   /// retention window.
@@ -23,7 +25,8 @@ public struct PolicySettings: Hashable, Sendable {
   /// The `conflict` axis: a delete beats a concurrent update (`delete-wins`), or the update revives
   /// the record (`update-wins`).
   public enum Conflict: String, CaseIterable, Sendable {
-    case deleteWins = "delete-wins", updateWins = "update-wins"
+    case deleteWins = "delete-wins"
+    case updateWins = "update-wins"
   }
   /// The `text` axis: a text field is one value the winner replaces (`whole`), or concurrent edits
   /// are merged character-wise (`merge`).
@@ -34,12 +37,14 @@ public struct PolicySettings: Hashable, Sendable {
   /// The `unit` axis: an outbox entry is cleared once the server acknowledged it (`resumable`), or
   /// as soon as its batch is sent (`mark-first`), so a cut-off batch is lost.
   public enum Unit: String, CaseIterable, Sendable {
-    case resumable, markFirst = "mark-first"
+    case resumable
+    case markFirst = "mark-first"
   }
   /// The `token` axis: the change token is saved after the fetched records are applied
   /// (`after-apply`), or before (`before-apply`), so a kill in between skips them.
   public enum Token: String, CaseIterable, Sendable {
-    case afterApply = "after-apply", beforeApply = "before-apply"
+    case afterApply = "after-apply"
+    case beforeApply = "before-apply"
   }
 
   /// What one conflict unit is; default `field`.

@@ -44,7 +44,8 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
       let names = PolicyPreset.all.map(\.name)
       let hint = closest(presetName, names).map { "; did you mean '\($0)'?" } ?? "; one of: \(names.joined(separator: ", "))"
       if presetName.contains("=") {
-        return .failure(ParseError(message: "a policy starts with a preset before any key=value; one of: \(names.joined(separator: ", "))", offset: presetOffset))
+        return .failure(
+          ParseError(message: "a policy starts with a preset before any key=value; one of: \(names.joined(separator: ", "))", offset: presetOffset))
       }
       return .failure(ParseError(message: "unknown policy preset '\(presetName)'\(hint)", offset: presetOffset))
     }
@@ -52,7 +53,8 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
     var seen: [String] = []
     for (word, offset) in words.dropFirst() {
       guard let eq = word.firstIndex(of: "=") else {
-        return .failure(ParseError(message: "expected key=value after the preset, found '\(word)'; keys: \(keys.joined(separator: ", "))", offset: offset))
+        return .failure(
+          ParseError(message: "expected key=value after the preset, found '\(word)'; keys: \(keys.joined(separator: ", "))", offset: offset))
       }
       let key = String(word[..<eq])
       let value = String(word[word.index(after: eq)...])
@@ -139,4 +141,3 @@ extension PolicySettings {
     }
   }
 }
-

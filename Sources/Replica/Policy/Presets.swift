@@ -17,76 +17,135 @@ public struct PolicyPreset: Sendable {
 extension PolicyPreset {
   /// Every preset, in the order `sim-cli policies` lists them.
   public static let all: [PolicyPreset] = [
-    preset("cloudkit-default",
+    preset(
+      "cloudkit-default",
       models: "NSPersistentCloudKitContainer as observed: whole-record LWW by arrival, all keys, tombstones kept 30d, naive refetch",
-      loses: "concurrent edits to one record (even to different fields); zombies after a long offline period") {
-        $0.granularity = .record; $0.winner = .arrival; $0.save = .allKeys; $0.delete = .tombstone
-        $0.retention = .days(30); $0.refetch = .naive; $0.text = .whole
-      },
-    preset("record-lww-clock",
+      loses: "concurrent edits to one record (even to different fields); zombies after a long offline period"
+    ) {
+      $0.granularity = .record
+      $0.winner = .arrival
+      $0.save = .allKeys
+      $0.delete = .tombstone
+      $0.retention = .days(30)
+      $0.refetch = .naive
+      $0.text = .whole
+    },
+    preset(
+      "record-lww-clock",
       models: "a REST/updated_at table (Supabase-style): whole-record LWW by device clock, hard deletes",
-      loses: "stale overwrites under clock skew; resurrections from lagging devices") {
-        $0.granularity = .record; $0.winner = .clock; $0.save = .allKeys; $0.delete = .hard
-        $0.refetch = .naive
-      },
-    preset("field-lww-arrival",
+      loses: "stale overwrites under clock skew; resurrections from lagging devices"
+    ) {
+      $0.granularity = .record
+      $0.winner = .clock
+      $0.save = .allKeys
+      $0.delete = .hard
+      $0.refetch = .naive
+    },
+    preset(
+      "field-lww-arrival",
       models: "per-field server order (PowerSync default, CloudKit changed-keys)",
-      loses: "concurrent edits to one text field; causally later write lost under reordered delivery") {
-        $0.granularity = .field; $0.winner = .arrival; $0.save = .changedKeys
-      },
-    preset("field-lww-clock",
+      loses: "concurrent edits to one text field; causally later write lost under reordered delivery"
+    ) {
+      $0.granularity = .field
+      $0.winner = .arrival
+      $0.save = .changedKeys
+    },
+    preset(
+      "field-lww-clock",
       models: "per-field device timestamps (SQLite-to-CloudKit libraries)",
-      loses: "stale overwrites under clock skew") {
-        $0.granularity = .field; $0.winner = .clock; $0.save = .changedKeys
-      },
-    preset("field-lww-hlc",
+      loses: "stale overwrites under clock skew"
+    ) {
+      $0.granularity = .field
+      $0.winner = .clock
+      $0.save = .changedKeys
+    },
+    preset(
+      "field-lww-hlc",
       models: "per-field hybrid logical clocks, tombstones, diff refetch",
-      loses: "concurrent edits to one non-mutable field (text whole)") {
-        $0.granularity = .field; $0.winner = .hlc; $0.save = .changedKeys; $0.delete = .tombstone; $0.refetch = .diff
-      },
-    preset("sync-engine-merge",
+      loses: "concurrent edits to one non-mutable field (text whole)"
+    ) {
+      $0.granularity = .field
+      $0.winner = .hlc
+      $0.save = .changedKeys
+      $0.delete = .tombstone
+      $0.refetch = .diff
+    },
+    preset(
+      "sync-engine-merge",
       models: "CKSyncEngine style: if-unchanged saves, conflicts merged field-wise by HLC and re-saved",
-      loses: "text edits when text=whole") {
-        $0.granularity = .field; $0.winner = .hlc; $0.save = .ifUnchanged; $0.delete = .tombstone; $0.refetch = .diff
-      },
-    preset("crdt",
+      loses: "text edits when text=whole"
+    ) {
+      $0.granularity = .field
+      $0.winner = .hlc
+      $0.save = .ifUnchanged
+      $0.delete = .tombstone
+      $0.refetch = .diff
+    },
+    preset(
+      "crdt",
       models: "per-field HLC, sequence-CRDT text, tombstones, diff refetch, a concurrent update beats a delete",
-      loses: "nothing the oracle counts (the cost shows in messages and bytes)") {
-        $0.granularity = .field; $0.winner = .hlc; $0.text = .merge; $0.delete = .tombstone; $0.refetch = .diff
-        $0.conflict = .updateWins
-      },
-    preset("append-only",
+      loses: "nothing the oracle counts (the cost shows in messages and bytes)"
+    ) {
+      $0.granularity = .field
+      $0.winner = .hlc
+      $0.text = .merge
+      $0.delete = .tombstone
+      $0.refetch = .diff
+      $0.conflict = .updateWins
+    },
+    preset(
+      "append-only",
       models: "the essay's design: field-lww-hlc with tombstones, for schemas whose concurrent work is inserts",
-      loses: "nothing, when the schema is shaped for it") {
-        $0.granularity = .field; $0.winner = .hlc; $0.save = .changedKeys; $0.delete = .tombstone; $0.refetch = .diff
-      },
+      loses: "nothing, when the schema is shaped for it"
+    ) {
+      $0.granularity = .field
+      $0.winner = .hlc
+      $0.save = .changedKeys
+      $0.delete = .tombstone
+      $0.refetch = .diff
+    },
     // Planted bugs: each must be caught by the oracle on its scenario.
-    preset("hard-delete", models: "planted bug: field-lww-hlc delete=hard",
-      loses: "resurrections when a save is retried after its answer was lost", planted: true) {
-        $0.granularity = .field; $0.winner = .hlc; $0.delete = .hard
-      },
-    preset("mark-first-unit", models: "planted bug: field-lww-hlc unit=mark-first",
-      loses: "a batch whose request is cut off by a kill or an expired background budget", planted: true) {
-        $0.unit = .markFirst
-      },
-    preset("memory-outbox", models: "planted bug: field-lww-hlc outbox=memory",
-      loses: "pending changes when the app is killed", planted: true) {
-        $0.outbox = .memory
-      },
-    preset("token-before-apply", models: "planted bug: field-lww-hlc token=before-apply",
-      loses: "fetched changes when the app is killed between saving the token and applying them", planted: true) {
-        $0.token = .beforeApply
-      },
-    preset("naive-refetch", models: "planted bug: field-lww-hlc refetch=naive retention=7d",
-      loses: "zombie rows on a device offline longer than the retention", planted: true) {
-        $0.refetch = .naive; $0.retention = .days(7)
-      },
+    preset(
+      "hard-delete", models: "planted bug: field-lww-hlc delete=hard",
+      loses: "resurrections when a save is retried after its answer was lost", planted: true
+    ) {
+      $0.granularity = .field
+      $0.winner = .hlc
+      $0.delete = .hard
+    },
+    preset(
+      "mark-first-unit", models: "planted bug: field-lww-hlc unit=mark-first",
+      loses: "a batch whose request is cut off by a kill or an expired background budget", planted: true
+    ) {
+      $0.unit = .markFirst
+    },
+    preset(
+      "memory-outbox", models: "planted bug: field-lww-hlc outbox=memory",
+      loses: "pending changes when the app is killed", planted: true
+    ) {
+      $0.outbox = .memory
+    },
+    preset(
+      "token-before-apply", models: "planted bug: field-lww-hlc token=before-apply",
+      loses: "fetched changes when the app is killed between saving the token and applying them", planted: true
+    ) {
+      $0.token = .beforeApply
+    },
+    preset(
+      "naive-refetch", models: "planted bug: field-lww-hlc refetch=naive retention=7d",
+      loses: "zombie rows on a device offline longer than the retention", planted: true
+    ) {
+      $0.refetch = .naive
+      $0.retention = .days(7)
+    },
   ]
 
   /// The preset called `name`, or nil when there is none.
   public static func named(_ name: String) -> PolicyPreset? { all.first { $0.name == name } }
 
-  static func preset(_ name: String, models: String, loses: String, planted: Bool = false, _ configure: (inout PolicySettings) -> Void) -> PolicyPreset {
+  static func preset(_ name: String, models: String, loses: String, planted: Bool = false, _ configure: (inout PolicySettings) -> Void)
+    -> PolicyPreset
+  {
     var s = PolicySettings()
     configure(&s)
     return PolicyPreset(name: name, models: models, knownToLose: loses, plantedBug: planted, settings: s)

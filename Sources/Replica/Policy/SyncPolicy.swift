@@ -59,8 +59,10 @@ public protocol SyncPolicy: Sendable {
   func serverDelete(_ write: RecordWrite, current: RecordState, context: MergeContext) -> RecordState?
 
   /// Device: fold a record from the server (fetched, or returned by a save) into the local copy.
-  /// `pending` are the fields with local changes not yet acknowledged (nil: none; a pending
-  /// delete is `local == nil`). Returns the new local copy; a deleted record for a deletion.
+  /// `local` is the device's copy (nil: it has none; a copy it deleted itself, with the delete
+  /// not yet acknowledged, has `isDeleted` set). `pending` are the fields with local changes not
+  /// yet acknowledged (nil: none; every field for a pending delete). Returns the new local copy;
+  /// a deleted record for a deletion.
   func deviceApply(remote: RecordState, local: RecordState?, pending: FieldMask?, context: MergeContext) -> RecordState
 
   /// Device, `if-unchanged` only: merge the conflicting versions into the record to save again.

@@ -1,7 +1,7 @@
 /// The kind of a field, as scenario files write it: `string text int bool date ref TYPE`.
 public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
   case string
-  /// Long text edited by appends and replacements; judged per segment by the oracle.
+  /// Long text edited by appends and replacements; judged character by character by the oracle.
   case text
   case int
   case bool
@@ -133,25 +133,35 @@ extension Schema {
       for field in type.fields {
         if case .ref(let target) = field.kind {
           if !field.optional {
-            findings.append(SchemaFinding(
-              type: type.name, field: field.name, problem: .requiredReference,
-              message: "\(type.name).\(field.name) is a non-optional reference to \(target); CloudKit relationships must be optional. Write `\(field.name): ref \(target)?`."))
+            findings.append(
+              SchemaFinding(
+                type: type.name, field: field.name, problem: .requiredReference,
+                message:
+                  "\(type.name).\(field.name) is a non-optional reference to \(target); CloudKit relationships must be optional. Write `\(field.name): ref \(target)?`."
+              ))
           }
         } else if !field.optional && field.defaultValue == nil {
-          findings.append(SchemaFinding(
-            type: type.name, field: field.name, problem: .requiredWithoutDefault,
-            message: "\(type.name).\(field.name) is required and has no default; CloudKit needs every attribute optional or defaulted, so \(type.name) records will never upload. Write `\(field.name): \(field.kind)?` or add `= …`."))
+          findings.append(
+            SchemaFinding(
+              type: type.name, field: field.name, problem: .requiredWithoutDefault,
+              message:
+                "\(type.name).\(field.name) is required and has no default; CloudKit needs every attribute optional or defaulted, so \(type.name) records will never upload. Write `\(field.name): \(field.kind)?` or add `= …`."
+            ))
         }
         if field.unique {
-          findings.append(SchemaFinding(
-            type: type.name, field: field.name, problem: .uniqueConstraint,
-            message: "\(type.name).\(field.name) is unique; CloudKit cannot enforce unique constraints, so \(type.name) records will never upload. Remove `unique` and deduplicate in the app."))
+          findings.append(
+            SchemaFinding(
+              type: type.name, field: field.name, problem: .uniqueConstraint,
+              message:
+                "\(type.name).\(field.name) is unique; CloudKit cannot enforce unique constraints, so \(type.name) records will never upload. Remove `unique` and deduplicate in the app."
+            ))
         }
       }
       if let deployed, !deployed.contains(type.name) {
-        findings.append(SchemaFinding(
-          type: type.name, field: nil, problem: .notDeployed,
-          message: "\(type.name) is not deployed to the production schema; every upload of it fails quietly. Deploy it, or list it in `deployed`."))
+        findings.append(
+          SchemaFinding(
+            type: type.name, field: nil, problem: .notDeployed,
+            message: "\(type.name) is not deployed to the production schema; every upload of it fails quietly. Deploy it, or list it in `deployed`."))
       }
     }
     return findings

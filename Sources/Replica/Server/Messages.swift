@@ -9,6 +9,15 @@ public struct RecordWrite: Hashable, Sendable {
   public var isDelete: Bool
   /// The change tag of the server version the device based the change on.
   public var baseTag: Int64
+
+  /// A write as a device sends it (for testing a policy's `serverSave` and `serverDelete`
+  /// directly).
+  public init(record: RecordState, changed: FieldMask, isDelete: Bool, baseTag: Int64) {
+    self.record = record
+    self.changed = changed
+    self.isDelete = isDelete
+    self.baseTag = baseTag
+  }
 }
 
 /// The server's answer for one write.
@@ -27,7 +36,8 @@ package enum WriteResult: Hashable, Sendable {
 
 /// The kind of a message (also the number of its arrowhead marker in pictures).
 package enum MessageKind: Int, CaseIterable, Hashable, Sendable {
-  case push = 1, pushReply, fetch, fetchReply, notify
+  case push = 1
+  case pushReply, fetch, fetchReply, notify
 
   package var name: String {
     switch self {

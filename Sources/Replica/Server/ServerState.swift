@@ -36,7 +36,9 @@ package struct ServerState: Sendable {
   }
 
   /// Handles a push. Returns the per-write results and whether anything changed.
-  package mutating func push(_ writes: [RecordWrite], from device: Int32, at now: VirtualTime, policy: any SyncPolicy, context: MergeContext) -> (results: [WriteResult], changed: Bool) {
+  package mutating func push(_ writes: [RecordWrite], from device: Int32, at now: VirtualTime, policy: any SyncPolicy, context: MergeContext) -> (
+    results: [WriteResult], changed: Bool
+  ) {
     purge(now: now, retention: policy.settings.retention)
     var results: [WriteResult] = []
     results.reserveCapacity(writes.count)

@@ -33,7 +33,8 @@ extension SyncWorld {
     recordFinalState()
     if facts.unsettledReason != nil { return }  // already stopped before settle
     let stuck = devices.filter { !$0.isIdle || $0.savedToken != server.head }.map(\.config.name)
-    facts.unsettledReason = "sync did not reach quiescence within \(maxRounds) rounds, \(maxTime) or \(maxEvents) events"
+    facts.unsettledReason =
+      "sync did not reach quiescence within \(maxRounds) rounds, \(maxTime) or \(maxEvents) events"
       + (stuck.isEmpty ? "" : " (still behind: \(stuck.joined(separator: ", ")))")
   }
 

@@ -56,7 +56,9 @@ extension Explainer {
       case .clockJump(let by) where involved.contains(m.node):
         add(m.time, "\(names.node(m.node))'s clock jumps by \(by)")
       case .purged(key, let deletedAt):
-        add(m.time, "the server purges the tombstone of \(r) (deleted at \(time(deletedAt)), retention \(settings.retention)) as it handles the next request")
+        add(
+          m.time,
+          "the server purges the tombstone of \(r) (deleted at \(time(deletedAt)), retention \(settings.retention)) as it handles the next request")
       case .fact(let fact) where involved.contains(m.node):
         if let text = factText(fact, key: key, device: m.node) { add(m.time, text) }
       default:
@@ -74,7 +76,8 @@ extension Explainer {
     case .outboxLost(let keys) where keys.contains(key):
       return "\(who)'s in-memory outbox, with \(names.record(key))'s pending upload, dies with the app (outbox=memory)"
     case .batchAbandoned(let keys, let cause) where keys.contains(key):
-      return "\(who)'s push of \(keys.map(names.record).joined(separator: ", ")) is cut off (\(cause)); mark-first had already cleared their outbox entries"
+      return
+        "\(who)'s push of \(keys.map(names.record).joined(separator: ", ")) is cut off (\(cause)); mark-first had already cleared their outbox entries"
     case .rejected(key, let type):
       return "\(who) learns the server rejects type \(type) for good"
     case .reappeared(key, _):

@@ -46,17 +46,21 @@ extension Explainer {
       out.append(s)
     case .clock, .hlc:
       let byClock = settings.winner == .clock
-      var s = byClock
+      var s =
+        byClock
         ? "winner=clock: the server keeps the \(unit) with the later device-clock stamp, and device clocks can be wrong."
         : "winner=hlc: the server keeps the \(unit) with the later hybrid-logical-clock stamp (a device clock that never runs behind what the device has seen)."
       let l = stamp(of: loser, field: f, key: key)
       let w = stamp(of: winner, field: f, key: key)
-      s += " i\(winner.id) is stamped \(w.text) on \(names.node(Int(winner.device)))\(clockNote(winner.device)); i\(loser.id) is stamped \(l.text) on \(names.node(Int(loser.device)))\(clockNote(loser.device))"
+      s +=
+        " i\(winner.id) is stamped \(w.text) on \(names.node(Int(winner.device)))\(clockNote(winner.device)); i\(loser.id) is stamped \(l.text) on \(names.node(Int(loser.device)))\(clockNote(loser.device))"
       let lv: (Int64, Int64)? = byClock ? l.clock.map { ($0, 0) } : l.hlc
       let wv: (Int64, Int64)? = byClock ? w.clock.map { ($0, 0) } : w.hlc
       if let lv, let wv, lv < wv {
         s += ", so i\(winner.id) counts as later"
-        if loser.trueTime > winner.trueTime { s += " although i\(loser.id) was made \(TimeText.moment((loser.trueTime - winner.trueTime).nanoseconds)) after it in true time" }
+        if loser.trueTime > winner.trueTime {
+          s += " although i\(loser.id) was made \(TimeText.moment((loser.trueTime - winner.trueTime).nanoseconds)) after it in true time"
+        }
       }
       out.append(s + ".")
     }
@@ -71,7 +75,9 @@ extension Explainer {
       out.append(s)
     }
     if settings.save == .ifUnchanged {
-      out.append("save=if-unchanged: a save based on an old change tag is answered 'conflict', and the device merges with the server's version before saving again (by the same winner rule).")
+      out.append(
+        "save=if-unchanged: a save based on an old change tag is answered 'conflict', and the device merges with the server's version before saving again (by the same winner rule)."
+      )
     }
     if case .text = names.fieldKind(key, f), settings.text == .whole {
       out.append("text=whole: a text field is one value, so the winner's text replaces the other's; text=merge would have kept both edits.")
@@ -85,7 +91,9 @@ extension Explainer {
     if let d = decisive {
       let sent = names.fields(d.write.record, only: f, stamps: true)
       let held = d.stored.map { names.fields($0, only: f, stamps: true) } ?? ""
-      out.append("Decisive step: at \(time(d.time)) the server handled push #\(d.seq) from \(names.node(d.device)), which sent \(sent), and kept \(held) (tag \(d.stored?.changeTag ?? 0)).")
+      out.append(
+        "Decisive step: at \(time(d.time)) the server handled push #\(d.seq) from \(names.node(d.device)), which sent \(sent), and kept \(held) (tag \(d.stored?.changeTag ?? 0))."
+      )
     } else if lPush == nil {
       out.append("i\(loser.id) never left \(names.node(Int(loser.device))) in a push that reached the server.")
     }
@@ -117,7 +125,8 @@ extension Explainer {
     let r = names.record(key)
     var out: [String] = []
     if let (push, store) = history.firstPush(carrying: d.id, key: key), let store {
-      let kept = settings.delete == .hard
+      let kept =
+        settings.delete == .hard
         ? "delete=hard: the server keeps no tombstone that could stop a later save from recreating the record"
         : "delete=tombstone: the server keeps a tombstone for the retention window (retention=\(settings.retention))"
       out.append("i\(d.id)'s delete reached the server at \(time(store.time)) in push #\(push.seq), and the server \(storeWords(store)); \(kept).")
@@ -126,20 +135,29 @@ extension Explainer {
       let writers = names.fields(back.write.record, only: nil, stamps: false)
       var s = "At \(time(back.time)) push #\(back.seq) from \(names.node(back.device)) saved \(r) again (\(writers)), which recreated it"
       if let retry = retriedPush(before: back) {
-        s += ". It was a retry: \(names.node(retry.from))'s push #\(retry.seq) with the same change had reached the server at \(retry.delivery.map { time($0.time) } ?? "?") but its reply \(replyFate(retry)), so \(names.node(retry.from)) could not know it had been saved, and sent it again after the delete"
+        s +=
+          ". It was a retry: \(names.node(retry.from))'s push #\(retry.seq) with the same change had reached the server at \(retry.delivery.map { time($0.time) } ?? "?") but its reply \(replyFate(retry)), so \(names.node(retry.from)) could not know it had been saved, and sent it again after the delete"
       }
       out.append(s + ".")
     }
-    if let purge = history.marks.first(where: { if case .purged(key, _) = $0.kind { return true }; return false }) {
-      out.append("The tombstone of \(r) was purged at \(time(purge.time)), the first request after the retention window (\(settings.retention)); from then on a change token from before the purge cannot be served.")
+    if let purge = history.marks.first(where: {
+      if case .purged(key, _) = $0.kind { return true }
+      return false
+    }) {
+      out.append(
+        "The tombstone of \(r) was purged at \(time(purge.time)), the first request after the retention window (\(settings.retention)); from then on a change token from before the purge cannot be served."
+      )
     }
     for m in history.messages where m.tokenExpired {
       let who = names.node(m.to)
       guard a.devices.contains(where: { $0.name == who }) else { continue }
-      out.append("\(who)'s fetch was answered 'token expired' at \(time(m.sent)): it had to refetch everything, and a refetch does not list deletions of records it did not create.")
-      out.append(settings.refetch == .naive
-        ? "refetch=naive: after the refetch \(who) kept the rows it already had, \(r) included — a zombie no later sync removes (refetch=diff deletes rows the server no longer returns)."
-        : "refetch=diff: rows the refetch did not return are deleted locally, unless they still have changes pending.")
+      out.append(
+        "\(who)'s fetch was answered 'token expired' at \(time(m.sent)): it had to refetch everything, and a refetch does not list deletions of records it did not create."
+      )
+      out.append(
+        settings.refetch == .naive
+          ? "refetch=naive: after the refetch \(who) kept the rows it already had, \(r) included — a zombie no later sync removes (refetch=diff deletes rows the server no longer returns)."
+          : "refetch=diff: rows the refetch did not return are deleted locally, unless they still have changes pending.")
       break
     }
     for m in history.marks {
@@ -176,7 +194,8 @@ extension Explainer {
   // MARK: Delete against update
 
   func whyConflict(_ a: Anomaly, key: RecordKey) -> [String] {
-    let rule = settings.conflict == .deleteWins
+    let rule =
+      settings.conflict == .deleteWins
       ? "conflict=delete-wins: once the tombstone is on the server, saves of the record are refused and the devices drop their copies."
       : "conflict=update-wins: a save the deleting device had not seen beats the delete and revives the record."
     var out = [rule]
@@ -195,14 +214,18 @@ extension Explainer {
       out.append("No push carrying \(names.record(key)) was ever sent.")
     } else {
       for p in pushes {
-        out.append("push #\(p.seq) carrying \(names.record(key)) left at \(time(p.sent)): \(fates(p))" + (p.stores.first { $0.key == key }.map { "; the server \(storeWords($0))" } ?? "") + ".")
+        out.append(
+          "push #\(p.seq) carrying \(names.record(key)) left at \(time(p.sent)): \(fates(p))"
+            + (p.stores.first { $0.key == key }.map { "; the server \(storeWords($0))" } ?? "") + ".")
       }
     }
     switch (settings.outbox, settings.unit) {
     case (.memory, _):
       out.append("outbox=memory: pending uploads live in memory, so a kill before they are sent loses them for good.")
     case (_, .markFirst):
-      out.append("unit=mark-first: the outbox entries are cleared when the batch is sent, so a batch cut off in flight is never retried (unit=resumable clears them on the server's answer).")
+      out.append(
+        "unit=mark-first: the outbox entries are cleared when the batch is sent, so a batch cut off in flight is never retried (unit=resumable clears them on the server's answer)."
+      )
     default:
       break
     }
@@ -229,7 +252,8 @@ extension Explainer {
       }
       for mark in history.marks where mark.node == node {
         if case .fact(.fetchDropped(let n, let cause)) = mark.kind {
-          out.append("At \(time(mark.time)) \(d) dropped \(n) fetched record\(n == 1 ? "" : "s") before applying \(n == 1 ? "it" : "them") (\(cause)).")
+          out.append(
+            "At \(time(mark.time)) \(d) dropped \(n) fetched record\(n == 1 ? "" : "s") before applying \(n == 1 ? "it" : "them") (\(cause)).")
           if let next = history.messages.first(where: { $0.kind == .fetch && $0.from == node && $0.sent >= mark.time }) {
             let since = next.fetchesEverything ? "everything" : "changes since token \(next.token ?? 0)"
             out.append("\(d)'s next fetch, #\(next.seq) at \(time(next.sent)), asked for \(since).")
@@ -237,10 +261,10 @@ extension Explainer {
         }
       }
     }
-    out.append(settings.token == .beforeApply
-      ? "token=before-apply: the device saves the change token when the reply arrives, before applying the records; when applying is cut off, the next fetch starts after them and never returns them again."
-      : "token=after-apply: the token is saved only once the records are applied, so an interrupted fetch is repeated.")
+    out.append(
+      settings.token == .beforeApply
+        ? "token=before-apply: the device saves the change token when the reply arrives, before applying the records; when applying is cut off, the next fetch starts after them and never returns them again."
+        : "token=after-apply: the token is saved only once the records are applied, so an interrupted fetch is repeated.")
     return out
   }
 }
-

@@ -109,12 +109,14 @@ struct Explainer {
   func causality(_ a: Intent, _ b: Intent) -> String {
     let (first, second) = a.trueTime <= b.trueTime ? (a, b) : (b, a)
     if first.happenedBefore(second) {
-      return "i\(first.id) happened before i\(second.id): when \(names.node(Int(second.device))) made i\(second.id) it had received \(seen(second)), i\(first.id) among them."
+      return
+        "i\(first.id) happened before i\(second.id): when \(names.node(Int(second.device))) made i\(second.id) it had received \(seen(second)), i\(first.id) among them."
     }
     if second.happenedBefore(first) {
       return "i\(second.id) happened before i\(first.id)."
     }
-    return "i\(a.id) and i\(b.id) were concurrent: when \(names.node(Int(second.device))) made i\(second.id) it had received \(seen(second)), not i\(first.id); "
+    return
+      "i\(a.id) and i\(b.id) were concurrent: when \(names.node(Int(second.device))) made i\(second.id) it had received \(seen(second)), not i\(first.id); "
       + "when \(names.node(Int(first.device))) made i\(first.id) it had received \(seen(first))."
   }
 

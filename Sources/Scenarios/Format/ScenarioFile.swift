@@ -122,7 +122,11 @@ public enum ExpectationKind: Hashable, Sendable {
   case deleted(id: String)
 
   /// The comparison of `expect KIND == N` (or `<=`, `>=`); the raw value is the operator as written.
-  public enum Comparison: String, Hashable, Sendable { case equal = "==", atMost = "<=", atLeast = ">=" }
+  public enum Comparison: String, Hashable, Sendable {
+    case equal = "=="
+    case atMost = "<="
+    case atLeast = ">="
+  }
 }
 
 /// One `expect` line, with its text as written (for reports).

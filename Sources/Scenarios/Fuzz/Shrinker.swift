@@ -98,7 +98,8 @@ public enum Shrinker {
       }
     }
     best.name = file.name + "-min"
-    best.about = "Shrunk by sim-cli from \(file.name) (seed \(seed), policy \(customPolicy?.name ?? best.policy.description)): it must show no violations, and reports \(target.rawValue)."
+    best.about =
+      "Shrunk by sim-cli from \(file.name) (seed \(seed), policy \(customPolicy?.name ?? best.policy.description)): it must show no violations, and reports \(target.rawValue)."
     best.expectations = [Expectation(kind: .noViolations, text: "expect no violations", location: SourceLocation(line: 0, column: 0))]
     best.source = best.name + ".scenario"
     return Result(file: best, kind: target, runs: runs)
@@ -165,13 +166,69 @@ public enum Shrinker {
 
   /// One-step simplifications of the world's faults and settings.
   static let simplifications: [@Sendable (ScenarioFile) -> ScenarioFile?] = [
-    { f in f.loss.isZero ? nil : { var g = f; g.loss = .never; return g }() },
-    { f in f.duplicate.isZero ? nil : { var g = f; g.duplicate = .never; return g }() },
-    { f in f.clocks.isEmpty ? nil : { var g = f; g.clocks = []; return g }() },
-    { f in f.clocks.count < 2 ? nil : { var g = f; g.clocks.removeLast(); return g }() },
-    { f in f.retention == nil ? nil : { var g = f; g.retention = nil; return g }() },
-    { f in f.push == .off ? nil : { var g = f; g.push = .off; return g }() },
-    { f in f.autosync == .seconds(1) ? nil : { var g = f; g.autosync = .seconds(1); return g }() },
+    { f in
+      f.loss.isZero
+        ? nil
+        : {
+          var g = f
+          g.loss = .never
+          return g
+        }()
+    },
+    { f in
+      f.duplicate.isZero
+        ? nil
+        : {
+          var g = f
+          g.duplicate = .never
+          return g
+        }()
+    },
+    { f in
+      f.clocks.isEmpty
+        ? nil
+        : {
+          var g = f
+          g.clocks = []
+          return g
+        }()
+    },
+    { f in
+      f.clocks.count < 2
+        ? nil
+        : {
+          var g = f
+          g.clocks.removeLast()
+          return g
+        }()
+    },
+    { f in
+      f.retention == nil
+        ? nil
+        : {
+          var g = f
+          g.retention = nil
+          return g
+        }()
+    },
+    { f in
+      f.push == .off
+        ? nil
+        : {
+          var g = f
+          g.push = .off
+          return g
+        }()
+    },
+    { f in
+      f.autosync == .seconds(1)
+        ? nil
+        : {
+          var g = f
+          g.autosync = .seconds(1)
+          return g
+        }()
+    },
     { f in
       if case .fixed = f.latency { return nil }
       var g = f

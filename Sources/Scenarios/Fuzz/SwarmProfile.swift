@@ -47,13 +47,21 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
   public static func == (a: SwarmProfile, b: SwarmProfile) -> Bool { a.description == b.description }
   public func hash(into h: inout Hasher) { h.combine(description) }
 
+  var pushText: String {
+    switch push {
+    case .on: "on"
+    case .off: "off"
+    case .lossy(let p): "\(p)"
+    }
+  }
+
   public var description: String {
     var parts = [
       "devices \(devices.joined(separator: " "))",
       "intents \(intents) over \(duration)",
       "latency \(latency)",
       "loss \(loss)", "duplicate \(duplicate)",
-      "push \(push == .on ? "on" : push == .off ? "off" : { if case .lossy(let p) = push { return "\(p)" }; return "?" }())",
+      "push \(pushText)",
       "autosync \(autosync.map(\.description) ?? "off")",
     ]
     if let retention { parts.append("retention \(retention)") }

@@ -30,17 +30,23 @@ public struct WorkloadShape: Sendable {
   /// The essay's schema: a Note whose only truly mutable field is the title, its body written
   /// by the device that made it, append-only strokes, and a mutable preference.
   public static let essaySchema = Schema(types: [
-    RecordType(name: "Note", fields: [
-      FieldSpec(name: "title", kind: .string, defaultValue: .string(""), mutable: true),
-      FieldSpec(name: "body", kind: .text, defaultValue: .text(TextValue())),
-    ]),
-    RecordType(name: "Stroke", appendOnly: true, fields: [
-      FieldSpec(name: "note", kind: .ref("Note"), optional: true),
-      FieldSpec(name: "points", kind: .string, defaultValue: .string("")),
-    ]),
-    RecordType(name: "Preference", fields: [
-      FieldSpec(name: "value", kind: .string, defaultValue: .string("light"), mutable: true),
-    ]),
+    RecordType(
+      name: "Note",
+      fields: [
+        FieldSpec(name: "title", kind: .string, defaultValue: .string(""), mutable: true),
+        FieldSpec(name: "body", kind: .text, defaultValue: .text(TextValue())),
+      ]),
+    RecordType(
+      name: "Stroke", appendOnly: true,
+      fields: [
+        FieldSpec(name: "note", kind: .ref("Note"), optional: true),
+        FieldSpec(name: "points", kind: .string, defaultValue: .string("")),
+      ]),
+    RecordType(
+      name: "Preference",
+      fields: [
+        FieldSpec(name: "value", kind: .string, defaultValue: .string("light"), mutable: true)
+      ]),
   ])
 
   static let deviceNames = ["iPad", "phone", "mac", "watch", "tv", "car", "web", "vision"]

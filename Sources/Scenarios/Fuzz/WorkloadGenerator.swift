@@ -25,7 +25,8 @@ public enum WorkloadGenerator {
     // The swarm profile.
     let duration: SimDuration = pick(&faults, [(.seconds(20), 3), (.minutes(2), 4), (.minutes(10), 2), (.hours(1), 1)])
     let low = faults.int(in: 5...50)
-    let latency: LatencyModel = faults.chance(3, outOf: 10)
+    let latency: LatencyModel =
+      faults.chance(3, outOf: 10)
       ? .fixed(.milliseconds(low))
       : .uniform(.milliseconds(low), .milliseconds(low + faults.int(in: 10...1_500)))
     let loss = faults.chance(1, outOf: 2) ? Probability.never : Probability(UInt64(faults.int(in: 1...10)), outOf: 100)
@@ -64,7 +65,6 @@ public enum WorkloadGenerator {
       at(start, .offline([d]))
       at(start + length, .online([d]))
     }
-    var end = duration
     if longOffline {
       let d = device(&faults)
       let start = randomTime(&faults)
@@ -74,7 +74,6 @@ public enum WorkloadGenerator {
       let length = SimDuration.hours(faults.int(in: 8 * 24 + 1...26 * 24))
       at(start, .offline([d]))
       at(start + length, .online([d]))
-      end = start + length
     }
     for _ in 0..<kills { at(randomTime(&faults), .kill(device: device(&faults))) }
     for _ in 0..<backgrounds {
@@ -97,7 +96,6 @@ public enum WorkloadGenerator {
       if let action = intents.next(&work, device: device(&work)) { at(t, action) }
       if work.chance(1, outOf: 12) { at(t, .sync(device: device(&work))) }
     }
-    _ = end
 
     timeline = stableSorted(timeline)
     let profile = SwarmProfile(

@@ -140,7 +140,9 @@ struct RunHistory {
   }
 
   enum MarkKind {
-    case kill, clockJump(SimDuration), fact(DeviceFact)
+    case kill
+    case clockJump(SimDuration)
+    case fact(DeviceFact)
     /// The server forgot a deletion after the retention window (at the first request after it).
     case purged(RecordKey, deletedAt: VirtualTime)
   }

@@ -5,10 +5,10 @@ import Replica
 /// sorted, devices, records, fields and intents named as the scenario names them, outcomes in
 /// words. Every object has `t` (nanoseconds), `time` and `event`:
 ///
-///     {"event":"intent","intent":"i2","device":"iPad","record":"n1","action":"append \" +1\" to n1.body","t":3000000000,"time":"3.000s"}
-///     {"event":"send","message":12,"kind":"push","from":"iPad","to":"server","writes":[{"record":"n1","changed":["body"],"fields":{"body":"i2","title":"i1"}}],…}
-///     {"event":"arrive","message":12,"at":"server","outcome":"delivered",…}
-///     {"event":"decide","message":12,"record":"n1","outcome":"saved","tag":3,"fields":{…},…}
+///     {"action":"append \" +1\" to n1.body","device":"iPad","event":"intent","intent":"i2","record":"n1","t":3000000000,"time":"3.000s"}
+///     {"event":"send","from":"iPad","kind":"push","message":12,"request":3,…,"to":"server","writes":[{"changed":["body"],"fields":{"body":"i2","title":"i1"},"record":"n1"}]}
+///     {"at":"server","event":"arrive","message":12,"outcome":"delivered",…}
+///     {"event":"decide","fields":{…},"message":12,"outcome":"saved","record":"n1","tag":3,…}
 ///
 /// The run must have kept its events (`ScenarioRunner.run(…, keepEvents: true)`).
 public enum TraceExport {
@@ -129,29 +129,32 @@ public enum TraceExport {
     switch message {
     case .push(let id, let writes):
       o["request"] = .uint(id)
-      o["writes"] = .array(writes.map { w in
-        var x: [String: JSONValue] = ["record": .string(words.record(w.record.key))]
-        if w.isDelete {
-          x["delete"] = .string(Vocabulary.intent(w.record.deletedBy))
-        } else {
-          x["fields"] = fields(w.record, words: words)
-          x["changed"] = .array(w.record.fields.indices.filter { w.changed & (1 << UInt64($0)) != 0 }.map { .string(words.field(w.record.key, $0)) })
-        }
-        return .object(x)
-      })
+      o["writes"] = .array(
+        writes.map { w in
+          var x: [String: JSONValue] = ["record": .string(words.record(w.record.key))]
+          if w.isDelete {
+            x["delete"] = .string(Vocabulary.intent(w.record.deletedBy))
+          } else {
+            x["fields"] = fields(w.record, words: words)
+            x["changed"] = .array(
+              w.record.fields.indices.filter { w.changed & (1 << UInt64($0)) != 0 }.map { .string(words.field(w.record.key, $0)) })
+          }
+          return .object(x)
+        })
     case .pushReply(let id, let results):
       o["request"] = .uint(id)
-      o["results"] = .array(results.map { r in
-        var x: [String: JSONValue] = ["outcome": .string(r.outcome.rawValue)]
-        switch r {
-        case .saved(let s), .conflict(let s), .refusedDeleted(let s):
-          x["record"] = .string(words.record(s.key))
-          x["tag"] = .int(s.changeTag)
-        case .rejected(let type): x["type"] = .string(type)
-        case .deleted: break
-        }
-        return .object(x)
-      })
+      o["results"] = .array(
+        results.map { r in
+          var x: [String: JSONValue] = ["outcome": .string(r.outcome.rawValue)]
+          switch r {
+          case .saved(let s), .conflict(let s), .refusedDeleted(let s):
+            x["record"] = .string(words.record(s.key))
+            x["tag"] = .int(s.changeTag)
+          case .rejected(let type): x["type"] = .string(type)
+          case .deleted: break
+          }
+          return .object(x)
+        })
     case .fetch(let id, let token):
       o["request"] = .uint(id)
       o["since"] = token.map { .int($0) } ?? .null
@@ -162,11 +165,12 @@ public enum TraceExport {
       o["request"] = .uint(id)
       o["next"] = .int(token)
       o["more"] = .bool(more)
-      o["records"] = .array(records.map { r in
-        var x: [String: JSONValue] = ["record": .string(words.record(r.key)), "tag": .int(r.changeTag)]
-        if r.isDeleted { x["deleted"] = .string(Vocabulary.intent(r.deletedBy)) } else { x["fields"] = fields(r, words: words) }
-        return .object(x)
-      })
+      o["records"] = .array(
+        records.map { r in
+          var x: [String: JSONValue] = ["record": .string(words.record(r.key)), "tag": .int(r.changeTag)]
+          if r.isDeleted { x["deleted"] = .string(Vocabulary.intent(r.deletedBy)) } else { x["fields"] = fields(r, words: words) }
+          return .object(x)
+        })
     case .notify:
       break
     }

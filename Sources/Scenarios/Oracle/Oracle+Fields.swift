@@ -54,17 +54,26 @@ extension Oracle {
     if final.writer == 0 {
       guard !w.isEmpty else {
         if final.value != spec.initialValue {
-          anomalies.append(Anomaly(kind: .phantomValue, record: rRef, field: fRef, explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote and is not the default."))
+          anomalies.append(
+            Anomaly(
+              kind: .phantomValue, record: rRef, field: fRef,
+              explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote and is not the default."))
         }
         return
       }
-      for l in frontier { lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the default value \(render(final.value))", endedAs: "the default value \(render(final.value))", winner: nil) }
+      for l in frontier {
+        lose(
+          l, f: f, spec: spec, record: record, intents: intents, finalText: "the default value \(render(final.value))",
+          endedAs: "the default value \(render(final.value))", winner: nil)
+      }
       return
     }
     guard let winner = w.first(where: { $0.id == final.writer }), writtenValue(winner, f) == final.value else {
-      anomalies.append(Anomaly(
-        kind: .phantomValue, record: rRef, field: fRef, intents: [Self.id(final.writer)],
-        explanation: "\(r).\(field) shows \(render(final.value)), which no intent wrote to it (the value claims to come from \(Self.id(final.writer)))."))
+      anomalies.append(
+        Anomaly(
+          kind: .phantomValue, record: rRef, field: fRef, intents: [Self.id(final.writer)],
+          explanation:
+            "\(r).\(field) shows \(render(final.value)), which no intent wrote to it (the value claims to come from \(Self.id(final.writer)))."))
       return
     }
     let winnerIsLatest = superseded.contains(winner.id) || !live.contains { winner.happenedBefore($0) }
@@ -73,31 +82,45 @@ extension Oracle {
       // concurrent with it were a last-writer-wins choice; later ones were lost.
       for l in frontier where l.id != winner.id {
         guard concurrent(l, winner), neverSentCause(l) == nil else {
-          lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))", endedAs: "\(render(final.value)) from \(describe(winner, field: f))", winner: winner)
+          lose(
+            l, f: f, spec: spec, record: record, intents: intents,
+            finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))",
+            endedAs: "\(render(final.value)) from \(describe(winner, field: f))", winner: winner)
           continue
         }
         if spec.mutable {
-          anomalies.append(Anomaly(
-            kind: .concurrentOverwrite, record: rRef, field: fRef, intents: [Self.id(l.id), Self.id(winner.id)],
-            devices: [deviceRef(l.device), deviceRef(winner.device)], at: l.trueTime,
-            explanation: "\(describe(l, field: f)) and \(describe(winner, field: f)) were concurrent on a mutable field; last-writer-wins kept \(render(final.value))."))
+          anomalies.append(
+            Anomaly(
+              kind: .concurrentOverwrite, record: rRef, field: fRef, intents: [Self.id(l.id), Self.id(winner.id)],
+              devices: [deviceRef(l.device), deviceRef(winner.device)], at: l.trueTime,
+              explanation:
+                "\(describe(l, field: f)) and \(describe(winner, field: f)) were concurrent on a mutable field; last-writer-wins kept \(render(final.value))."
+            ))
         } else {
-          anomalies.append(Anomaly(
-            kind: .lostEdit, record: rRef, field: fRef, intents: [Self.id(l.id), Self.id(winner.id)],
-            devices: [deviceRef(l.device), deviceRef(winner.device)], at: l.trueTime,
-            explanation: "\(describe(l, field: f)) was overwritten by \(describe(winner, field: f)), a concurrent write; \(field) is not declared mutable, so last-writer-wins lost an edit."))
+          anomalies.append(
+            Anomaly(
+              kind: .lostEdit, record: rRef, field: fRef, intents: [Self.id(l.id), Self.id(winner.id)],
+              devices: [deviceRef(l.device), deviceRef(winner.device)], at: l.trueTime,
+              explanation:
+                "\(describe(l, field: f)) was overwritten by \(describe(winner, field: f)), a concurrent write; \(field) is not declared mutable, so last-writer-wins lost an edit."
+            ))
         }
       }
     } else {
       for l in frontier {
-        lose(l, f: f, spec: spec, record: record, intents: intents, finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))", endedAs: "\(render(final.value)) from \(describe(winner, field: f))", winner: winner)
+        lose(
+          l, f: f, spec: spec, record: record, intents: intents,
+          finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))",
+          endedAs: "\(render(final.value)) from \(describe(winner, field: f))", winner: winner)
       }
     }
   }
 
   /// A frontier write whose effect is gone: a stale overwrite if nothing concurrent touched the
   /// record, else a lost edit (a concurrent save carried the old value along).
-  mutating func lose(_ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], finalText: String, endedAs: String, winner: Intent?) {
+  mutating func lose(
+    _ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], finalText: String, endedAs: String, winner: Intent?
+  ) {
     if superseded.contains(l.id) { return }
     let r = name(record.key)
     let rRef = recordRef(record.key)
@@ -112,9 +135,10 @@ extension Oracle {
     }
     if let cause = neverSentCause(l) {
       // Nothing was ordered wrongly: the edit was never sent.
-      anomalies.append(Anomaly(
-        kind: .lostEdit, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
-        explanation: "\(describe(l, field: f)) never reached the server — \(cause) — and \(r).\(field) ended as \(endedAs)."))
+      anomalies.append(
+        Anomaly(
+          kind: .lostEdit, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
+          explanation: "\(describe(l, field: f)) never reached the server — \(cause) — and \(r).\(field) ended as \(endedAs)."))
       return
     }
     if let rival {
@@ -130,15 +154,20 @@ extension Oracle {
       } else if !rival.writtenFields.contains(f) {
         how = "when \(describe(rival)) saved the whole record concurrently (record-level LWW)"
       } else {
-        how = "although it had already seen that value, while \(describe(rival, field: f)) wrote the same field concurrently: last-writer-wins brought an older value back"
+        how =
+          "although it had already seen that value, while \(describe(rival, field: f)) wrote the same field concurrently: last-writer-wins brought an older value back"
       }
-      anomalies.append(Anomaly(
-        kind: kind, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
-        explanation: "\(describe(l, field: f)) was replaced by \(finalText) \(how)."))
+      anomalies.append(
+        Anomaly(
+          kind: kind, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
+          explanation: "\(describe(l, field: f)) was replaced by \(finalText) \(how)."))
     } else {
-      anomalies.append(Anomaly(
-        kind: .staleOverwrite, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
-        explanation: "\(describe(l, field: f)) lost to \(finalText), which it had already seen; no concurrent edit touched \(r), so the order itself was wrong\(clockNote)."))
+      anomalies.append(
+        Anomaly(
+          kind: .staleOverwrite, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
+          explanation:
+            "\(describe(l, field: f)) lost to \(finalText), which it had already seen; no concurrent edit touched \(r), so the order itself was wrong\(clockNote)."
+        ))
     }
   }
 
@@ -161,9 +190,12 @@ extension Oracle {
     }
     if let d = duplicates.first {
       let i = log[d.intent]
-      anomalies.append(Anomaly(
-        kind: .duplicateEvent, record: rRef, field: fRef, intents: [Self.id(d.intent)], devices: [deviceRef(i.device)], at: i.trueTime,
-        explanation: "text inserted by \(describe(i)) appears \(duplicates.filter { $0.intent == d.intent }.count + 1) times in \(r).\(spec.name): the insert was applied more than once."))
+      anomalies.append(
+        Anomaly(
+          kind: .duplicateEvent, record: rRef, field: fRef, intents: [Self.id(d.intent)], devices: [deviceRef(i.device)], at: i.trueTime,
+          explanation:
+            "text inserted by \(describe(i)) appears \(duplicates.filter { $0.intent == d.intent }.count + 1) times in \(r).\(spec.name): the insert was applied more than once."
+        ))
     }
     // Who removed each character: replacements name what they took out; a set of the field
     // removes all it held. A character taken out by an intent that had seen its insert is
@@ -216,7 +248,9 @@ extension Oracle {
       guard lost else { continue }
       let finalWriter = record.fields[Int(f)].writer
       let winner = finalWriter != 0 && finalWriter != intent.id ? log[finalWriter] : nil
-      lose(intent, f: f, spec: spec, record: record, intents: intents, finalText: "a version of \(r).\(spec.name) without it (\(quote(text.string)))", endedAs: quote(text.string), winner: winner)
+      lose(
+        intent, f: f, spec: spec, record: record, intents: intents, finalText: "a version of \(r).\(spec.name) without it (\(quote(text.string)))",
+        endedAs: quote(text.string), winner: winner)
     }
   }
 }

@@ -6,10 +6,18 @@ extension Oracle {
   mutating func judgeRecordPresence(_ key: RecordKey, _ intents: [Intent]) {
     let r = name(key)
     let rRef = recordRef(key)
-    guard let create = intents.first(where: { if case .create = $0.kind { return true }; return false }) else { return }
+    guard
+      let create = intents.first(where: {
+        if case .create = $0.kind { return true }
+        return false
+      })
+    else { return }
     guard case .create(let typeIndex, _) = create.kind else { return }
     let type = schema.types[Int(typeIndex)]
-    let updates = intents.filter { if case .delete = $0.kind { return false }; return true }
+    let updates = intents.filter {
+      if case .delete = $0.kind { return false }
+      return true
+    }
     let deletes = intents.filter { $0.kind == .delete }
     let holders: [(name: String, device: Int32?, visible: Bool)] =
       world.devices.map { ($0.config.name, $0.config.index, $0.visibleRecord(key) != nil) } + [("the server", nil, serverLive[key] != nil)]
@@ -18,34 +26,46 @@ extension Oracle {
     if let d = deletes.first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }) {
       let back = holders.filter(\.visible)
       if !back.isEmpty {
-        anomalies.append(Anomaly(
-          kind: .resurrection, record: rRef, intents: [Self.id(d.id)], devices: back.compactMap { $0.device.map(deviceRef) }, at: d.trueTime,
-          explanation: "\(r) is visible on \(back.map(\.name).joined(separator: ", ")) after settle although \(describe(d)) came after every edit of it\(resurrectionCause(key))."))
+        anomalies.append(
+          Anomaly(
+            kind: .resurrection, record: rRef, intents: [Self.id(d.id)], devices: back.compactMap { $0.device.map(deviceRef) }, at: d.trueTime,
+            explanation:
+              "\(r) is visible on \(back.map(\.name).joined(separator: ", ")) after settle although \(describe(d)) came after every edit of it\(resurrectionCause(key))."
+          ))
       }
     }
     // A delete concurrent with an update: either outcome is valid; say which won.
     for d in deletes {
       if let u = updates.first(where: { concurrent($0, d) }) {
-        anomalies.append(Anomaly(
-          kind: .deleteUpdateConflict, record: rRef, intents: [Self.id(d.id), Self.id(u.id)], devices: [deviceRef(d.device), deviceRef(u.device)], at: d.trueTime,
-          explanation: "\(describe(d)) was concurrent with \(describe(u)); \(conflictOutcome(key, delete: d))."))
+        anomalies.append(
+          Anomaly(
+            kind: .deleteUpdateConflict, record: rRef, intents: [Self.id(d.id), Self.id(u.id)], devices: [deviceRef(d.device), deviceRef(u.device)],
+            at: d.trueTime,
+            explanation: "\(describe(d)) was concurrent with \(describe(u)); \(conflictOutcome(key, delete: d))."))
         break
       }
     }
     let origin = world.devices[Int(create.device)]
     let neverOnServer = world.server.records[key] == nil && deletes.isEmpty
     if neverOnServer, origin.visibleRecord(key) != nil {
-      anomalies.append(Anomaly(
-        kind: .strandedRecord, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.config.index)], at: create.trueTime,
-        explanation: "\(r) exists only on \(origin.config.name) (created in \(Self.id(create.id)) at \(create.trueTime)) and never reached the server: \(strandedCause(key, type: type, device: create.device))."))
+      anomalies.append(
+        Anomaly(
+          kind: .strandedRecord, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.config.index)], at: create.trueTime,
+          explanation:
+            "\(r) exists only on \(origin.config.name) (created in \(Self.id(create.id)) at \(create.trueTime)) and never reached the server: \(strandedCause(key, type: type, device: create.device))."
+        ))
       return
     }
     if type.appendOnly, deletes.isEmpty {
       let missing = holders.filter { !$0.visible }
       if !missing.isEmpty {
-        anomalies.append(Anomaly(
-          kind: .droppedEvent, record: rRef, intents: [Self.id(create.id)], devices: missing.compactMap { $0.device.map(deviceRef) }, at: create.trueTime,
-          explanation: "the \(type.name) event \(r) (created by \(deviceRef(create.device)) in \(Self.id(create.id)) at \(create.trueTime)) was never deleted but is missing on \(missing.map(\.name).joined(separator: ", ")) after settle."))
+        anomalies.append(
+          Anomaly(
+            kind: .droppedEvent, record: rRef, intents: [Self.id(create.id)], devices: missing.compactMap { $0.device.map(deviceRef) },
+            at: create.trueTime,
+            explanation:
+              "the \(type.name) event \(r) (created by \(deviceRef(create.device)) in \(Self.id(create.id)) at \(create.trueTime)) was never deleted but is missing on \(missing.map(\.name).joined(separator: ", ")) after settle."
+          ))
       }
     }
   }
@@ -106,24 +126,31 @@ extension Oracle {
       guard case .reappeared(let key, let applied) = e.fact, let intents = byRecord[key] else { continue }
       let r = name(key)
       guard !reported.contains(key) else { continue }
-      let updates = intents.filter { if case .delete = $0.kind { return false }; return true }
+      let updates = intents.filter {
+        if case .delete = $0.kind { return false }
+        return true
+      }
       // Only a delete the device had applied before the record came back counts: one made later
       // (say, after the record was revived by a concurrent update) is no reason to expect it gone.
       let log = self.log
       guard let d = applied.map({ log[$0] }).first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }) else { continue }
       reported.insert(key)
-      anomalies.append(Anomaly(
-        kind: .resurrection, record: recordRef(key), intents: [Self.id(d.id)], devices: [deviceRef(e.device)], at: e.time,
-        explanation: "\(r) came back on \(deviceRef(e.device)) at \(e.time) after it had applied \(describe(d)), which came after every edit (a transient resurrection)."))
+      anomalies.append(
+        Anomaly(
+          kind: .resurrection, record: recordRef(key), intents: [Self.id(d.id)], devices: [deviceRef(e.device)], at: e.time,
+          explanation:
+            "\(r) came back on \(deviceRef(e.device)) at \(e.time) after it had applied \(describe(d)), which came after every edit (a transient resurrection)."
+        ))
     }
   }
 
   /// After settle every device must show what the server shows.
   mutating func judgeDivergence() {
     if !world.facts.settled {
-      anomalies.append(Anomaly(
-        kind: .divergence, record: nil, at: world.facts.settleStart,
-        explanation: "the run did not settle: \(world.facts.unsettledReason ?? "sync did not reach quiescence")."))
+      anomalies.append(
+        Anomaly(
+          kind: .divergence, record: nil, at: world.facts.settleStart,
+          explanation: "the run did not settle: \(world.facts.unsettledReason ?? "sync did not reach quiescence")."))
     }
     // A difference on a record already reported as stranded, dropped or resurrected is that
     // anomaly; divergence reports the first difference nothing else explains.
@@ -136,9 +163,10 @@ extension Oracle {
       if converged, firstDifference(all, allServer) != nil { converged = false }
       let mine = all.filter { !explained.contains($0.key) }
       if let difference = firstDifference(mine, server) {
-        anomalies.append(Anomaly(
-          kind: .divergence, record: difference.record, field: difference.field, devices: [deviceRef(device.config.index)],
-          explanation: "after settle \(device.config.name) and the server differ: \(difference.text)."))
+        anomalies.append(
+          Anomaly(
+            kind: .divergence, record: difference.record, field: difference.field, devices: [deviceRef(device.config.index)],
+            explanation: "after settle \(device.config.name) and the server differ: \(difference.text)."))
       }
     }
   }
@@ -157,7 +185,10 @@ extension Oracle {
       let b = theirs[j]
       for f in a.fields.indices where !sameVisible(a.fields[f].value, b.fields[f].value) {
         let field = fieldName(a.type, Int32(f))
-        return (recordRef(a.key), FieldRef(index: f, name: field), "\(name(a.key)).\(field) is \(render(a.fields[f].value)) on the device and \(render(b.fields[f].value)) on the server")
+        return (
+          recordRef(a.key), FieldRef(index: f, name: field),
+          "\(name(a.key)).\(field) is \(render(a.fields[f].value)) on the device and \(render(b.fields[f].value)) on the server"
+        )
       }
       i += 1
       j += 1

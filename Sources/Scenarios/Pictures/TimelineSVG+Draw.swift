@@ -49,7 +49,8 @@ extension TimelineDrawing {
     let legend = legendHeight()
     let legendTop = lanesBottom + 250 + (gapLabels.map(\.row).max() ?? 0) * 120
     let height = legendTop + legend
-    out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(S.n(width))\" height=\"\(S.n(height))\" viewBox=\"0 0 \(S.n(width)) \(S.n(height))\">\n"
+    out +=
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(S.n(width))\" height=\"\(S.n(height))\" viewBox=\"0 0 \(S.n(width)) \(S.n(height))\">\n"
     out += "<title>\(S.escape("\(report.scenario) — policy \(report.policy), seed \(report.seed)"))</title>\n"
     out += "<style>\(TimelineStyle.css)</style>\n"
     drawDefs()
@@ -76,7 +77,8 @@ extension TimelineDrawing {
       out += "<path d=\"M0,1L10,5L0,9z\" fill=\"\(m.color)\"/></marker>\n"
     }
     out += "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
-    out += "<rect width=\"6\" height=\"6\" fill=\"#eef1f4\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d0d7de\" stroke-width=\"2\"/></pattern>\n"
+    out +=
+      "<rect width=\"6\" height=\"6\" fill=\"#eef1f4\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d0d7de\" stroke-width=\"2\"/></pattern>\n"
     out += "</defs>\n"
   }
 
@@ -101,7 +103,8 @@ extension TimelineDrawing {
       let x0 = axis.x(w.start)
       let x1 = max(axis.x(w.end), x0 + 20)
       if w.kind == .settle {
-        out += "<rect x=\"\(S.n(x0))\" y=\"\(S.n(lanesTop))\" width=\"\(S.n(x1 - x0))\" height=\"\(S.n(lanesBottom - lanesTop))\" fill=\"#dafbe1\" opacity=\"0.55\"/>\n"
+        out +=
+          "<rect x=\"\(S.n(x0))\" y=\"\(S.n(lanesTop))\" width=\"\(S.n(x1 - x0))\" height=\"\(S.n(lanesBottom - lanesTop))\" fill=\"#dafbe1\" opacity=\"0.55\"/>\n"
         out += "<text class=\"w\" x=\"\(S.n(x0 + 30))\" y=\"\(S.n(lanesTop + 110))\" style=\"fill:#1a7f37\">settle</text>\n"
         continue
       }
@@ -112,10 +115,12 @@ extension TimelineDrawing {
       case .down: fill = "#ffd8d3"
       default: fill = "#fff1b8"
       }
-      out += "<rect x=\"\(S.n(x0))\" y=\"\(S.n(lane.top + 20))\" width=\"\(S.n(x1 - x0))\" height=\"\(S.n(lane.bottom - lane.top - 40))\" fill=\"\(fill)\"/>\n"
+      out +=
+        "<rect x=\"\(S.n(x0))\" y=\"\(S.n(lane.top + 20))\" width=\"\(S.n(x1 - x0))\" height=\"\(S.n(lane.bottom - lane.top - 40))\" fill=\"\(fill)\"/>\n"
     }
     for lane in lanes {
-      out += "<line x1=\"\(S.n(Self.left - 100))\" y1=\"\(S.n(lane.line))\" x2=\"\(S.n(width - 100))\" y2=\"\(S.n(lane.line))\" stroke=\"#8c959f\" stroke-width=\"1\"/>\n"
+      out +=
+        "<line x1=\"\(S.n(Self.left - 100))\" y1=\"\(S.n(lane.line))\" x2=\"\(S.n(width - 100))\" y2=\"\(S.n(lane.line))\" stroke=\"#8c959f\" stroke-width=\"1\"/>\n"
       out += "<text class=\"lane\" x=\"12\" y=\"\(S.n(lane.line + 45))\">\(S.escape(lane.name))</text>\n"
     }
   }
@@ -137,7 +142,8 @@ extension TimelineDrawing {
     for t in kept.sorted() {
       let x = axis.x(VirtualTime(nanoseconds: t))
       let label = TimeText.moment(t)
-      out += "<line x1=\"\(S.n(x))\" y1=\"\(S.n(lanesTop - 60))\" x2=\"\(S.n(x))\" y2=\"\(S.n(lanesBottom))\" stroke=\"#d8dee4\" stroke-width=\"0.6\"/>\n"
+      out +=
+        "<line x1=\"\(S.n(x))\" y1=\"\(S.n(lanesTop - 60))\" x2=\"\(S.n(x))\" y2=\"\(S.n(lanesBottom))\" stroke=\"#d8dee4\" stroke-width=\"0.6\"/>\n"
       out += "<text class=\"tick\" x=\"\(S.n(x))\" y=\"\(S.n(lanesTop - 120))\" text-anchor=\"middle\">\(S.escape(label))</text>\n"
     }
   }
@@ -156,7 +162,8 @@ extension TimelineDrawing {
       for y in [lanesTop - 30] + lanes.map(\.line) {
         out += "<rect x=\"\(S.n(mid - 60))\" y=\"\(S.n(y - 20))\" width=\"12\" height=\"4\" fill=\"#ffffff\"/>"
         for dx in [-45, 25] {
-          out += "<line x1=\"\(S.n(mid + dx))\" y1=\"\(S.n(y + 50))\" x2=\"\(S.n(mid + dx + 20))\" y2=\"\(S.n(y - 50))\" stroke=\"#59636e\" stroke-width=\"1.2\"/>"
+          out +=
+            "<line x1=\"\(S.n(mid + dx))\" y1=\"\(S.n(y + 50))\" x2=\"\(S.n(mid + dx + 20))\" y2=\"\(S.n(y - 50))\" stroke=\"#59636e\" stroke-width=\"1.2\"/>"
         }
       }
       out += "<text class=\"tick\" x=\"\(S.n(p.x))\" y=\"\(S.n(lanesBottom + 120 + p.row * 120))\">\(S.escape(p.text))</text></g>\n"
@@ -180,10 +187,12 @@ extension TimelineDrawing {
         }
         let head = end.delivered ? " marker-end=\"url(#h\(m.kind.rawValue))\"" : ""
         out += "<g><title>\(S.escape(tip))</title>"
-        out += "<line x1=\"\(S.n(xs))\" y1=\"\(S.n(from.line))\" x2=\"\(S.n(xe))\" y2=\"\(S.n(ye))\" stroke=\"\(color)\" stroke-width=\"1.3\"\(dashAttr)\(head)/>"
+        out +=
+          "<line x1=\"\(S.n(xs))\" y1=\"\(S.n(from.line))\" x2=\"\(S.n(xe))\" y2=\"\(S.n(ye))\" stroke=\"\(color)\" stroke-width=\"1.3\"\(dashAttr)\(head)/>"
         if !end.delivered {
           let c = TimelineStyle.drop
-          out += "<path d=\"M\(S.n(xe - 40)),\(S.n(ye - 40))L\(S.n(xe + 40)),\(S.n(ye + 40))M\(S.n(xe - 40)),\(S.n(ye + 40))L\(S.n(xe + 40)),\(S.n(ye - 40))\" stroke=\"\(c)\" stroke-width=\"2\"/>"
+          out +=
+            "<path d=\"M\(S.n(xe - 40)),\(S.n(ye - 40))L\(S.n(xe + 40)),\(S.n(ye + 40))M\(S.n(xe - 40)),\(S.n(ye + 40))L\(S.n(xe + 40)),\(S.n(ye - 40))\" stroke=\"\(c)\" stroke-width=\"2\"/>"
         }
         if end.delivered, let note = messageNote(m) {
           let above = ye < from.line ? -60 : 110
@@ -227,7 +236,9 @@ extension TimelineDrawing {
       let y = server.line + (stack % 2 == 0 ? 1 : -1) * ((stack + 1) / 2) * 90
       storeAt["\(s.seq):\(s.key)"] = (x, y)
       let (name, color) = TimelineStyle.store(s.outcome)
-      let tip = "server: \(history.names.record(s.key)) from \(history.names.node(s.device)) (#\(s.seq)) at \(TimeText.moment(s.time.nanoseconds)): \(name)" + history.names.storeResult(s)
+      let tip =
+        "server: \(history.names.record(s.key)) from \(history.names.node(s.device)) (#\(s.seq)) at \(TimeText.moment(s.time.nanoseconds)): \(name)"
+        + history.names.storeResult(s)
       out += "<g><title>\(S.escape(tip))</title><rect x=\"\(S.n(x - 35))\" y=\"\(S.n(y - 35))\" width=\"7\" height=\"7\" fill=\"\(color)\"/></g>\n"
     }
   }
@@ -238,20 +249,24 @@ extension TimelineDrawing {
       let x = axis.x(m.time)
       switch m.kind {
       case .kill:
-        out += "<line x1=\"\(S.n(x))\" y1=\"\(S.n(lane.line - 110))\" x2=\"\(S.n(x))\" y2=\"\(S.n(lane.line + 110))\" stroke=\"#1f2328\" stroke-width=\"3\"/>\n"
+        out +=
+          "<line x1=\"\(S.n(x))\" y1=\"\(S.n(lane.line - 110))\" x2=\"\(S.n(x))\" y2=\"\(S.n(lane.line + 110))\" stroke=\"#1f2328\" stroke-width=\"3\"/>\n"
       case .clockJump:
-        out += "<line x1=\"\(S.n(x))\" y1=\"\(S.n(lane.line - 60))\" x2=\"\(S.n(x))\" y2=\"\(S.n(lane.line + 60))\" stroke=\"#8250df\" stroke-width=\"2\"/>\n"
+        out +=
+          "<line x1=\"\(S.n(x))\" y1=\"\(S.n(lane.line - 60))\" x2=\"\(S.n(x))\" y2=\"\(S.n(lane.line + 60))\" stroke=\"#8250df\" stroke-width=\"2\"/>\n"
       case .purged:
         out += "<circle cx=\"\(S.n(x))\" cy=\"\(S.n(lane.line))\" r=\"4\" fill=\"#ffffff\" stroke=\"#1f2328\" stroke-width=\"1.2\"/>\n"
       case .fact:
-        out += "<path d=\"M\(S.n(x)),\(S.n(lane.line - 50))L\(S.n(x + 50)),\(S.n(lane.line))L\(S.n(x)),\(S.n(lane.line + 50))L\(S.n(x - 50)),\(S.n(lane.line))z\" fill=\"\(TimelineStyle.drop)\"/>\n"
+        out +=
+          "<path d=\"M\(S.n(x)),\(S.n(lane.line - 50))L\(S.n(x + 50)),\(S.n(lane.line))L\(S.n(x)),\(S.n(lane.line + 50))L\(S.n(x - 50)),\(S.n(lane.line))z\" fill=\"\(TimelineStyle.drop)\"/>\n"
       }
     }
     for lane in lanes {
       for (p, item) in nearLabels[lane.node] ?? [] {
         let near = -lane.side == 0 ? 1 : -lane.side
         let y = near > 0 ? lane.line + 130 + p.row * Self.nearRowHeight : lane.line - 60 - p.row * Self.nearRowHeight
-        out += "<text class=\"\(item.cssClass)\" x=\"\(S.n(p.x))\" y=\"\(S.n(y))\"><title>\(S.escape(item.tooltip))</title>\(S.escape(p.text))</text>\n"
+        out +=
+          "<text class=\"\(item.cssClass)\" x=\"\(S.n(p.x))\" y=\"\(S.n(y))\"><title>\(S.escape(item.tooltip))</title>\(S.escape(p.text))</text>\n"
       }
     }
   }

@@ -15,26 +15,44 @@ extension TimelineDrawing {
     var items: [KeyItem] = []
     for m in TimelineStyle.messages {
       let dash = m.dash.map { " stroke-dasharray=\"\($0)\"" } ?? ""
-      items.append(KeyItem(sample: { x, y in
-        "<line x1=\"\(S.n(x))\" y1=\"\(S.n(y))\" x2=\"\(S.n(x + 220))\" y2=\"\(S.n(y))\" stroke=\"\(m.color)\" stroke-width=\"1.3\"\(dash) marker-end=\"url(#h\(m.kind.rawValue))\"/>"
-      }, text: m.kind.name))
+      items.append(
+        KeyItem(
+          sample: { x, y in
+            "<line x1=\"\(S.n(x))\" y1=\"\(S.n(y))\" x2=\"\(S.n(x + 220))\" y2=\"\(S.n(y))\" stroke=\"\(m.color)\" stroke-width=\"1.3\"\(dash) marker-end=\"url(#h\(m.kind.rawValue))\"/>"
+          }, text: m.kind.name))
     }
-    items.append(KeyItem(sample: { x, y in
-      "<line x1=\"\(S.n(x))\" y1=\"\(S.n(y))\" x2=\"\(S.n(x + 180))\" y2=\"\(S.n(y))\" stroke=\"#59636e\" stroke-width=\"1.3\"/><path d=\"M\(S.n(x + 140)),\(S.n(y - 40))L\(S.n(x + 220)),\(S.n(y + 40))M\(S.n(x + 140)),\(S.n(y + 40))L\(S.n(x + 220)),\(S.n(y - 40))\" stroke=\"\(TimelineStyle.drop)\" stroke-width=\"2\"/>"
-    }, text: "dropped"))
+    items.append(
+      KeyItem(
+        sample: { x, y in
+          "<line x1=\"\(S.n(x))\" y1=\"\(S.n(y))\" x2=\"\(S.n(x + 180))\" y2=\"\(S.n(y))\" stroke=\"#59636e\" stroke-width=\"1.3\"/><path d=\"M\(S.n(x + 140)),\(S.n(y - 40))L\(S.n(x + 220)),\(S.n(y + 40))M\(S.n(x + 140)),\(S.n(y + 40))L\(S.n(x + 220)),\(S.n(y - 40))\" stroke=\"\(TimelineStyle.drop)\" stroke-width=\"2\"/>"
+        }, text: "dropped"))
     items.append(KeyItem(sample: { x, y in "<text class=\"k\" x=\"\(S.n(x))\" y=\"\(S.n(y + 35))\">dup</text>" }, text: "duplicate copy"))
     items.append(KeyItem(sample: { x, y in "<circle cx=\"\(S.n(x + 110))\" cy=\"\(S.n(y))\" r=\"4.5\" fill=\"#1f2328\"/>" }, text: "intent"))
-    items.append(KeyItem(sample: { x, y in "<rect x=\"\(S.n(x + 75))\" y=\"\(S.n(y - 35))\" width=\"7\" height=\"7\" fill=\"#59636e\"/>" }, text: "server decision"))
+    items.append(
+      KeyItem(
+        sample: { x, y in "<rect x=\"\(S.n(x + 75))\" y=\"\(S.n(y - 35))\" width=\"7\" height=\"7\" fill=\"#59636e\"/>" }, text: "server decision"))
     for (fill, text) in [("url(#hatch)", "offline"), ("#ffd8d3", "server down"), ("#fff1b8", "background"), ("#dafbe1", "settle")] {
-      items.append(KeyItem(sample: { x, y in "<rect x=\"\(S.n(x))\" y=\"\(S.n(y - 60))\" width=\"22\" height=\"12\" fill=\"\(fill)\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/>" }, text: text))
+      items.append(
+        KeyItem(
+          sample: { x, y in
+            "<rect x=\"\(S.n(x))\" y=\"\(S.n(y - 60))\" width=\"22\" height=\"12\" fill=\"\(fill)\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/>"
+          }, text: text))
     }
-    items.append(KeyItem(sample: { x, y in "<line x1=\"\(S.n(x + 110))\" y1=\"\(S.n(y - 70))\" x2=\"\(S.n(x + 110))\" y2=\"\(S.n(y + 70))\" stroke=\"#1f2328\" stroke-width=\"3\"/>" }, text: "killed"))
-    items.append(KeyItem(sample: { x, y in
-      "<path d=\"M\(S.n(x + 80)),\(S.n(y - 70))L\(S.n(x + 110)),\(S.n(y - 20))L\(S.n(x + 80)),\(S.n(y + 30))L\(S.n(x + 110)),\(S.n(y + 80))\" fill=\"none\" stroke=\"#8c959f\"/>"
-    }, text: "idle time left out"))
-    items.append(KeyItem(sample: { x, y in
-      "<circle cx=\"\(S.n(x + 110))\" cy=\"\(S.n(y))\" r=\"8.5\" fill=\"none\" stroke=\"\(TimelineStyle.red)\" stroke-width=\"1.6\"/><circle cx=\"\(S.n(x + 110))\" cy=\"\(S.n(y))\" r=\"4.5\" fill=\"\(TimelineStyle.red)\"/>"
-    }, text: "anomaly: the lost intent and what beat it"))
+    items.append(
+      KeyItem(
+        sample: { x, y in
+          "<line x1=\"\(S.n(x + 110))\" y1=\"\(S.n(y - 70))\" x2=\"\(S.n(x + 110))\" y2=\"\(S.n(y + 70))\" stroke=\"#1f2328\" stroke-width=\"3\"/>"
+        }, text: "killed"))
+    items.append(
+      KeyItem(
+        sample: { x, y in
+          "<path d=\"M\(S.n(x + 80)),\(S.n(y - 70))L\(S.n(x + 110)),\(S.n(y - 20))L\(S.n(x + 80)),\(S.n(y + 30))L\(S.n(x + 110)),\(S.n(y + 80))\" fill=\"none\" stroke=\"#8c959f\"/>"
+        }, text: "idle time left out"))
+    items.append(
+      KeyItem(
+        sample: { x, y in
+          "<circle cx=\"\(S.n(x + 110))\" cy=\"\(S.n(y))\" r=\"8.5\" fill=\"none\" stroke=\"\(TimelineStyle.red)\" stroke-width=\"1.6\"/><circle cx=\"\(S.n(x + 110))\" cy=\"\(S.n(y))\" r=\"4.5\" fill=\"\(TimelineStyle.red)\"/>"
+        }, text: "anomaly: the lost intent and what beat it"))
     return items
   }
 
@@ -130,7 +148,8 @@ extension TimelineDrawing {
           let s = history.decisiveStore(key: key, field: fi, loser: loser.id), let (sx, sy) = storeAt["\(s.seq):\(s.key)"]
         {
           g += "<rect x=\"\(S.n(sx - 80))\" y=\"\(S.n(sy - 80))\" width=\"16\" height=\"16\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.6\"/>"
-          g += "<line x1=\"\(S.n(xw))\" y1=\"\(S.n(yw))\" x2=\"\(S.n(sx))\" y2=\"\(S.n(sy))\" stroke=\"\(color)\" stroke-width=\"1\" stroke-dasharray=\"2 3\" opacity=\"0.8\"/>"
+          g +=
+            "<line x1=\"\(S.n(xw))\" y1=\"\(S.n(yw))\" x2=\"\(S.n(sx))\" y2=\"\(S.n(sy))\" stroke=\"\(color)\" stroke-width=\"1\" stroke-dasharray=\"2 3\" opacity=\"0.8\"/>"
           let kept = s.stored.flatMap { fi < $0.fields.count ? Vocabulary.writer($0.fields[fi].writer) : nil } ?? "?"
           g += decisionNote("\(f)←\(kept), not i\(loser.id)", x: sx, y: sy, color: color)
         }
@@ -141,7 +160,8 @@ extension TimelineDrawing {
         if a.kind == .resurrection, first.kind == .delete, let s = history.revivingStore(key: first.record),
           let (sx, sy) = storeAt["\(s.seq):\(s.key)"]
         {
-          g += "<path d=\"M\(S.n(x)),\(S.n(y))C\(S.n(x)),\(S.n((y + sy) / 2)) \(S.n(sx)),\(S.n((y + sy) / 2)) \(S.n(sx)),\(S.n(sy))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" stroke-dasharray=\"7 3\" opacity=\"0.9\"/>"
+          g +=
+            "<path d=\"M\(S.n(x)),\(S.n(y))C\(S.n(x)),\(S.n((y + sy) / 2)) \(S.n(sx)),\(S.n((y + sy) / 2)) \(S.n(sx)),\(S.n(sy))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" stroke-dasharray=\"7 3\" opacity=\"0.9\"/>"
           g += "<rect x=\"\(S.n(sx - 80))\" y=\"\(S.n(sy - 80))\" width=\"16\" height=\"16\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.6\"/>"
           g += decisionNote("\(history.names.record(first.record)) saved again", x: sx, y: sy, color: color)
         }

@@ -192,19 +192,30 @@ struct TimelineDrawing {
       return ("clock \(by.nanoseconds >= 0 ? "+" : "")\(by)", "\(who): clock jumped by \(by) at \(at)")
     case .purged(let key, let deletedAt):
       let r = history.names.record(key)
-      return ("\(r) tombstone purged", "server: the deletion of \(r) (at \(TimeText.moment(deletedAt.nanoseconds))) was forgotten after the retention window, when the next request arrived at \(at); older change tokens now expire")
+      return (
+        "\(r) tombstone purged",
+        "server: the deletion of \(r) (at \(TimeText.moment(deletedAt.nanoseconds))) was forgotten after the retention window, when the next request arrived at \(at); older change tokens now expire"
+      )
     case .fact(let fact):
       switch fact {
       case .outboxLost(let keys):
-        return ("outbox lost (\(keys.count))", "\(who): pending uploads of \(keys.map(history.names.record).joined(separator: ", ")) lost with the in-memory outbox at \(at)")
+        return (
+          "outbox lost (\(keys.count))",
+          "\(who): pending uploads of \(keys.map(history.names.record).joined(separator: ", ")) lost with the in-memory outbox at \(at)"
+        )
       case .batchAbandoned(let keys, let cause):
-        return ("batch abandoned (\(keys.count))", "\(who): a batch of \(keys.map(history.names.record).joined(separator: ", ")) was cleared when sent and then cut off at \(at) (\(cause))")
+        return (
+          "batch abandoned (\(keys.count))",
+          "\(who): a batch of \(keys.map(history.names.record).joined(separator: ", ")) was cleared when sent and then cut off at \(at) (\(cause))"
+        )
       case .rejected(let key, let type):
         return ("\(history.names.record(key)) rejected", "\(who): the server rejected \(history.names.record(key)) (type \(type)) at \(at)")
       case .reappeared(let key, _):
         return ("\(history.names.record(key)) reappeared", "\(who): \(history.names.record(key)), seen deleted, became visible again at \(at)")
       case .fetchDropped(let count, let cause):
-        return ("fetched \(count) dropped", "\(who): \(count) fetched record\(count == 1 ? "" : "s") dropped before they were applied at \(at) (\(cause))")
+        return (
+          "fetched \(count) dropped", "\(who): \(count) fetched record\(count == 1 ? "" : "s") dropped before they were applied at \(at) (\(cause))"
+        )
       }
     }
   }
@@ -216,7 +227,9 @@ struct TimelineDrawing {
     var text: String
     switch i.kind {
     case .create(_, let values):
-      text = "create \(r)" + (values.isEmpty ? "" : " " + values.map { "\(names.field(i.record, Int($0.field)))=\(short($0.value))" }.joined(separator: " "))
+      text =
+        "create \(r)"
+        + (values.isEmpty ? "" : " " + values.map { "\(names.field(i.record, Int($0.field)))=\(short($0.value))" }.joined(separator: " "))
     case .set(let values):
       text = values.map { "\(r).\(names.field(i.record, Int($0.field))) = \(short($0.value))" }.joined(separator: ", ")
     case .append(let f, let s):

@@ -24,11 +24,12 @@ struct ExpectationChecker {
       return (n == 0, "\(n) \(k)")
     case .count(let k, let comparison, let value):
       let n = count(k)
-      let ok = switch comparison {
-      case .equal: n == value
-      case .atMost: n <= value
-      case .atLeast: n >= value
-      }
+      let ok =
+        switch comparison {
+        case .equal: n == value
+        case .atMost: n <= value
+        case .atLeast: n >= value
+        }
       return (ok, "\(k) is \(n)")
     case .converged:
       return (report.converged, "not converged")

@@ -29,11 +29,12 @@ extension RunReport {
       "passed": .bool(passed),
       "counts": .object(counts),
       "anomalies": .array(anomalies.map(\.json)),
-      "expectations": .array(expectations.map { e in
-        var o: [String: JSONValue] = ["line": .int(Int64(e.line)), "text": .string(e.text), "passed": .bool(e.passed)]
-        if let actual = e.actual { o["actual"] = .string(actual) }
-        return .object(o)
-      }),
+      "expectations": .array(
+        expectations.map { e in
+          var o: [String: JSONValue] = ["line": .int(Int64(e.line)), "text": .string(e.text), "passed": .bool(e.passed)]
+          if let actual = e.actual { o["actual"] = .string(actual) }
+          return .object(o)
+        }),
       "stats": [
         "events": .int(Int64(stats.events)),
         "messages": .int(Int64(stats.messages)),

@@ -96,7 +96,8 @@ public struct RunReport: Hashable, Sendable {
     }
     expectations = []
     let checker = ExpectationChecker(world: world, recordNames: recordNames, report: self)
-    let expects = file.expectations.isEmpty
+    let expects =
+      file.expectations.isEmpty
       ? [Expectation(kind: .noViolations, text: "expect no violations (implied)", location: SourceLocation(line: 0, column: 0))]
       : file.expectations
     expectations = expects.map(checker.check)

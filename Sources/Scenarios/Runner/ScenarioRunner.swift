@@ -35,12 +35,18 @@ public enum ScenarioRunner {
 
   /// Runs `file`, optionally with another seed or policy. `recordObservations` keeps the raw
   /// record of the run (`WorldFacts.observations`) for an independent checker.
-  public static func run(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, keepEvents: Bool = false, recordObservations: Bool = false) -> Result {
+  public static func run(
+    _ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, keepEvents: Bool = false,
+    recordObservations: Bool = false
+  ) -> Result {
     run(prepare(file), seed: seed, policy: policy, customPolicy: customPolicy, keepEvents: keepEvents, recordObservations: recordObservations)
   }
 
   /// Runs a prepared plan (the fast path for many seeds).
-  public static func run(_ plan: Plan, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, keepEvents: Bool = false, recordObservations: Bool = false) -> Result {
+  public static func run(
+    _ plan: Plan, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, keepEvents: Bool = false,
+    recordObservations: Bool = false
+  ) -> Result {
     let file = plan.file
     let seed = seed ?? file.seed
     var spec = policy ?? file.policy
@@ -48,11 +54,12 @@ public enum ScenarioRunner {
       spec.settings.retention = retention
     }
     let syncPolicy: any SyncPolicy = customPolicy ?? StandardPolicy(spec: spec)
-    let push: Probability? = switch file.push {
-    case .on: .always
-    case .off: nil
-    case .lossy(let p): p
-    }
+    let push: Probability? =
+      switch file.push {
+      case .on: .always
+      case .off: nil
+      case .lossy(let p): p
+      }
     var config = WorldConfig(
       deviceNames: file.devices, clocks: plan.clocks, schema: file.schema, policy: syncPolicy, seed: seed,
       network: NetworkConditions(latency: file.latency, loss: file.loss, duplication: file.duplicate),
@@ -64,7 +71,9 @@ public enum ScenarioRunner {
     world.settle()
     var oracle = Oracle(world: world, recordNames: plan.recordNames)
     let anomalies = oracle.judge()
-    let report = RunReport(file: file, policyName: syncPolicy.name, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged, recordNames: plan.recordNames)
+    let report = RunReport(
+      file: file, policyName: syncPolicy.name, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged,
+      recordNames: plan.recordNames)
     return Result(report: report, world: world, recordNames: plan.recordNames)
   }
 
@@ -138,7 +147,7 @@ public enum ScenarioRunner {
   }
 
   /// A scenario literal as a field value of the given kind.
-  public static func value(_ literal: Literal, kind: FieldKind, keys: [String: RecordKey]) -> Value {
+  package static func value(_ literal: Literal, kind: FieldKind, keys: [String: RecordKey]) -> Value {
     switch (literal, kind) {
     case (.string(let s), .text): .text(TextValue(s, by: 0))
     case (.string(let s), _): .string(s)

@@ -26,13 +26,14 @@ enum ScaleBenchmark {
     let clock = WallClock()
     let names = (0..<devices).map { "d\($0)" }
     let records = max(1, min(1_000, intents / 100))
-    var world = SyncWorld({
-      var c = WorldConfig(
-        deviceNames: names, schema: WorkloadShape.essaySchema, policy: StandardPolicy(preset: "append-only")!, seed: seed,
-        network: NetworkConditions(latency: .uniform(.milliseconds(20), .milliseconds(300))), autosync: .seconds(1), push: nil)
-      c.trackCausality = false
-      return c
-    }())
+    var world = SyncWorld(
+      {
+        var c = WorldConfig(
+          deviceNames: names, schema: WorkloadShape.essaySchema, policy: StandardPolicy(preset: "append-only")!, seed: seed,
+          network: NetworkConditions(latency: .uniform(.milliseconds(20), .milliseconds(300))), autosync: .seconds(1), push: nil)
+        c.trackCausality = false
+        return c
+      }())
     var rng = SimRandom(seed: seed, stream: "scale")
     let hour = SimDuration.hours(1).nanoseconds
     for k in 0..<records {

@@ -57,20 +57,22 @@ enum BenchCommand {
     if json {
       let value: JSONValue = [
         "benchmark": "kernel",
-        "results": .array(results.map { r in
-          [
-            "pending": .int(Int64(r.pending)),
-            "eventsPerSecond": .int(Int64(r.eventsPerSecond.rounded())),
-            "bareLoopEventsPerSecond": .int(Int64(r.bareEventsPerSecond.rounded())),
-          ]
-        }),
+        "results": .array(
+          results.map { r in
+            [
+              "pending": .int(Int64(r.pending)),
+              "eventsPerSecond": .int(Int64(r.eventsPerSecond.rounded())),
+              "bareLoopEventsPerSecond": .int(Int64(r.bareEventsPerSecond.rounded())),
+            ]
+          }),
       ]
       console.out(value.serialized() + "\n")
     } else {
       var text = "kernel: ping-pong on EventLoop vs. a bare heap loop (median of \(trials) × \(events) events)\n"
       text += "  pending     events/s    bare loop/s   bare/kernel\n"
       for r in results {
-        text += "  " + pad(String(r.pending), 7) + "  " + pad(group(r.eventsPerSecond), 11) + "  " + pad(group(r.bareEventsPerSecond), 13)
+        text +=
+          "  " + pad(String(r.pending), 7) + "  " + pad(group(r.eventsPerSecond), 11) + "  " + pad(group(r.bareEventsPerSecond), 13)
           + "  " + pad(String(format2(r.slowdown)) + "×", 11) + "\n"
       }
       console.out(text)
@@ -98,7 +100,8 @@ enum BenchCommand {
       ]
       console.out(value.serialized() + "\n")
     } else {
-      console.out("""
+      console.out(
+        """
         scenario \(r.scenario): \(group(r.runsPerSecond)) runs/s on one core (\(r.runs) runs, oracle included)
           \(r.eventsPerRun) events and \(r.messagesPerRun) messages per run; \(group(r.nanosecondsPerMessage)) ns of wall time per simulated message
 
@@ -123,7 +126,9 @@ enum BenchCommand {
       ]
       console.out(value.serialized() + "\n")
     } else {
-      console.out("fuzz: \(group(r.seedsPerSecond)) seeds/s on one job (\(r.devices) devices × \(r.intents) intents, append-only, oracle included; \(r.seeds) seeds, \(r.eventsPerSeed) events per seed)\n")
+      console.out(
+        "fuzz: \(group(r.seedsPerSecond)) seeds/s on one job (\(r.devices) devices × \(r.intents) intents, append-only, oracle included; \(r.seeds) seeds, \(r.eventsPerSeed) events per seed)\n"
+      )
     }
     return .success
   }
@@ -145,7 +150,8 @@ enum BenchCommand {
       ]
       console.out(value.serialized() + "\n")
     } else {
-      console.out("""
+      console.out(
+        """
         scale: \(group(Double(r.devices))) devices × \(group(Double(r.intents))) intents on \(group(Double(r.records))) records settled in \(format2(r.seconds)) s, peak memory \(group(mib)) MiB
           \(group(Double(r.events))) events, \(group(Double(r.messages))) messages, \(r.simulated) simulated; \(r.converged ? "converged" : "NOT converged") (oracle not run at this size)
 

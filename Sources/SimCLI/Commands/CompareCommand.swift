@@ -56,7 +56,8 @@ enum CompareCommand {
     var seeds: ClosedRange<UInt64> = 1...20
     if let text = args.value("--seeds") {
       guard let r = SeedRange.parse(text) else {
-        console.err(UsageError.invalidValue(option: "--seeds", value: text, reason: "expected A..B with A <= B", suggestion: nil).render(command: spec))
+        console.err(
+          UsageError.invalidValue(option: "--seeds", value: text, reason: "expected A..B with A <= B", suggestion: nil).render(command: spec))
         throw CommandExit(code: .usage)
       }
       seeds = r.lower...r.upper
@@ -65,14 +66,15 @@ enum CompareCommand {
     let cells = Comparison(policies: policies, subjects: subjects, seeds: seeds, jobs: jobs).run()
     switch args.value("--format") ?? "text" {
     case "json":
-      let value = JSONValue.array(cells.map { c in
-        var counts: [String: JSONValue] = [:]
-        for (i, k) in AnomalyKind.allCases.enumerated() { counts[k.rawValue] = .int(Int64(c.counts[i])) }
-        return [
-          "policy": .string(c.policy), "scenario": .string(c.scenario), "seeds": .int(Int64(c.seeds)),
-          "failingSeeds": .int(Int64(c.failingSeeds)), "counts": .object(counts),
-        ]
-      })
+      let value = JSONValue.array(
+        cells.map { c in
+          var counts: [String: JSONValue] = [:]
+          for (i, k) in AnomalyKind.allCases.enumerated() { counts[k.rawValue] = .int(Int64(c.counts[i])) }
+          return [
+            "policy": .string(c.policy), "scenario": .string(c.scenario), "seeds": .int(Int64(c.seeds)),
+            "failingSeeds": .int(Int64(c.failingSeeds)), "counts": .object(counts),
+          ]
+        })
       console.out(value.serialized() + "\n")
     case "markdown":
       console.out(table(cells, policies: policies, subjects: subjects, markdown: true))
@@ -99,7 +101,8 @@ enum CompareCommand {
     var out = ""
     out += (markdown ? "**% of seeds with a violation** (\(seedsNote))\n\n" : "% of seeds with a violation (\(seedsNote))\n\n")
     out += render(rows, markdown: markdown)
-    out += (markdown ? "\n**Violations by kind** (summed over scenarios and seeds)\n\n" : "\nviolations by kind (summed over scenarios and seeds)\n\n")
+    out +=
+      (markdown ? "\n**Violations by kind** (summed over scenarios and seeds)\n\n" : "\nviolations by kind (summed over scenarios and seeds)\n\n")
     out += render(kinds, markdown: markdown)
     return out
   }
@@ -118,7 +121,11 @@ enum CompareCommand {
       }
       out += markdown ? "| " + cells.joined(separator: " | ") + " |\n" : cells.joined(separator: "  ") + "\n"
       if markdown && r == 0 {
-        out += "|" + widths.enumerated().map { i, w in i == 0 ? " " + String(repeating: "-", count: w) + " " : " " + String(repeating: "-", count: w - 1) + ": " }.joined(separator: "|") + "|\n"
+        out +=
+          "|"
+          + widths.enumerated().map { i, w in
+            i == 0 ? " " + String(repeating: "-", count: w) + " " : " " + String(repeating: "-", count: w - 1) + ": "
+          }.joined(separator: "|") + "|\n"
       }
     }
     return out

@@ -65,7 +65,9 @@ enum FuzzCommand {
     }
     var plan = SeedPlan(lower: 1, upper: timeLimit == nil ? 1_000 : .max)
     if let text = args.value("--seeds") {
-      guard let r = SeedRange.parse(text) else { throw usage("invalid value '\(text)' for '--seeds': expected A..B with A <= B, e.g. 1..10000.", console) }
+      guard let r = SeedRange.parse(text) else {
+        throw usage("invalid value '\(text)' for '--seeds': expected A..B with A <= B, e.g. 1..10000.", console)
+      }
       plan.lower = r.lower
       plan.upper = r.upper
     }
@@ -101,7 +103,9 @@ enum FuzzCommand {
         let file = try JSONLinesFile(path: path, resume: args.has("--resume"))
         for record in file.existing {
           guard record.policy == (policy.description), record.scenario == shape.name else {
-            throw usage("'\(path)' holds a campaign of policy '\(record.policy)' on '\(record.scenario)', not '\(policy)' on '\(shape.name)'; use another --out.", console)
+            throw usage(
+              "'\(path)' holds a campaign of policy '\(record.policy)' on '\(record.scenario)', not '\(policy)' on '\(shape.name)'; use another --out.",
+              console)
           }
           plan.skip.insert(record.seed)
           if record.violations > 0 { previousFailures += 1 }
@@ -158,7 +162,9 @@ enum FuzzCommand {
       console.out(summary.jsonLine + "\n")
     } else {
       let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
-      console.out("fuzz \(policy) on \(shape.name): \(done) seeds\(resumed), \(tally.failures) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")\n")
+      console.out(
+        "fuzz \(policy) on \(shape.name): \(done) seeds\(resumed), \(tally.failures) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")\n"
+      )
     }
     return tally.failures == 0 ? .success : .failure
   }
@@ -219,7 +225,8 @@ final class Progress: @unchecked Sendable {
     guard elapsed - lastPrint >= 1 else { return }
     lastPrint = elapsed
     let rate = Double(done) / max(elapsed, 1e-9)
-    var line = "fuzz: \(done + previous)\(total.map { "/\(Int($0) + previous)" } ?? "") seeds · \(BenchCommand.group(rate)) seeds/s · \(failures) failing · \(Int(elapsed))s elapsed"
+    var line =
+      "fuzz: \(done + previous)\(total.map { "/\(Int($0) + previous)" } ?? "") seeds · \(BenchCommand.group(rate)) seeds/s · \(failures) failing · \(Int(elapsed))s elapsed"
     if let total {
       let left = Double(Int(total) - done) / max(rate, 1e-9)
       line += " · ETA \(Int(left.rounded()))s"

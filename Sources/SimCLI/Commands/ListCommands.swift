@@ -57,10 +57,18 @@ enum CheckCommand {
       let findings = file.schema.safetyFindings()
       results.append([
         "file": .string(item), "ok": true,
-        "findings": .array(findings.map { ["type": .string($0.type), "field": $0.field.map { .string($0) } ?? .null, "problem": .string($0.problem.rawValue), "message": .string($0.message)] }),
+        "findings": .array(
+          findings.map {
+            [
+              "type": .string($0.type), "field": $0.field.map { .string($0) } ?? .null, "problem": .string($0.problem.rawValue),
+              "message": .string($0.message),
+            ]
+          }),
       ])
       if args.value("--format") != "json" {
-        console.out("\(item): ok (\(file.devices.count) devices, \(file.schema.types.count) types, \(file.timeline.count) timeline lines, policy \(file.policy))\n")
+        console.out(
+          "\(item): ok (\(file.devices.count) devices, \(file.schema.types.count) types, \(file.timeline.count) timeline lines, policy \(file.policy))\n"
+        )
         for f in findings { console.out("  warning: \(f.message)\n") }
       }
     }
@@ -75,11 +83,15 @@ enum PoliciesCommand {
 
   static let command = Command(spec: spec) { args, console in
     if args.value("--format") == "json" {
-      let value = JSONValue.array(PolicyPreset.all.map { p in
-        var axes: [String: JSONValue] = [:]
-        for (k, v) in p.settings.pairs { axes[k] = .string(v) }
-        return ["name": .string(p.name), "models": .string(p.models), "knownToLose": .string(p.knownToLose), "plantedBug": .bool(p.plantedBug), "settings": .object(axes)]
-      })
+      let value = JSONValue.array(
+        PolicyPreset.all.map { p in
+          var axes: [String: JSONValue] = [:]
+          for (k, v) in p.settings.pairs { axes[k] = .string(v) }
+          return [
+            "name": .string(p.name), "models": .string(p.models), "knownToLose": .string(p.knownToLose), "plantedBug": .bool(p.plantedBug),
+            "settings": .object(axes),
+          ]
+        })
       console.out(value.serialized() + "\n")
       return .success
     }

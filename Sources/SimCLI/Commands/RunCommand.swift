@@ -16,7 +16,10 @@ enum RunCommand {
       .value("--timeline", "FILE.svg", "Write a timeline picture."),
       Formats.option,
     ],
-    examples: ["sim-cli run two-device-acceptance", "sim-cli run fat-note-lww --policy crdt --format json", "sim-cli run my.scenario --trace run.jsonl", "sim-cli run fat-note-lww --timeline fat-note-lww.svg"])
+    examples: [
+      "sim-cli run two-device-acceptance", "sim-cli run fat-note-lww --policy crdt --format json", "sim-cli run my.scenario --trace run.jsonl",
+      "sim-cli run fat-note-lww --timeline fat-note-lww.svg",
+    ])
 
   static let command = Command(spec: spec) { args, console in
     let (file, seed, policy): (ScenarioFile, UInt64?, PolicySpec?)
@@ -63,7 +66,9 @@ enum ScenarioOptions {
   static func seed(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> UInt64? {
     guard let text = args.value("--seed") else { return nil }
     guard let n = UInt64(text) else {
-      console.err(UsageError.invalidValue(option: "--seed", value: text, reason: "expected a whole number from 0 to \(UInt64.max)", suggestion: nil).render(command: spec))
+      console.err(
+        UsageError.invalidValue(option: "--seed", value: text, reason: "expected a whole number from 0 to \(UInt64.max)", suggestion: nil).render(
+          command: spec))
       throw CommandExit(code: .usage)
     }
     return n

@@ -35,7 +35,10 @@ enum SelftestCommand {
     else { return .usage }
     let trace = KernelWorkload.run(seed: seed, messages: Int(messages))
     if args.value("--format") == "json" {
-      let value: JSONValue = ["seed": .int(Int64(bitPattern: seed)), "messages": .int(Int64(messages)), "records": .int(Int64(trace.count)), "traceHash": .string(trace.hash)]
+      let value: JSONValue = [
+        "seed": .int(Int64(bitPattern: seed)), "messages": .int(Int64(messages)), "records": .int(Int64(trace.count)),
+        "traceHash": .string(trace.hash),
+      ]
       console.out(value.serialized() + "\n")
     } else {
       console.out("kernel workload seed \(seed): \(trace.count) records, trace hash \(trace.hash)\n")
@@ -46,10 +49,15 @@ enum SelftestCommand {
   static func oracles(_ args: ParsedArguments, _ console: Console) -> ExitCode {
     let text = args.value("--seeds") ?? "1..300"
     guard let range = SeedRange.parse(text) else {
-      console.err(UsageError.invalidValue(option: "--seeds", value: text, reason: "expected A..B with A <= B, e.g. 1..300", suggestion: nil).render(command: spec))
+      console.err(
+        UsageError.invalidValue(option: "--seeds", value: text, reason: "expected A..B with A <= B, e.g. 1..300", suggestion: nil).render(
+          command: spec))
       return .usage
     }
-    guard let jobs = IntegerOption.parse(args, "--jobs", default: UInt64(ProcessInfo.processInfo.activeProcessorCount), in: 1...512, spec: spec, console: console) else {
+    guard
+      let jobs = IntegerOption.parse(
+        args, "--jobs", default: UInt64(ProcessInfo.processInfo.activeProcessorCount), in: 1...512, spec: spec, console: console)
+    else {
       return .usage
     }
     let presets = OracleAgreement.presets
@@ -86,7 +94,9 @@ enum SelftestCommand {
     }
     let runs = seeds.count * presets.count
     let rate = Double(runs) / max(clock.elapsedSeconds, 1e-9)
-    console.out("oracles agree on \(runs) runs: seeds \(range.lower)..\(range.upper) × \(presets.count) presets, \(BenchCommand.group(rate)) runs/s with \(jobs) job\(jobs == 1 ? "" : "s")\n")
+    console.out(
+      "oracles agree on \(runs) runs: seeds \(range.lower)..\(range.upper) × \(presets.count) presets, \(BenchCommand.group(rate)) runs/s with \(jobs) job\(jobs == 1 ? "" : "s")\n"
+    )
     return .success
   }
 }
@@ -102,10 +112,15 @@ final class DifferenceSlots: @unchecked Sendable {
 
 /// Reads an integer option with a range check, reporting a usage error itself.
 enum IntegerOption {
-  static func parse(_ args: ParsedArguments, _ name: String, default value: UInt64, in range: ClosedRange<UInt64>, spec: CommandSpec, console: Console) -> UInt64? {
+  static func parse(
+    _ args: ParsedArguments, _ name: String, default value: UInt64, in range: ClosedRange<UInt64>, spec: CommandSpec, console: Console
+  ) -> UInt64? {
     guard let text = args.value(name) else { return value }
     guard let n = UInt64(text), range.contains(n) else {
-      console.err(UsageError.invalidValue(option: name, value: text, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)", suggestion: nil).render(command: spec))
+      console.err(
+        UsageError.invalidValue(
+          option: name, value: text, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)", suggestion: nil
+        ).render(command: spec))
       return nil
     }
     return n

@@ -36,7 +36,11 @@ enum ShrinkCommand {
     if let k = args.value("--kind") {
       guard let parsed = AnomalyKind(rawValue: k), parsed.isViolation else {
         let names = AnomalyKind.allCases.filter(\.isViolation).map(\.rawValue)
-        console.err(UsageError.invalidValue(option: "--kind", value: k, reason: "expected a violation kind: \(names.joined(separator: ", "))", suggestion: Suggestion.closest(to: k, in: names)).render(command: spec))
+        console.err(
+          UsageError.invalidValue(
+            option: "--kind", value: k, reason: "expected a violation kind: \(names.joined(separator: ", "))",
+            suggestion: Suggestion.closest(to: k, in: names)
+          ).render(command: spec))
         return .usage
       }
       kind = parsed
@@ -59,7 +63,9 @@ enum ShrinkCommand {
     let runSeed = seed ?? file.seed
     console.err("shrinking \(file.name) with seed \(runSeed)…\n")
     guard let result = Shrinker.shrink(file, seed: runSeed, policy: policy, kind: kind) else {
-      console.err("Nothing to shrink: seed \(runSeed) of \(file.name) shows no \(kind?.rawValue ?? "violation") under \(policy?.description ?? file.policy.description).\n")
+      console.err(
+        "Nothing to shrink: seed \(runSeed) of \(file.name) shows no \(kind?.rawValue ?? "violation") under \(policy?.description ?? file.policy.description).\n"
+      )
       return .success
     }
     let text = result.text

@@ -46,9 +46,10 @@ enum ArgumentParser {
         return .failure(.missingValue(option: name, valueName: valueName))
       }
       if !option.choices.isEmpty, !option.choices.contains(value) {
-        return .failure(.invalidValue(
-          option: name, value: value, reason: "expected one of \(option.choices.joined(separator: ", "))",
-          suggestion: Suggestion.closest(to: value, in: option.choices)))
+        return .failure(
+          .invalidValue(
+            option: name, value: value, reason: "expected one of \(option.choices.joined(separator: ", "))",
+            suggestion: Suggestion.closest(to: value, in: option.choices)))
       }
       if parsed.values[name] != nil, !option.repeatable {
         return .failure(.repeatedOption(name))

@@ -14,7 +14,9 @@ public struct Console: Sendable {
 
   /// A console writing through `out` and `err`; by default not a terminal and without colour,
   /// as tests want.
-  public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, stdoutIsTerminal: Bool = false, noColor: Bool = true) {
+  public init(
+    out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, stdoutIsTerminal: Bool = false, noColor: Bool = true
+  ) {
     self.out = out
     self.err = err
     self.stdoutIsTerminal = stdoutIsTerminal
@@ -44,7 +46,7 @@ public final class CapturedOutput: @unchecked Sendable {
   private var _out = ""
   private var _err = ""
   /// An empty capture; only a console from ``Console/capturing()`` writes into one.
-  public init() {}
+  init() {}
   /// Everything written to the console's `out` so far.
   public var stdout: String { lock.withLock { _out } }
   /// Everything written to the console's `err` so far.

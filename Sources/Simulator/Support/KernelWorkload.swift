@@ -22,10 +22,11 @@ package enum KernelWorkload {
   /// Runs the workload until `messages` messages have been sent and everything has settled.
   package static func run(seed: UInt64, nodes: Int = 4, messages: Int = 2_000, mode: TraceRecorder.Mode = .hashOnly) -> TraceRecorder {
     var setup = SimRandom(seed: seed, stream: "setup")
-    var network = Network(conditions: NetworkConditions(
-      latency: .exponential(minimum: .milliseconds(5), mean: .milliseconds(80)),
-      loss: Probability(3, outOf: 100),
-      duplication: Probability(1, outOf: 50)))
+    var network = Network(
+      conditions: NetworkConditions(
+        latency: .exponential(minimum: .milliseconds(5), mean: .milliseconds(80)),
+        loss: Probability(3, outOf: 100),
+        duplication: Probability(1, outOf: 50)))
     var clocks: [DeviceClock] = []
     for _ in 0..<nodes {
       _ = network.addNode()

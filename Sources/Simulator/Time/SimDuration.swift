@@ -5,7 +5,8 @@
 ///     d.nanoseconds       // 1_500_000_000
 ///     d.description       // "1.5s"
 ///
-/// Parsing and printing round-trip: `SimDuration.parse(d.description) == d` for every duration.
+/// Parsing and printing round-trip: `SimDuration.parse(d.description, allowSign: true) == d`
+/// for every duration but `Int64.min` nanoseconds (printed, but too long to parse).
 @frozen
 public struct SimDuration: Hashable, Comparable, Sendable {
   /// The span in nanoseconds; negative for a span backwards (a clock skewed behind true time).
@@ -242,9 +243,10 @@ extension SimDuration {
     let normalized = unitText == "µs" || unitText == "μs" ? "us" : unitText
     guard let unit = Unit(rawValue: normalized) else {
       let suggestion = _unitSuggestion(unitText)
-      return .failure(ParseError(
-        "unknown duration unit '\(unitText)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "; use ns, us, ms, s, m, h or d"),
-        column: unitStart))
+      return .failure(
+        ParseError(
+          "unknown duration unit '\(unitText)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "; use ns, us, ms, s, m, h or d"),
+          column: unitStart))
     }
     let tooLong = ParseError("duration '\(text)' is too long (at most about 106,000 days)", column: digitsStart)
     if overflow { return .failure(tooLong) }

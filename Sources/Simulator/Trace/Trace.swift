@@ -109,7 +109,9 @@
   /// Hashes, counts and (in full mode) keeps a record built from its parts; the integers default
   /// to 0.
   @inlinable
-  public mutating func record(_ kind: TraceKind, at time: VirtualTime, node: Int32, _ a: Int64 = 0, _ b: Int64 = 0, _ c: Int64 = 0, detail: String? = nil) {
+  public mutating func record(
+    _ kind: TraceKind, at time: VirtualTime, node: Int32, _ a: Int64 = 0, _ b: Int64 = 0, _ c: Int64 = 0, detail: String? = nil
+  ) {
     record(TraceRecord(time: time, kind: kind, node: node, a: a, b: b, c: c, detail: detail))
   }
 
@@ -117,7 +119,9 @@
   /// must be the same whether or not the full trace is kept. Does nothing in hash-only mode, so
   /// callers guard expensive details with ``keepsRecords``.
   @inlinable
-  public mutating func annotate(_ kind: TraceKind, at time: VirtualTime, node: Int32, _ a: Int64 = 0, _ b: Int64 = 0, _ c: Int64 = 0, detail: String? = nil) {
+  public mutating func annotate(
+    _ kind: TraceKind, at time: VirtualTime, node: Int32, _ a: Int64 = 0, _ b: Int64 = 0, _ c: Int64 = 0, detail: String? = nil
+  ) {
     if mode == .full { _records.append(TraceRecord(time: time, kind: kind, node: node, a: a, b: b, c: c, detail: detail)) }
   }
 

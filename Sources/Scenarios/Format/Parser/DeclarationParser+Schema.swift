@@ -156,7 +156,9 @@ extension DeclarationParser {
       pendingTypeUses.append((target.text, i, target.start))
       return (.ref(target.text), optional, next + 1)
     default:
-      error(i, token, "unknown kind '\(Self.quoted(word))'" + didYouMean(word, Self.kinds, else: "; the kinds are string, text, int, bool, date and ref TYPE"))
+      error(
+        i, token,
+        "unknown kind '\(Self.quoted(word))'" + didYouMean(word, Self.kinds, else: "; the kinds are string, text, int, bool, date and ref TYPE"))
       return nil
     }
   }
@@ -192,8 +194,10 @@ extension DeclarationParser {
         if token.is("?") {
           error(i, token, "write '?' right after the kind, as in 'string?'")
         } else {
-          error(i, token, "unexpected \(Self.shown(token))"
-            + didYouMean(token.text, ["mutable", "unique"], else: "; after the kind come '= VALUE', 'mutable' and 'unique'"))
+          error(
+            i, token,
+            "unexpected \(Self.shown(token))"
+              + didYouMean(token.text, ["mutable", "unique"], else: "; after the kind come '= VALUE', 'mutable' and 'unique'"))
         }
         continue
       }

@@ -36,7 +36,8 @@ extension ScenarioParsePart {
       return false
     }
     guard Self.isIdentifier(token.text) else {
-      error(lineIndex, token, "'\(Self.quoted(token.text))' is not a valid \(what): names start with a letter and go on with letters, digits, '_' or '-'")
+      error(
+        lineIndex, token, "'\(Self.quoted(token.text))' is not a valid \(what): names start with a letter and go on with letters, digits, '_' or '-'")
       return false
     }
     return true
@@ -108,9 +109,10 @@ extension ScenarioParsePart {
       return duration(text, at: offset).map { .duration($0) }
     }
     if isIdentifier(text) { return .success(.identifier(text)) }
-    return .failure(_WordError(
-      offset: offset,
-      message: "expected a value: a \"string\", a whole number, true or false, a duration such as 2s, or a record id; found '\(quoted(text))'"))
+    return .failure(
+      _WordError(
+        offset: offset,
+        message: "expected a value: a \"string\", a whole number, true or false, a duration such as 2s, or a record id; found '\(quoted(text))'"))
   }
 
   /// What to write instead, when a literal does not fit a field.
@@ -124,7 +126,6 @@ extension ScenarioParsePart {
     case .ref(let type): "\(field) is a ref to \(type); write the id of a \(type) record"
     }
   }
-
 
   /// A field's default value from its literal (`nil` when it does not fit; then it is reported).
   mutating func defaultValue(_ literal: Literal, _ field: FieldSpec, _ lineIndex: Int, at offset: Int) -> Value? {

@@ -66,20 +66,22 @@ final class ScenarioParse {
     let timeline = t.entries.sorted {
       ($0.entry.time, $0.entry.action == .settle ? 1 : 0, $0.order) < ($1.entry.time, $1.entry.action == .settle ? 1 : 0, $1.order)
     }.map(\.entry)
-    return .success(ScenarioFile(
-      source: source, name: d.name ?? ScenarioParser.defaultName(forSource: source), about: d.about, devices: d.devices,
-      policy: d.policy ?? DeclarationParser.defaultPolicy, policyLocation: d.policyLocation, seed: d.seed, latency: d.latency,
-      loss: d.loss, duplicate: d.duplicate, clocks: d.clocks, retention: d.retention, autosync: d.autosync, push: d.push,
-      schema: Schema(types: d.types, deployed: d.deployed), timeline: timeline, expectations: t.expectations))
+    return .success(
+      ScenarioFile(
+        source: source, name: d.name ?? ScenarioParser.defaultName(forSource: source), about: d.about, devices: d.devices,
+        policy: d.policy ?? DeclarationParser.defaultPolicy, policyLocation: d.policyLocation, seed: d.seed, latency: d.latency,
+        loss: d.loss, duplicate: d.duplicate, clocks: d.clocks, retention: d.retention, autosync: d.autosync, push: d.push,
+        schema: Schema(types: d.types, deployed: d.deployed), timeline: timeline, expectations: t.expectations))
   }
 
   /// Reports a problem at a scalar offset of line `lineIndex`.
   func error(_ lineIndex: Int, _ offset: Int, _ message: String) {
     let line: ScenarioLine? = lines.indices.contains(lineIndex) ? lines[lineIndex] : nil
-    diagnostics.append(Diagnostic(
-      source: source,
-      location: SourceLocation(line: line?.number ?? 1, column: line?.column(offset) ?? 1),
-      message: message, lineText: line?.text ?? ""))
+    diagnostics.append(
+      Diagnostic(
+        source: source,
+        location: SourceLocation(line: line?.number ?? 1, column: line?.column(offset) ?? 1),
+        message: message, lineText: line?.text ?? ""))
   }
 }
 

@@ -124,7 +124,8 @@ extension TimelineParser {
       return nil
     }
     guard verb.isWord, Self.deviceActions.contains(verb.text) else {
-      error(i, verb, "unknown action \(Self.shown(verb))" + didYouMean(verb.text, Self.deviceActions, else: "; a device can \(Self.deviceActionList)"))
+      error(
+        i, verb, "unknown action \(Self.shown(verb))" + didYouMean(verb.text, Self.deviceActions, else: "; a device can \(Self.deviceActionList)"))
       return nil
     }
     switch verb.text {

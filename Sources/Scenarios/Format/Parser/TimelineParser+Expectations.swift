@@ -91,8 +91,10 @@ extension TimelineParser {
   /// An anomaly kind word; reports a misspelt one.
   mutating func anomalyKind(_ i: Int, _ token: ScenarioToken, also extra: [String]) -> String? {
     if token.isWord, Self.anomalyKinds.contains(token.text) { return token.text }
-    error(i, token, "unknown anomaly kind \(Self.shown(token))"
-      + didYouMean(token.text, Self.anomalyKinds + extra, else: "; the kinds are " + Self.anomalyKinds.joined(separator: ", ")))
+    error(
+      i, token,
+      "unknown anomaly kind \(Self.shown(token))"
+        + didYouMean(token.text, Self.anomalyKinds + extra, else: "; the kinds are " + Self.anomalyKinds.joined(separator: ", ")))
     return nil
   }
 
@@ -134,6 +136,7 @@ extension TimelineParser {
       values.append(literal)
     }
     guard ok else { return nil }
-    return op.text == "==" ? .fieldEquals(id: target.id, field: target.field, value: values[0]) : .fieldIn(id: target.id, field: target.field, values: values)
+    return op.text == "=="
+      ? .fieldEquals(id: target.id, field: target.field, value: values[0]) : .fieldIn(id: target.id, field: target.field, values: values)
   }
 }

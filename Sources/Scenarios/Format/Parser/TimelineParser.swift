@@ -81,7 +81,8 @@ struct TimelineParser: ScenarioParsePart {
   mutating func checkSettles() {
     guard let first = settles.first else { return }
     for extra in settles.dropFirst() {
-      error(extra.lineIndex, lines[extra.lineIndex].tokens.first { $0.is("settle") }?.start ?? 0,
+      error(
+        extra.lineIndex, lines[extra.lineIndex].tokens.first { $0.is("settle") }?.start ?? 0,
         "a second 'settle': a file has at most one (the first is on line \(lines[first.lineIndex].number))")
     }
     let settleLine = lines[first.lineIndex].number
@@ -89,12 +90,14 @@ struct TimelineParser: ScenarioParsePart {
       // `at T settle` with a bad time has been reported; nothing to compare with.
       guard let settleTime = first.time else { return }
       for e in entries where e.entry.time > settleTime && e.entry.action != .settle {
-        error(e.lineIndex, e.timeOffset,
+        error(
+          e.lineIndex, e.timeOffset,
           "this line is at \(e.entry.time), after 'settle' at \(settleTime) (line \(settleLine)); settle ends the timeline")
       }
     } else {
       for e in entries where lines[e.lineIndex].number > settleLine {
-        error(e.lineIndex, 0,
+        error(
+          e.lineIndex, 0,
           "'at' line after 'settle' (line \(settleLine)); the timeline comes before a standalone settle")
       }
     }
