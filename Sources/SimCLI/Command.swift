@@ -1,7 +1,9 @@
 /// One subcommand: its declared shape and what it does.
 struct Command: Sendable {
   var spec: CommandSpec
-  var run: @Sendable (ParsedArguments, Console) -> ExitCode
+  /// Runs the command; a ``CLIError`` (or any other error) it throws is rendered by
+  /// ``SimCLI/main(arguments:console:)``.
+  var run: @Sendable (ParsedArguments, Console) throws -> ExitCode
 }
 
 enum Formats {

@@ -62,7 +62,17 @@ public enum SimCLI {
       console.err(error.render(command: command.spec))
       return .usage
     case .success(let parsed):
-      return command.run(parsed, console)
+      do {
+        return try command.run(parsed, console)
+      } catch let exit as CommandExit {
+        return exit.code
+      } catch let error as CLIError {
+        console.err(error.message)
+        return error.code
+      } catch {
+        console.err(CLIError.internal("\(error)").message)
+        return .internalError
+      }
     }
   }
 

@@ -2,5 +2,4 @@ import Foundation
 import SimCLI
 
 // Everything lives in SimCLI; this file only connects it to the process.
-let code = SimCLI.main(arguments: Array(CommandLine.arguments.dropFirst()), console: .standard())
-exit(code.rawValue)
+exit(SimCLI.runAsProcess(arguments: Array(CommandLine.arguments.dropFirst())).rawValue)

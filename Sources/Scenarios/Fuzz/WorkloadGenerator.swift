@@ -202,6 +202,7 @@ struct IntentDrafter {
 
   /// Any schema: creates, sets of scalar fields, appends and replacements in text, deletes.
   mutating func nextGeneric(_ r: inout SimRandom, device: String) -> TimelineAction? {
+    guard !schema.types.isEmpty else { return nil }  // nothing to make records of
     let roll = r.int(in: 0..<100)
     if roll < 30 || live.isEmpty {
       let type = r.int(in: 0..<schema.types.count)

@@ -44,8 +44,25 @@ enum CompareCommand {
         }
       }
     }
+    // A policy or scenario named twice is compared once.
+    var seenPolicies: [String] = []
+    policies = policies.filter { p in
+      guard !seenPolicies.contains(p.description) else {
+        console.err("warning: policy '\(p)' given twice; compared once\n")
+        return false
+      }
+      seenPolicies.append(p.description)
+      return true
+    }
     var subjects: [Comparison.Subject] = []
-    let names = args.all("--scenario").isEmpty ? ScenarioLocator.named().map(\.name) + ["default"] : args.all("--scenario")
+    var names: [String] = []
+    for name in args.all("--scenario").isEmpty ? ScenarioLocator.named().map(\.name) + ["default"] : args.all("--scenario") {
+      if names.contains(name) {
+        console.err("warning: scenario '\(name)' given twice; compared once\n")
+      } else {
+        names.append(name)
+      }
+    }
     for name in names {
       if name == "default" {
         subjects.append(.workload(WorkloadShape()))
@@ -62,7 +79,7 @@ enum CompareCommand {
       }
       seeds = r.lower...r.upper
     }
-    let jobs = args.value("--jobs").flatMap(Int.init) ?? ProcessInfo.processInfo.activeProcessorCount
+    let jobs = try IntegerOption.jobs(args, spec: spec, console: console)
     let cells = Comparison(policies: policies, subjects: subjects, seeds: seeds, jobs: jobs).run()
     switch args.value("--format") ?? "text" {
     case "json":
@@ -87,16 +104,16 @@ enum CompareCommand {
   /// Two tables: % of seeds failing per policy × scenario, then violations by kind per policy.
   static func table(_ cells: [Comparison.Cell], policies: [PolicySpec], subjects: [Comparison.Subject], markdown: Bool) -> String {
     let seedsNote = cells.first.map { "\($0.seeds) seeds each" } ?? ""
+    // Cells come in policy-major order: policy p's row is cells[p * subjects.count ..< (p + 1) * subjects.count].
+    func row(_ p: Int) -> ArraySlice<Comparison.Cell> { cells[(p * subjects.count)..<min(cells.count, (p + 1) * subjects.count)] }
     var rows: [[String]] = [["policy"] + subjects.map(\.name)]
-    for p in policies {
-      let mine = cells.filter { $0.policy == p.description }
-      rows.append([p.description] + mine.map { c in c.failingSeeds == 0 ? "0" : percent(c.failingPercent) })
+    for (p, policy) in policies.enumerated() {
+      rows.append([policy.description] + row(p).map { c in c.failingSeeds == 0 ? "0" : percent(c.failingPercent) })
     }
     let violationKinds = AnomalyKind.allCases.filter(\.isViolation)
     var kinds: [[String]] = [["policy"] + violationKinds.map(\.rawValue)]
-    for p in policies {
-      let mine = cells.filter { $0.policy == p.description }
-      kinds.append([p.description] + violationKinds.map { k in String(mine.reduce(0) { $0 + $1.counts[k.ordinal] }) })
+    for (p, policy) in policies.enumerated() {
+      kinds.append([policy.description] + violationKinds.map { k in String(row(p).reduce(0) { $0 + $1.counts[k.ordinal] }) })
     }
     var out = ""
     out += (markdown ? "**% of seeds with a violation** (\(seedsNote))\n\n" : "% of seeds with a violation (\(seedsNote))\n\n")

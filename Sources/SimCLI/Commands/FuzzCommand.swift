@@ -33,27 +33,18 @@ enum FuzzCommand {
       "sim-cli fuzz --policy append-only --time 8h --shard 3/16 --out shard-3.jsonl",
     ])
 
-  static let command = Command(spec: spec) { args, console in
-    do throws(CommandExit) {
-      return try run(args, console)
-    } catch {
-      return error.code
-    }
-  }
+  static let command = Command(spec: spec) { args, console in try run(args, console) }
 
   static func usage(_ message: String, _ console: Console) -> CommandExit {
     console.err(UsageError.other(message).render(command: spec))
     return CommandExit(code: .usage)
   }
 
-  static func run(_ args: ParsedArguments, _ console: Console) throws(CommandExit) -> ExitCode {
+  static func run(_ args: ParsedArguments, _ console: Console) throws -> ExitCode {
     let policy = try ScenarioOptions.policy(args, spec: spec, console: console) ?? (try! PolicySpec.parse("append-only").get())
     var shape = WorkloadShape()
-    if let s = args.value("--scenario") { shape.base = try ScenarioOptions.load(s, console: console) }
-    if let text = args.value("--intents") {
-      guard let n = Int(text), n >= 1, n <= 1_000_000 else { throw usage("invalid value '\(text)' for '--intents': expected 1 to 1000000.", console) }
-      shape.intents = n
-    }
+    if let s = args.value("--scenario") { shape.base = try ScenarioOptions.workloadBase(s, console: console) }
+    shape.intents = Int(try IntegerOption.require(args, "--intents", default: UInt64(shape.intents), in: 1...1_000_000, spec: spec, console: console))
 
     // Seeds, time, shard.
     var timeLimit: Double?
@@ -73,18 +64,17 @@ enum FuzzCommand {
     }
     if let text = args.value("--shard") {
       let parts = text.split(separator: "/")
-      guard parts.count == 2, let k = UInt64(parts[0]), let n = UInt64(parts[1]), n >= 1, k >= 1, k <= n else {
+      guard parts.count == 2, let k = Count.parse(String(parts[0]), in: 1...1_000_000), let n = Count.parse(String(parts[1]), in: 1...1_000_000),
+        k <= n
+      else {
         throw usage("invalid value '\(text)' for '--shard': expected K/N with 1 <= K <= N, e.g. 3/16.", console)
       }
       plan.shard = (k, n)
     }
-    let jobsText = args.value("--jobs")
-    let jobs = jobsText.flatMap(Int.init) ?? ProcessInfo.processInfo.activeProcessorCount
-    guard jobs >= 1, jobs <= 512 else { throw usage("invalid value '\(jobsText ?? "")' for '--jobs': expected 1 to 512.", console) }
+    let jobs = try IntegerOption.jobs(args, spec: spec, console: console)
     var maxFailures: Int?
-    if let text = args.value("--max-failures") {
-      guard let n = Int(text), n >= 1 else { throw usage("invalid value '\(text)' for '--max-failures': expected a whole number >= 1.", console) }
-      maxFailures = n
+    if args.value("--max-failures") != nil {
+      maxFailures = Int(try IntegerOption.require(args, "--max-failures", default: 1, in: 1...UInt64(Int.max), spec: spec, console: console))
     }
     let minimizeTo = args.value("--minimize-to")
     if let dir = minimizeTo {
@@ -99,25 +89,19 @@ enum FuzzCommand {
     var previousFailures = 0
     var output: JSONLinesFile?
     if let path = args.value("--out") {
+      let file: JSONLinesFile
       do {
-        let file = try JSONLinesFile(path: path, resume: args.has("--resume"))
-        for record in file.existing {
-          guard record.policy == (policy.description), record.scenario == shape.name else {
-            throw usage(
-              "'\(path)' holds a campaign of policy '\(record.policy)' on '\(record.scenario)', not '\(policy)' on '\(shape.name)'; use another --out.",
-              console)
-          }
-          plan.skip.insert(record.seed)
-          if record.violations > 0 { previousFailures += 1 }
-        }
-        output = file
-      } catch let error as JSONLinesFile.OpenError {
-        throw usage(error.description, console)
-      } catch let exit as CommandExit {
-        throw exit
+        file = try JSONLinesFile(path: path, resume: args.has("--resume"), policy: policy.description, scenario: shape.name, plan: plan)
       } catch {
-        throw usage("cannot open '\(path)': \(error.localizedDescription)", console)
+        if error.code == .usage { throw usage(error.description + ".", console) }
+        console.err("Error: \(error.description).\n")
+        throw CommandExit(code: error.code)
       }
+      for record in file.existing {
+        plan.skip.insert(record.seed)
+        if record.violations > 0 { previousFailures += 1 }
+      }
+      output = file
     } else if args.has("--resume") {
       throw usage("--resume needs --out FILE.jsonl: the campaign to continue.", console)
     }
@@ -139,10 +123,15 @@ enum FuzzCommand {
         var shrunkPath: String?
         if let shrunk = outcome.shrunk, let dir = minimizeTo {
           let path = (dir as NSString).appendingPathComponent(shrunk.file.source)
-          if (try? AtomicFile.write(shrunk.text, to: path)) != nil { shrunkPath = path }
+          do {
+            try AtomicFile.write(shrunk.text, to: path)
+            shrunkPath = path
+          } catch {
+            console.err("warning: \(error)\n")
+          }
           record.minimized = shrunkPath
         }
-        outputBox?.append(record.jsonLine)
+        if let outputBox, !outputBox.append(record.jsonLine) { return false }  // the disk is full: stop, resumable
         let failures = tally.add(record)
         if let killAfter, tally.count == killAfter { kill(getpid(), SIGKILL) }
         if record.failed && !json {
@@ -152,6 +141,13 @@ enum FuzzCommand {
         progress.tick(failures: failures, elapsed: clock.elapsedSeconds)
         return cap.map { failures < $0 } ?? true
       })
+    if let output, let reason = output.failure {
+      throw CLIError.io(
+        what: "'\(output.path)'", reason: reason,
+        hint:
+          "\(tally.count) record\(tally.count == 1 ? "" : "s") of this run were written; free space, then continue with the same command and --resume."
+      )
+    }
     let elapsed = clock.elapsedSeconds
     let done = tally.count
     let rate = elapsed > 0 ? Double(done) / elapsed : 0
@@ -232,19 +228,6 @@ final class Progress: @unchecked Sendable {
       line += " · ETA \(Int(left.rounded()))s"
     }
     console.err(line + "\n")
-  }
-}
-
-/// `A..B` (inclusive) or a single seed.
-struct SeedRange: Hashable, Sendable {
-  var lower: UInt64
-  var upper: UInt64
-
-  static func parse(_ text: String) -> SeedRange? {
-    let parts = text.components(separatedBy: "..")
-    if parts.count == 1, let n = UInt64(parts[0]) { return SeedRange(lower: n, upper: n) }
-    guard parts.count == 2, let a = UInt64(parts[0]), let b = UInt64(parts[1]), a <= b else { return nil }
-    return SeedRange(lower: a, upper: b)
   }
 }
 

@@ -31,19 +31,17 @@ enum RunCommand {
     let keepEvents = args.value("--trace") != nil || args.value("--timeline") != nil
     let result = ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: keepEvents)
     if let path = args.value("--trace") {
-      do {
+      do throws(AtomicFile.WriteError) {
         try AtomicFile.write(TraceExport.jsonLines(result), to: path)
       } catch {
-        console.err("Error: \(error)\n")
-        return .usage
+        throw CLIError.io(what: "'\(error.path)'", reason: error.reason, hint: nil)
       }
     }
     if let path = args.value("--timeline") {
-      do {
+      do throws(AtomicFile.WriteError) {
         try AtomicFile.write(TimelineSVG.render(result), to: path)
       } catch {
-        console.err("Error: \(error)\n")
-        return .usage
+        throw CLIError.io(what: "'\(error.path)'", reason: error.reason, hint: nil)
       }
     }
     if args.value("--format") == "json" {
@@ -64,14 +62,8 @@ struct CommandExit: Error {
 enum ScenarioOptions {
   /// `--seed N`, or nil when not given.
   static func seed(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> UInt64? {
-    guard let text = args.value("--seed") else { return nil }
-    guard let n = UInt64(text) else {
-      console.err(
-        UsageError.invalidValue(option: "--seed", value: text, reason: "expected a whole number from 0 to \(UInt64.max)", suggestion: nil).render(
-          command: spec))
-      throw CommandExit(code: .usage)
-    }
-    return n
+    guard args.value("--seed") != nil else { return nil }
+    return try IntegerOption.require(args, "--seed", default: 0, in: 0...UInt64.max, spec: spec, console: console)
   }
 
   /// `--policy SPEC`, or nil when not given.
@@ -90,6 +82,17 @@ enum ScenarioOptions {
     let seed = try ScenarioOptions.seed(args, spec: spec, console: console)
     let policy = try ScenarioOptions.policy(args, spec: spec, console: console)
     return (try load(args.positionals[0], console: console), seed, policy)
+  }
+
+  /// A scenario that shapes fuzz workloads: its devices and types. One without types cannot make
+  /// records: a clear error, exit 65.
+  static func workloadBase(_ nameOrPath: String, console: Console) throws(CommandExit) -> ScenarioFile {
+    let file = try load(nameOrPath, console: console)
+    guard !file.schema.types.isEmpty else {
+      console.err("Error: '\(nameOrPath)' declares no record types; a fuzz workload makes records of the scenario's types. Add a 'type' line.\n")
+      throw CommandExit(code: .dataError)
+    }
+    return file
   }
 
   /// Loads a scenario, printing diagnostics (exit 65) or a not-found error (exit 64).

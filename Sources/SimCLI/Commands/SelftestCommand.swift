@@ -56,7 +56,7 @@ enum SelftestCommand {
     }
     guard
       let jobs = IntegerOption.parse(
-        args, "--jobs", default: UInt64(ProcessInfo.processInfo.activeProcessorCount), in: 1...512, spec: spec, console: console)
+        args, "--jobs", default: UInt64(ProcessInfo.processInfo.activeProcessorCount), in: 1...Count.maxJobs, spec: spec, console: console)
     else {
       return .usage
     }
@@ -108,21 +108,4 @@ final class DifferenceSlots: @unchecked Sendable {
   init(count: Int) { slots = Array(repeating: nil, count: count) }
   func set(_ i: Int, _ d: OracleAgreement.Difference) { lock.withLock { slots[i] = d } }
   var first: OracleAgreement.Difference? { lock.withLock { slots.compactMap { $0 }.first } }
-}
-
-/// Reads an integer option with a range check, reporting a usage error itself.
-enum IntegerOption {
-  static func parse(
-    _ args: ParsedArguments, _ name: String, default value: UInt64, in range: ClosedRange<UInt64>, spec: CommandSpec, console: Console
-  ) -> UInt64? {
-    guard let text = args.value(name) else { return value }
-    guard let n = UInt64(text), range.contains(n) else {
-      console.err(
-        UsageError.invalidValue(
-          option: name, value: text, reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)", suggestion: nil
-        ).render(command: spec))
-      return nil
-    }
-    return n
-  }
 }

@@ -54,7 +54,7 @@ enum ShrinkCommand {
       }
       var shape = WorkloadShape()
       if subject != "default" {
-        do throws(CommandExit) { shape.base = try ScenarioOptions.load(subject, console: console) } catch { return error.code }
+        do throws(CommandExit) { shape.base = try ScenarioOptions.workloadBase(subject, console: console) } catch { return error.code }
       }
       file = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy ?? (try! PolicySpec.parse("append-only").get())).file
     } else {
@@ -71,11 +71,10 @@ enum ShrinkCommand {
     let text = result.text
     var path = args.value("--out")
     if let out = path {
-      do {
+      do throws(AtomicFile.WriteError) {
         try AtomicFile.write(text, to: out)
       } catch {
-        console.err("Error: \(error)\n")
-        return .usage
+        throw CLIError.io(what: "'\(error.path)'", reason: error.reason, hint: nil)
       }
     } else {
       console.out(text)
@@ -83,15 +82,18 @@ enum ShrinkCommand {
     }
     if let svg = args.value("--timeline") {
       let minimal = ScenarioRunner.run(result.file, keepEvents: true)
-      do {
+      do throws(AtomicFile.WriteError) {
         try AtomicFile.write(TimelineSVG.render(minimal), to: svg)
       } catch {
-        console.err("Error: \(error)\n")
-        return .usage
+        throw CLIError.io(what: "'\(error.path)'", reason: error.reason, hint: nil)
       }
     }
     console.err("kept \(result.kind.rawValue) with \(result.file.timeline.count) timeline lines after \(result.runs) runs\n")
-    console.err("replay: sim-cli run \(path!)\n")
+    if args.value("--out") != nil {
+      console.err("replay: sim-cli run \(path!)\n")
+    } else {
+      console.err("replay: save the scenario printed above as \(path!), then: sim-cli run \(path!) (or pass --out FILE to write it)\n")
+    }
     return .failure
   }
 }

@@ -2,41 +2,65 @@ import Foundation
 
 /// Where a command writes: results to `out` (stdout), progress, warnings and errors to `err`
 /// (stderr). Tests use ``capturing()``; the executable uses ``standard()``.
+///
+/// Everything written is made safe for a terminal first (``sanitized(_:)``): a scenario's strings
+/// or an argument cannot smuggle escape sequences into it.
 public struct Console: Sendable {
-  /// Writes results (stdout); the text carries its own line endings.
+  /// Writes results (stdout).
   public var out: @Sendable (String) -> Void
-  /// Writes progress, warnings and errors (stderr); the text carries its own line endings.
+  /// Writes progress, warnings and errors (stderr).
   public var err: @Sendable (String) -> Void
   /// Whether stdout is a terminal (decides the default format and colour).
   public var stdoutIsTerminal: Bool
   /// `NO_COLOR` was set.
   public var noColor: Bool
+  /// Write failures of the standard streams (a full disk, a closed device).
+  let failures: WriteFailures
 
-  /// A console writing through `out` and `err`; by default not a terminal and without colour,
-  /// as tests want.
+  /// A console over two writers; both receive sanitized text.
   public init(
     out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, stdoutIsTerminal: Bool = false, noColor: Bool = true
   ) {
-    self.out = out
-    self.err = err
+    self.out = { out(Console.sanitized($0)) }
+    self.err = { err(Console.sanitized($0)) }
     self.stdoutIsTerminal = stdoutIsTerminal
     self.noColor = noColor
+    self.failures = WriteFailures()
   }
 
-  /// The process's stdout and stderr.
+  /// The process's stdout and stderr, written with `write(2)`; a failed write of stdout is
+  /// remembered (``stdoutFailure``) and nothing more is written there.
   public static func standard() -> Console {
     let environment = ProcessInfo.processInfo.environment
-    return Console(
-      out: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-      err: { text in FileHandle.standardError.write(Data(text.utf8)) },
-      stdoutIsTerminal: isatty(STDOUT_FILENO) != 0,
-      noColor: environment["NO_COLOR"].map { !$0.isEmpty } ?? false)
+    var console = Console(
+      out: { _ in }, err: { _ in }, stdoutIsTerminal: isatty(STDOUT_FILENO) != 0, noColor: environment["NO_COLOR"].map { !$0.isEmpty } ?? false)
+    let failures = console.failures
+    console.out = { text in failures.write(Console.sanitized(text), to: STDOUT_FILENO) }
+    console.err = { text in failures.write(Console.sanitized(text), to: STDERR_FILENO) }
+    return console
   }
+
+  /// Why writing stdout failed, if it did (`No space left on device`).
+  public var stdoutFailure: String? { failures.reason(for: STDOUT_FILENO) }
 
   /// A console that keeps what is written, for tests.
   public static func capturing() -> (Console, CapturedOutput) {
     let box = CapturedOutput()
     return (Console(out: { box.append(out: $0) }, err: { box.append(err: $0) }), box)
+  }
+
+  /// `text` with every control character but newline and tab (C0, DEL, C1 — the ones that start
+  /// terminal escape sequences) shown as `�`.
+  public static func sanitized(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: _isControl) else { return text }
+    var out = String.UnicodeScalarView()
+    for s in text.unicodeScalars { out.append(_isControl(s) ? "\u{FFFD}" : s) }
+    return String(out)
+  }
+
+  static func _isControl(_ s: Unicode.Scalar) -> Bool {
+    let v = s.value
+    return (v < 0x20 && v != 0x0A && v != 0x09) || (v >= 0x7F && v <= 0x9F)
   }
 }
 
@@ -45,12 +69,39 @@ public final class CapturedOutput: @unchecked Sendable {
   private let lock = NSLock()
   private var _out = ""
   private var _err = ""
-  /// An empty capture; only a console from ``Console/capturing()`` writes into one.
   init() {}
-  /// Everything written to the console's `out` so far.
+  /// Everything written to `out`.
   public var stdout: String { lock.withLock { _out } }
-  /// Everything written to the console's `err` so far.
+  /// Everything written to `err`.
   public var stderr: String { lock.withLock { _err } }
   func append(out text: String) { lock.withLock { _out += text } }
   func append(err text: String) { lock.withLock { _err += text } }
+}
+
+/// Writes to file descriptors with `write(2)`, all of it or until it fails; remembers the first
+/// failure per descriptor and writes nothing more there. (A closed pipe ends the process by
+/// SIGPIPE, quietly, before a write could fail.)
+final class WriteFailures: @unchecked Sendable {
+  private let lock = NSLock()
+  private var failed: [Int32: String] = [:]
+
+  func write(_ text: String, to fd: Int32) {
+    lock.withLock {
+      guard failed[fd] == nil else { return }
+      var bytes = Array(text.utf8)
+      var offset = 0
+      while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { buffer in Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+        if n < 0 {
+          if errno == EINTR { continue }
+          failed[fd] = String(cString: strerror(errno))
+          return
+        }
+        offset += n
+      }
+      bytes.removeAll()
+    }
+  }
+
+  func reason(for fd: Int32) -> String? { lock.withLock { failed[fd] } }
 }

@@ -8,6 +8,9 @@ public enum ExitCode: Int32, Sendable {
   case usage = 64
   /// Bad scenario file.
   case dataError = 65
-  /// Internal error: a bug in the simulator.
+  /// Internal error: a bug in the simulator (a trap prints a request to report it).
   case internalError = 70
+  /// A file or standard output could not be written (a full disk, a closed device): nothing
+  /// was judged wrong, but the results did not all reach their destination.
+  case ioError = 74
 }

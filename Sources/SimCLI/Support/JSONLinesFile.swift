@@ -2,54 +2,125 @@ import Foundation
 import Scenarios
 @_spi(Kernel) import Simulator
 
-/// A JSON Lines results file that is appended to line by line, each line written with one
-/// `write(2)` as soon as it is ready. Opening it for resume reads the records already there
-/// and cuts off a torn last line (a campaign killed mid-write).
+/// A fuzz campaign's results file (`--out`): one JSON line per seed, each written with
+/// `write(2)` as soon as it is ready, by one campaign at a time.
+///
+/// Opening it takes an exclusive lock (`flock`), so a second campaign on the same file fails
+/// fast. Resuming trusts nothing: every line must be a record of this campaign, seeds in order,
+/// none twice, none outside the plan; only a torn last line (a campaign killed mid-write) is cut
+/// off and its seed run again.
 final class JSONLinesFile: @unchecked Sendable {
+  /// Why the file cannot be used, with the exit code that says so.
   struct OpenError: Error, CustomStringConvertible {
     var description: String
+    var code: ExitCode
   }
 
-  private let handle: FileHandle
+  let path: String
+  private let fd: Int32
+  private let lock = NSLock()
+  /// The records already there (resume).
   private(set) var existing: [FuzzRecord] = []
+  private var _failure: String?
 
-  init(path: String, resume: Bool) throws {
-    let fm = FileManager.default
-    if resume, fm.fileExists(atPath: path) {
-      let data = fm.contents(atPath: path) ?? Data()
-      var goodLength = 0
-      var offset = 0
-      for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-        let end = offset + line.count
-        defer { offset = end + 1 }
-        if line.isEmpty { continue }
-        guard end < data.count,  // a line without its newline is torn
-          let record = try? FuzzRecord.decode(jsonLine: line)
-        else { break }
-        existing.append(record)
-        goodLength = end + 1
+  /// The first write failure, if a write failed (then nothing more is written).
+  var failure: String? { lock.withLock { _failure } }
+
+  init(path: String, resume: Bool, policy: String, scenario: String, plan: SeedPlan) throws(OpenError) {
+    self.path = path
+    var info = stat()
+    if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+      throw OpenError(description: "'\(path)' is not a regular file; --out needs a file it can lock, resume and append to", code: .usage)
+    }
+    let fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0o644)
+    guard fd >= 0 else { throw OpenError(description: "cannot open '\(path)': \(String(cString: strerror(errno)))", code: .usage) }
+    self.fd = fd
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+      close(fd)
+      throw OpenError(
+        description: "'\(path)' is being written by another campaign (it holds the file's lock); wait for it to finish, or use another --out",
+        code: .usage)
+    }
+    let data = Self.readAll(fd)
+    if !resume {
+      guard data.isEmpty else {
+        close(fd)
+        throw OpenError(description: "'\(path)' already exists; add --resume to continue it, or remove it", code: .usage)
       }
-      guard let h = FileHandle(forUpdatingAtPath: path) else { throw OpenError(description: "cannot open '\(path)' to resume") }
-      try h.truncate(atOffset: UInt64(goodLength))
-      try h.seekToEnd()
-      handle = h
-    } else {
-      if fm.fileExists(atPath: path), !resume {
-        let size = (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        if size > 0 {
-          throw OpenError(description: "'\(path)' already exists; add --resume to continue it, or remove it")
-        }
-      }
-      guard fm.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
-        throw OpenError(description: "cannot create '\(path)'")
-      }
-      handle = h
+      return
+    }
+    do {
+      let (records, goodLength) = try Self.check(data, path: path, policy: policy, scenario: scenario, plan: plan)
+      existing = records
+      if goodLength < data.count { _ = ftruncate(fd, off_t(goodLength)) }
+    } catch {
+      close(fd)
+      throw error
     }
   }
 
-  func append(_ line: String) {
-    handle.write(Data((line + "\n").utf8))
+  /// The records of `data`, and the length up to the last complete line.
+  static func check(_ data: [UInt8], path: String, policy: String, scenario: String, plan: SeedPlan) throws(OpenError) -> ([FuzzRecord], Int) {
+    var records: [FuzzRecord] = []
+    var start = 0
+    var number = 0
+    while start < data.count {
+      number += 1
+      guard let newline = data[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+        // A line without its newline: a campaign killed mid-write. Its seed runs again.
+        return (records, start)
+      }
+      let line = data[start..<newline]
+      start = newline + 1
+      func refuse(_ why: String) -> OpenError {
+        OpenError(
+          description: "line \(number) of '\(path)' \(why); --resume continues a file this campaign wrote, and will not guess", code: .dataError)
+      }
+      guard let record = try? FuzzRecord.decode(jsonLine: line) else { throw refuse("is not a fuzz record") }
+      guard record.policy == policy, record.scenario == scenario else {
+        throw OpenError(
+          description:
+            "'\(path)' holds a campaign of policy '\(record.policy)' on '\(record.scenario)', not '\(policy)' on '\(scenario)'; use another --out",
+          code: .usage)
+      }
+      guard record.seed >= plan.lower, record.seed <= plan.upper, plan.shard.map({ record.seed % $0.n == $0.k - 1 }) ?? true else {
+        throw refuse("holds seed \(record.seed), which this campaign's --seeds and --shard do not include")
+      }
+      if let last = records.last, record.seed <= last.seed {
+        throw refuse(
+          record.seed == last.seed
+            ? "repeats seed \(record.seed)" : "holds seed \(record.seed) after seed \(last.seed) (records are written in seed order)")
+      }
+      records.append(record)
+    }
+    return (records, start)
   }
 
-  deinit { try? handle.close() }
+  static func readAll(_ fd: Int32) -> [UInt8] {
+    var out: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    _ = lseek(fd, 0, SEEK_SET)
+    while true {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+      if n < 0, errno == EINTR { continue }
+      if n <= 0 { break }
+      out.append(contentsOf: buffer[0..<n])
+    }
+    return out
+  }
+
+  /// Appends one line; after a failed write, writes nothing more and returns false.
+  @discardableResult
+  func append(_ line: String) -> Bool {
+    lock.withLock {
+      guard _failure == nil else { return false }
+      if let reason = AtomicFile.writeAll(line + "\n", to: fd) {
+        _failure = reason
+        return false
+      }
+      return true
+    }
+  }
+
+  deinit { close(fd) }
 }

@@ -1,8 +1,11 @@
 import Foundation
 
-/// Writes files so that a reader never sees half of one: the text goes to a temporary file in
-/// the same folder, which is then renamed over the destination.
+/// Writes output files so that a reader never sees half of one and nothing that is not a plain
+/// file gets replaced: a new or regular file is written to a temporary file in the same folder
+/// and renamed over it; a symbolic link is followed (the link stays, its target is written that
+/// way); anything else — a device such as `/dev/stdout`, a FIFO — is written through, in place.
 package enum AtomicFile {
+  /// Why a write failed: the path and the system's reason.
   package struct WriteError: Error, CustomStringConvertible {
     package var path: String
     package var reason: String
@@ -10,25 +13,70 @@ package enum AtomicFile {
   }
 
   package static func write(_ text: String, to path: String) throws(WriteError) {
+    var target = path
+    var info = stat()
+    if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
+      // A link: write what it points to, and keep the link.
+      guard let resolved = realpath(path, nil) else {
+        throw WriteError(path: path, reason: "it is a symbolic link to something that does not exist (\(String(cString: strerror(errno))))")
+      }
+      target = String(cString: resolved)
+      free(resolved)
+    }
+    if stat(target, &info) == 0 {
+      switch info.st_mode & S_IFMT {
+      case S_IFREG: break
+      case S_IFDIR: throw WriteError(path: path, reason: "it is a folder")
+      default: return try writeThrough(text, to: target, shownAs: path)
+      }
+    }
+    try replace(text, at: target, shownAs: path)
+  }
+
+  /// Temporary file, then rename(2): readers see the old file or the new one, never half.
+  static func replace(_ text: String, at path: String, shownAs shown: String) throws(WriteError) {
     let url = URL(fileURLWithPath: path)
     let folder = url.deletingLastPathComponent()
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-      throw WriteError(path: path, reason: "the folder '\(folder.path)' does not exist")
+      throw WriteError(path: shown, reason: "the folder '\(folder.path)' does not exist")
     }
-    let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)")
-    do {
-      try Data(text.utf8).write(to: temporary)
-      // rename(2) replaces the destination atomically.
-      guard rename(temporary.path, url.path) == 0 else {
-        throw WriteError(path: path, reason: String(cString: strerror(errno)))
+    let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).partial-\(ProcessInfo.processInfo.processIdentifier)").path
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0o644)
+    guard fd >= 0 else { throw WriteError(path: shown, reason: String(cString: strerror(errno))) }
+    if let reason = writeAll(text, to: fd) ?? (fsync(fd) == 0 ? nil : String(cString: strerror(errno))) {
+      close(fd)
+      unlink(temporary)
+      throw WriteError(path: shown, reason: reason)
+    }
+    close(fd)
+    guard rename(temporary, path) == 0 else {
+      let reason = String(cString: strerror(errno))
+      unlink(temporary)
+      throw WriteError(path: shown, reason: reason)
+    }
+  }
+
+  /// A device or a FIFO: written in place, never replaced.
+  static func writeThrough(_ text: String, to path: String, shownAs shown: String) throws(WriteError) {
+    let fd = open(path, O_WRONLY)
+    guard fd >= 0 else { throw WriteError(path: shown, reason: String(cString: strerror(errno))) }
+    defer { close(fd) }
+    if let reason = writeAll(text, to: fd) { throw WriteError(path: shown, reason: reason) }
+  }
+
+  /// Writes all of `text`; the reason it stopped, or nil.
+  package static func writeAll(_ text: String, to fd: Int32) -> String? {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        return String(cString: strerror(errno))
       }
-    } catch let error as WriteError {
-      try? FileManager.default.removeItem(at: temporary)
-      throw error
-    } catch {
-      try? FileManager.default.removeItem(at: temporary)
-      throw WriteError(path: path, reason: "\(error.localizedDescription)")
+      offset += n
     }
+    return nil
   }
 }

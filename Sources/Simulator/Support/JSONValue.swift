@@ -92,7 +92,9 @@ package enum JSONValue: Hashable, Sendable {
       case "\n": out += "\\n"
       case "\r": out += "\\r"
       case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
+      case _ where scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value <= 0x9F):
+        // Control characters (C0, DEL, C1) are escaped, so that no JSON we print can drive a
+        // terminal.
         let hex = String(scalar.value, radix: 16)
         out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: out.unicodeScalars.append(scalar)

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The one way sim-cli reads a number from the command line: decimal digits only (no sign, no
+/// spaces, no `0x`), within a range, or a usage error that names the range.
+enum Count {
+  /// `text` as a whole number in `range`, or nil.
+  static func parse(_ text: String, in range: ClosedRange<UInt64>) -> UInt64? {
+    guard !text.isEmpty, text.utf8.count <= 20, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = UInt64(text) else { return nil }
+    return range.contains(n) ? n : nil
+  }
+
+  /// The reason printed when `parse` fails.
+  static func expected(_ range: ClosedRange<UInt64>) -> String {
+    range.upperBound == .max
+      ? "expected a whole number from \(range.lowerBound) up"
+      : "expected a whole number from \(range.lowerBound) to \(range.upperBound)"
+  }
+
+  /// The largest `--jobs`: more threads than this only contend.
+  static let maxJobs: UInt64 = 256
+}
+
+/// Reads an integer option with a range check, reporting a usage error itself.
+enum IntegerOption {
+  static func parse(
+    _ args: ParsedArguments, _ name: String, default value: UInt64, in range: ClosedRange<UInt64>, spec: CommandSpec, console: Console
+  ) -> UInt64? {
+    guard let text = args.value(name) else { return value }
+    guard let n = Count.parse(text, in: range) else {
+      console.err(UsageError.invalidValue(option: name, value: text, reason: Count.expected(range), suggestion: nil).render(command: spec))
+      return nil
+    }
+    return n
+  }
+
+  /// The same, throwing the usage exit instead of returning nil.
+  static func require(
+    _ args: ParsedArguments, _ name: String, default value: UInt64, in range: ClosedRange<UInt64>, spec: CommandSpec, console: Console
+  ) throws(CommandExit) -> UInt64 {
+    guard let n = parse(args, name, default: value, in: range, spec: spec, console: console) else { throw CommandExit(code: .usage) }
+    return n
+  }
+
+  /// `--jobs N`: 1 to 256, the core count by default.
+  static func jobs(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> Int {
+    Int(
+      try require(args, "--jobs", default: UInt64(ProcessInfo.processInfo.activeProcessorCount), in: 1...Count.maxJobs, spec: spec, console: console))
+  }
+}
+
+/// `A..B` (inclusive) or a single seed, digits only.
+struct SeedRange: Hashable, Sendable {
+  var lower: UInt64
+  var upper: UInt64
+
+  static func parse(_ text: String) -> SeedRange? {
+    let parts = text.components(separatedBy: "..")
+    if parts.count == 1, let n = Count.parse(parts[0], in: 0...UInt64.max) { return SeedRange(lower: n, upper: n) }
+    guard parts.count == 2, let a = Count.parse(parts[0], in: 0...UInt64.max), let b = Count.parse(parts[1], in: 0...UInt64.max), a <= b else {
+      return nil
+    }
+    return SeedRange(lower: a, upper: b)
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Turns a trap — a failed precondition, an index out of range, any crash of sim-cli itself —
+/// into one line asking to report it with the command that caused it, and exit 70.
+///
+/// The message is prepared before any work starts; the signal handler only writes it with
+/// `write(2)` and leaves with `_exit(2)`, both safe in a signal handler.
+enum CrashReport {
+  nonisolated(unsafe) static var message: UnsafeMutablePointer<CChar>?
+  nonisolated(unsafe) static var length = 0
+
+  static func install(arguments: [String]) {
+    let command = (["sim-cli"] + arguments.map(shellWord)).joined(separator: " ")
+    let text = "\nsim-cli: internal error (exit 70). \(InternalErrorReport.request)\n  \(Console.sanitized(command))\n"
+    let bytes = Array(text.utf8CString)
+    let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+    buffer.initialize(from: bytes, count: bytes.count)
+    message = buffer
+    length = bytes.count - 1
+    for sig in [SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE] {
+      signal(sig) { _ in
+        if let m = CrashReport.message { _ = write(STDERR_FILENO, m, CrashReport.length) }
+        _exit(70)
+      }
+    }
+    // A reader that went away (`sim-cli list | head -1`) ends the tool quietly.
+    signal(SIGPIPE, SIG_DFL)
+    // A file-size limit reached is a failed write (EFBIG), handled like a full disk.
+    signal(SIGXFSZ, SIG_IGN)
+  }
+
+  /// A word as a shell reads it back.
+  static func shellWord(_ s: String) -> String {
+    let safe =
+      !s.isEmpty && s.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || "0123456789-_./=:,@%+".unicodeScalars.contains($0))) }
+    return safe ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+}
+
+extension SimCLI {
+  /// The whole tool as a process runs it: a crash report for traps, the standard console, and
+  /// exit 74 when results could not be written to stdout.
+  public static func runAsProcess(arguments: [String]) -> ExitCode {
+    CrashReport.install(arguments: arguments)
+    let console = Console.standard()
+    if ProcessInfo.processInfo.environment["SIM_CLI_TEST_TRAP"] == "1" {
+      // A hidden hook for the test of the crash report.
+      let empty: [Int] = []
+      _ = empty[Int(arguments.count) + 1]
+    }
+    let code = main(arguments: arguments, console: console)
+    if let reason = console.stdoutFailure {
+      console.err("Error: cannot write to standard output: \(reason).\n")
+      return .ioError
+    }
+    return code
+  }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+@testable import SimCLI
+
+/// The attacks of the robustness issue, each one that used to crash, hang, clobber or lie.
+@Suite struct HostileInputTests {
+  func scratch(_ name: String) -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(getpid())-\(name)")
+    try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir.path
+  }
+
+  func sh(_ script: String) throws -> (code: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", script]
+    var env = ProcessInfo.processInfo.environment
+    env["SIM"] = try builtBinary().path
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+  }
+
+  @Test func fuzzingAScenarioWithoutTypesIsAClearErrorNotATrap() throws {
+    let dir = scratch("notypes")
+    let file = dir + "/no-types.scenario"
+    try "devices a b\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let fuzz = runCLI("fuzz", "--scenario", file, "--seeds", "1..1")
+    #expect(fuzz.code == .dataError)
+    #expect(fuzz.stderr.contains("declares no record types"))
+    #expect(runCLI("shrink", file, "--fuzz", "--seed", "1").code == .dataError)
+  }
+
+  @Test func comparingARepeatedPolicyComparesItOnce() {
+    for format in ["text", "markdown", "json"] {
+      let r = runCLI("compare", "--scenario", "fat-note-lww", "--policies", "crdt,crdt", "--seeds", "1..1", "--format", format)
+      #expect(r.code == .success, "\(r.stderr)")
+      #expect(r.stderr.contains("given twice"))
+    }
+  }
+
+  @Test(arguments: ["abc", " 3", "99999999999999999999", "0", "+3", "-1", "100000", "9223372036854775807", "3x"])
+  func everyCountIsChecked(value: String) {
+    #expect(runCLI("fuzz", "--seeds", "1..2", "--jobs", value).code == .usage)
+    #expect(runCLI("compare", "--scenario", "fat-note-lww", "--seeds", "1..2", "--jobs", value).code == .usage)
+    #expect(runCLI("selftest", "--oracles", "--seeds", "1..1", "--jobs", value).code == .usage)
+  }
+
+  @Test func seedsAreWholeNumbersWithinSixtyFourBits() {
+    for bad in ["x", " 5", "+5", "-5", "18446744073709551616", "5s"] {
+      #expect(runCLI("run", "fat-note-lww", "--seed", bad).code == .usage, "\(bad)")
+    }
+    #expect(runCLI("run", "fat-note-lww", "--seed", "18446744073709551615").code == .success)
+    #expect(runCLI("fuzz", "--seeds", "2..1").code == .usage)
+    #expect(runCLI("fuzz", "--seeds", "1..99999999999999999999").code == .usage)
+    #expect(runCLI("fuzz", "--shard", "0/3", "--seeds", "1..2").code == .usage)
+    #expect(runCLI("fuzz", "--shard", "4/3", "--seeds", "1..2").code == .usage)
+  }
+
+  @Test func aTrapPrintsOneLineAskingForAReportAndExits70() throws {
+    var env = ProcessInfo.processInfo.environment
+    env["SIM_CLI_TEST_TRAP"] = "1"
+    let r = try runProcess(["list"], environment: env)
+    #expect(r.code == 70)
+    #expect(r.stderr.contains("internal error (exit 70)"))
+    #expect(r.stderr.contains("sim-cli list"))
+  }
+
+  @Test func aSymbolicLinkOrADeviceAtAnOutputPathIsWrittenThroughNotReplaced() throws {
+    let dir = scratch("links")
+    let target = dir + "/target.jsonl"
+    let link = dir + "/link.jsonl"
+    try "keep\n".write(toFile: target, atomically: true, encoding: .utf8)
+    try? FileManager.default.removeItem(atPath: link)
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+    #expect(runCLI("run", "fat-note-lww", "--trace", link).code == .success)
+    #expect((try FileManager.default.attributesOfItem(atPath: link))[.type] as? FileAttributeType == .typeSymbolicLink)
+    #expect(try String(contentsOfFile: target, encoding: .utf8).hasPrefix("{"))
+    // A device is written through: /dev/null stays a device, /dev/full fails with the I/O code.
+    #expect(runCLI("run", "fat-note-lww", "--trace", "/dev/null").code == .success)
+    #expect((try FileManager.default.attributesOfItem(atPath: "/dev/null"))[.type] as? FileAttributeType == .typeCharacterSpecial)
+    let full = runCLI("run", "fat-note-lww", "--timeline", "/dev/full")
+    #expect(full.code == .ioError)
+    #expect(full.stderr.contains("No space left on device"))
+    #expect(runCLI("fuzz", "--seeds", "1..2", "--out", "/dev/null").code == .usage)
+  }
+
+  @Test func aSecondCampaignOnOneResultsFileFailsFast() throws {
+    let path = scratch("lock") + "/results.jsonl"
+    try? FileManager.default.removeItem(atPath: path)
+    let fd = open(path, O_RDWR | O_CREAT, 0o644)
+    defer { close(fd) }
+    #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)  // another campaign holds it
+    let r = runCLI("fuzz", "--seeds", "1..3", "--jobs", "1", "--out", path)
+    #expect(r.code == .usage)
+    #expect(r.stderr.contains("being written by another campaign"))
+  }
+
+  @Test func resumeRefusesADamagedFileWithItsLineNumber() throws {
+    let dir = scratch("resume")
+    let good = dir + "/good.jsonl"
+    try? FileManager.default.removeItem(atPath: good)
+    #expect(runCLI("fuzz", "--policy", "mark-first-unit", "--seeds", "1..30", "--jobs", "1", "--intents", "6", "--out", good).code != .usage)
+    let lines = try String(contentsOfFile: good, encoding: .utf8).split(separator: "\n").map(String.init)
+    let cases: [(String, [String], String)] = [
+      ("garbage", Array(lines[0..<10]) + ["garbage"] + Array(lines[10...]), "line 11"),
+      ("duplicate", Array(lines[0..<10]) + [lines[9]] + Array(lines[10...]), "repeats seed 10"),
+      ("order", [lines[1], lines[0]] + Array(lines[2...]), "after seed 2"),
+      ("range", lines, "do not include"),
+    ]
+    for (name, body, message) in cases {
+      let path = dir + "/\(name).jsonl"
+      try (body.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+      let seeds = name == "range" ? "1..20" : "1..30"
+      let r = runCLI("fuzz", "--policy", "mark-first-unit", "--seeds", seeds, "--jobs", "1", "--intents", "6", "--out", path, "--resume")
+      #expect(r.code == .dataError, "\(name): \(r.stderr)")
+      #expect(r.stderr.contains(message), "\(name): \(r.stderr)")
+    }
+  }
+
+  @Test func aFullDiskStopsTheCampaignWithItsOwnCodeAndAResumableFile() throws {
+    let dir = scratch("full")
+    let out = dir + "/limited.jsonl"
+    try? FileManager.default.removeItem(atPath: out)
+    // A 16-block file-size limit stands in for a full disk: the write fails (EFBIG) mid-campaign.
+    let r = try sh("cd '\(dir)' && ulimit -f 16 && \"$SIM\" fuzz --seeds 1..300 --jobs 2 --intents 6 --out limited.jsonl")
+    #expect(r.code == 74, "\(r.stderr)")
+    #expect(r.stderr.contains("--resume"))
+    let resumed = try runProcess(["fuzz", "--seeds", "1..300", "--jobs", "2", "--intents", "6", "--out", out, "--resume"])
+    #expect(resumed.code == 0, "\(resumed.stderr)")
+    let seeds = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count
+    #expect(seeds == 300)
+  }
+
+  @Test func nothingFromAScenarioReachesATerminalRaw() throws {
+    let dir = scratch("escape")
+    let file = dir + "/escape.scenario"
+    try """
+    devices iPad phone
+    policy cloudkit-default
+    type Note
+      body: text = ""
+    at 0s iPad create Note n1 body="a \u{1B}]0;pwned\u{07} \u{1B}[31mred \u{9B}2J"
+    at 2s offline iPad phone
+    at 3s iPad append n1.body " \u{1B}[2J"
+    at 4s phone append n1.body " b"
+    at 10s online iPad phone
+    """.write(toFile: file, atomically: true, encoding: .utf8)
+    for command in ["run", "explain"] {
+      let r = runCLI(command, file)
+      #expect(!r.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(command)")
+      #expect(r.stdout.contains("\u{FFFD}"))
+    }
+    let json = runCLI("run", file, "--format", "json")
+    #expect(!json.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B })
+    #expect(json.stdout.contains("\\u001b"))
+    let arg = runCLI("run", "fat\u{1B}[31m")
+    #expect(!arg.stderr.unicodeScalars.contains { $0.value == 0x1B })
+  }
+
+  @Test func aFailedWriteToStandardOutputIsAFailure() throws {
+    let r = try sh("\"$SIM\" list > /dev/full")
+    #expect(r.code == 74)
+    #expect(r.stderr.contains("cannot write to standard output"))
+    // A reader that goes away is not an error worth a message.
+    let piped = try sh("\"$SIM\" list | head -1 > /dev/null; echo done")
+    #expect(piped.stdout == "done\n")
+    #expect(!piped.stderr.contains("Error"))
+  }
+
+  @Test func shrinkWithoutOutSaysWhereToSaveTheScenario() {
+    let r = runCLI("shrink", "fat-note-lww")
+    #expect(r.stdout.contains("scenario fat-note-lww-min"))
+    #expect(r.stderr.contains("save the scenario printed above as fat-note-lww-min.scenario"))
+  }
+}
