@@ -3,6 +3,9 @@ import PackageDescription
 
 let package = Package(
   name: "conflict-sim",
+  // Apple platforms with Swift 6's concurrency runtime, ContinuousClock and Swift Testing; Linux
+  // needs no entry.
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "Simulator", targets: ["Simulator"]),
     .library(name: "Replica", targets: ["Replica"]),

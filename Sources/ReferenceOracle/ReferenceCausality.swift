@@ -67,7 +67,7 @@ package struct ReferenceCausality: Sendable {
     /// Whether `id` wrote one of the `changed` fields of `copy` (so that a save of those fields
     /// carries it, even when it is also the record's creator).
     func writes(_ id: IntentID, in copy: RecordState, _ changed: FieldMask) -> Bool {
-      for (i, field) in copy.fields.enumerated() where changed & (1 << UInt64(i)) != 0 {
+      for (i, field) in copy.fields.enumerated() where changed.contains(field: i) {
         if field.writer == id { return true }
         if case .text(let text) = field.value, text.atoms.contains(where: { $0.id.intent == id || $0.deletedBy == id }) { return true }
       }
@@ -135,7 +135,7 @@ package struct ReferenceCausality: Sendable {
         } else {
           var fieldsOnly = copy
           fieldsOnly.deletedBy = 0
-          for i in fieldsOnly.fields.indices where changed & (1 << UInt64(i)) == 0 {
+          for i in fieldsOnly.fields.indices where !changed.contains(field: i) {
             fieldsOnly.fields[i] = FieldValue(value: .null, writer: 0, stamp: .origin)
           }
           reached.formUnion(provenance(fieldsOnly).filter { $0 != copy.creator || writes(copy.creator, in: copy, changed) })

@@ -13,6 +13,7 @@ public enum SimCLI {
     ExplainCommand.command,
     BenchCommand.command,
     SelftestCommand.command,
+    CompletionCommand.command,
   ]
 
   static func command(named name: String) -> Command? { commands.first { $0.spec.name == name } }

@@ -6,7 +6,7 @@ import Testing
 @Suite struct OutboxTests {
   @Test func saveThenDeleteCollapsesToADelete() {
     var o = Outbox()
-    o.save(1, fields: 0b01)
+    o.save(1, fields: FieldMask(rawValue: 0b01))
     o.delete(1)
     #expect(o.entries.count == 1)
     #expect(o.entries[0].isDelete)
@@ -15,17 +15,17 @@ import Testing
   @Test func deleteThenSaveCollapsesToASave() {
     var o = Outbox()
     o.delete(1)
-    o.save(1, fields: 0b10)
+    o.save(1, fields: FieldMask(rawValue: 0b10))
     #expect(o.entries.map(\.isDelete) == [false])
-    #expect(o.entries[0].changed == 0b10)
+    #expect(o.entries[0].changed.rawValue == 0b10)
   }
 
   @Test func savesOfOneRecordMergeTheirFieldsAndAnOldAcknowledgementClearsNothing() {
     var o = Outbox()
-    o.save(1, fields: 0b01)
+    o.save(1, fields: FieldMask(rawValue: 0b01))
     let sent = o.entries[0].generation
-    o.save(1, fields: 0b10)
-    #expect(o.entries[0].changed == 0b11)
+    o.save(1, fields: FieldMask(rawValue: 0b10))
+    #expect(o.entries[0].changed.rawValue == 0b11)
     let staleCleared = o.remove(1, ifAt: sent)
     #expect(!staleCleared)
     let current = o.entries[0].generation
@@ -36,8 +36,8 @@ import Testing
 
   @Test func failedEntriesAreKeptButNotSent() {
     var o = Outbox()
-    o.save(1, fields: 1)
-    o.save(2, fields: 1)
+    o.save(1, fields: FieldMask(rawValue: 1))
+    o.save(2, fields: FieldMask(rawValue: 1))
     o.markFailed(1)
     #expect(o.sendable(limit: 10).map(\.key) == [2])
     #expect(o.hasSendable)
@@ -106,7 +106,7 @@ import Testing
     let policy = StandardPolicy(preset: "field-lww-hlc")!
     let context = MergeContext(schema: schema)
     _ = server.push(
-      [RecordWrite(record: record(1, by: 1), changed: 1, isDelete: false, baseTag: 0)], from: 0, at: .zero, policy: policy, context: context)
+      [RecordWrite(record: record(1, by: 1), changed: .field(0), isDelete: false, baseTag: 0)], from: 0, at: .zero, policy: policy, context: context)
     guard case .changes(_, let token, _) = server.fetch(token: nil, from: 1, at: .zero, retention: .days(30)) else {
       Issue.record("expected changes")
       return
@@ -114,7 +114,7 @@ import Testing
     var doomed = record(1, by: 2)
     doomed.deletedBy = 2
     _ = server.push(
-      [RecordWrite(record: doomed, changed: 0, isDelete: true, baseTag: 1)], from: 0, at: VirtualTime.zero + .days(1), policy: policy,
+      [RecordWrite(record: doomed, changed: [], isDelete: true, baseTag: 1)], from: 0, at: VirtualTime.zero + .days(1), policy: policy,
       context: context)
     // Within the retention the tombstone is delivered; after it, the token has expired.
     guard case .changes(let records, _, _) = server.fetch(token: token, from: 1, at: VirtualTime.zero + .days(2), retention: .days(30)) else {

@@ -35,7 +35,10 @@ import Testing
     #expect(svg.hasSuffix("</svg>\n"))
     let missing = runCLI("run", "skewed-clock", "--timeline", "/nonexistent-folder/t.svg")
     #expect(missing.code == .usage)
-    #expect(missing.stderr.contains("does not exist"))
+    #expect(missing.stderr.contains("cannot write there: the folder '/nonexistent-folder' does not exist"))
+    let folder = runCLI("shrink", "fat-note-lww", "--out", FileManager.default.temporaryDirectory.path)
+    #expect(folder.code == .usage)
+    #expect(folder.stderr.contains("cannot write there: it is a folder"))
   }
 
   /// Pictures and explanations read dictionaries internally; no order may leak into the bytes.

@@ -43,10 +43,10 @@ extension DeviceState {
       stampVersions(&new)
       record.kind = .create(type: type, values: values)
       setLocal(new, for: key, effects: &effects)
-      outbox.save(key, fields: spec.fields.isEmpty ? 0 : FieldMask.max >> UInt64(64 - spec.fields.count))
+      outbox.save(key, fields: .first(spec.fields.count))
     case .set(_, let values):
       guard var r = live else { return ignore(_absence(key), .set(values)) }
-      var mask: FieldMask = 0
+      var mask: FieldMask = []
       for w in values {
         var value = _stamped(w.value, by: id)
         if case .text(let old) = r.fields[Int(w.field)].value, case .text(let replacement) = w.value {
@@ -58,7 +58,7 @@ extension DeviceState {
           value = .text(t)
         }
         r.fields[Int(w.field)] = FieldValue(value: value, writer: id, stamp: stamp)
-        mask |= 1 << UInt64(w.field)
+        mask.insert(.field(Int(w.field)))
       }
       r.stamp = stamp
       stampVersions(&r)
@@ -74,7 +74,7 @@ extension DeviceState {
       stampVersions(&r)
       record.kind = .append(field: field, text: text)
       store[key] = r
-      outbox.save(key, fields: 1 << UInt64(field))
+      outbox.save(key, fields: .field(Int(field)))
     case .replace(_, let field, let old, let new):
       guard var r = live else { return ignore(_absence(key), .replace(field: field, old: old, new: new, removed: [])) }
       var t = r.fields[Int(field)].value.textValue ?? TextValue()
@@ -88,7 +88,7 @@ extension DeviceState {
       stampVersions(&r)
       record.kind = .replace(field: field, old: old, new: new, removed: removed)
       store[key] = r
-      outbox.save(key, fields: 1 << UInt64(field))
+      outbox.save(key, fields: .field(Int(field)))
     case .delete:
       guard var r = live else { return ignore(_absence(key), .delete) }
       r.deletedBy = id

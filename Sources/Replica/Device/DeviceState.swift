@@ -320,7 +320,7 @@ package struct DeviceState: Sendable {
   mutating func adopt(_ remote: RecordState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     take(remote, effects: &effects)
     let key = remote.key
-    let pending = outbox.entry(for: key).map { $0.isDelete ? FieldMask.max : $0.changed }
+    let pending = outbox.entry(for: key).map { $0.isDelete ? FieldMask.all : $0.changed }
     let local = store[key]
     let result = env.policy.deviceApply(remote: remote, local: local, pending: pending, context: env.context)
     if result.isDeleted && pending == nil {

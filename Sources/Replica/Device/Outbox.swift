@@ -36,7 +36,7 @@ package struct Outbox: Hashable, Sendable {
         entries[i].isDelete = false
         entries[i].changed = fields
       } else {
-        entries[i].changed |= fields
+        entries[i].changed.formUnion(fields)
       }
       entries[i].generation = g
     } else {
@@ -48,10 +48,10 @@ package struct Outbox: Hashable, Sendable {
     let g = _next()
     if let i = entries.firstIndex(where: { $0.key == key }) {
       entries[i].isDelete = true
-      entries[i].changed = 0
+      entries[i].changed = []
       entries[i].generation = g
     } else {
-      entries.append(OutboxEntry(key: key, isDelete: true, changed: 0, generation: g, failed: false))
+      entries.append(OutboxEntry(key: key, isDelete: true, changed: [], generation: g, failed: false))
     }
   }
 
@@ -71,7 +71,7 @@ package struct Outbox: Hashable, Sendable {
   /// Marks every field of the entry changed (after a conflict merge, the whole record is saved).
   mutating func markAllChanged(_ key: RecordKey) {
     if let i = entries.firstIndex(where: { $0.key == key }), !entries[i].isDelete {
-      entries[i].changed = .max
+      entries[i].changed = .all
       entries[i].generation = _next()
     }
   }

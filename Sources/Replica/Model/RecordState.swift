@@ -1,5 +1,33 @@
-/// Which fields a change touched: bit `i` is field `i` of the record's type (at most 64 fields).
-public typealias FieldMask = UInt64
+/// A set of a record's fields, by index in its type (at most 64): which fields a save changed,
+/// which have edits still pending.
+///
+///     let title = context.field("title", of: record)!
+///     if write.changed.contains(field: title) { … }
+///     var both: FieldMask = [.field(0), .field(1)]
+///     both.formUnion(.field(2))
+public struct FieldMask: OptionSet, Hashable, Sendable {
+  /// Bit `i` is field `i`.
+  public var rawValue: UInt64
+  /// The set whose bits are `rawValue`.
+  @inlinable public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+  /// The set of just field `index`.
+  @inlinable public static func field(_ index: Int) -> FieldMask { FieldMask(rawValue: 1 << UInt64(index)) }
+
+  /// Every field (of any type).
+  public static let all = FieldMask(rawValue: .max)
+
+  /// The first `count` fields: all of a type with `count` fields.
+  @inlinable public static func first(_ count: Int) -> FieldMask {
+    count <= 0 ? [] : FieldMask(rawValue: .max >> UInt64(64 - min(count, 64)))
+  }
+
+  /// Whether field `index` is in the set.
+  @inlinable public func contains(field index: Int) -> Bool { rawValue & (1 << UInt64(index)) != 0 }
+
+  /// The fields in the set among the first `count`, in order.
+  public func fields(below count: Int) -> [Int] { (0..<min(count, 64)).filter { contains(field: $0) } }
+}
 
 /// One stored field value with its provenance (the intent that wrote it; 0 = the schema default)
 /// and the policy's stamp.
@@ -63,18 +91,35 @@ public struct RecordState: Hashable, Sendable {
   /// Whether this copy is a deletion (a tombstone, or a hard-delete marker): ``deletedBy`` is not 0.
   @inlinable public var isDeleted: Bool { deletedBy != 0 }
 
+  /// Whether this copy had taken in the write stamped `stamp` — it is in the copy's version
+  /// vector — so a later change to the copy was made knowing it. Reads ``versions``: a policy
+  /// that calls it returns `true` from `tracksVersions`.
+  public func hasSeen(_ stamp: Stamp) -> Bool {
+    guard stamp.device >= 0 else { return true }  // the schema's default: always known
+    return versions[stamp.device] >= VersionVector.Entry(wall: stamp.hlcWall, logical: stamp.hlcLogical)
+  }
+
+  /// Whether this copy had taken in `value`'s write.
+  public func hasSeen(_ value: FieldValue) -> Bool { hasSeen(value.stamp) }
+
+  /// Whether neither copy had seen the other's write of field `index`: a real conflict, not one
+  /// write made after the other.
+  public func isConcurrent(with other: RecordState, in index: Int) -> Bool {
+    !hasSeen(other.fields[index]) && !other.hasSeen(fields[index])
+  }
+
   /// Every intent whose effect this copy carries: the creator, every field writer, every text
   /// character's inserter and remover, and the delete. Receiving the copy means having seen them.
   package func forEachProvenance(_ body: (IntentID) -> Void) {
     body(creator)
     if deletedBy != 0 { body(deletedBy) }
-    forEachProvenance(ofFields: .max, body)
+    forEachProvenance(ofFields: .all, body)
   }
 
   /// The intents whose effect the fields in `mask` carry: their writers and, for text, every
   /// character's inserter and remover.
   package func forEachProvenance(ofFields mask: FieldMask, _ body: (IntentID) -> Void) {
-    for (i, f) in fields.enumerated() where mask & (1 << UInt64(i)) != 0 {
+    for (i, f) in fields.enumerated() where mask.contains(field: i) {
       if f.writer != 0 { body(f.writer) }
       if case .text(let t) = f.value {
         var last: IntentID = 0

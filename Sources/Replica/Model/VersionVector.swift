@@ -10,6 +10,11 @@ public struct VersionVector: Hashable, Sendable {
     public var wall: Int64
     /// The stamp's ``Stamp/hlcLogical``.
     public var logical: Int32
+    /// An entry for a stamp's hybrid-clock reading.
+    @inlinable public init(wall: Int64, logical: Int32) {
+      self.wall = wall
+      self.logical = logical
+    }
     /// Older than every write: the entry of a device none of whose writes was incorporated.
     public static let zero = Entry(wall: .min, logical: 0)
     public static func < (a: Entry, b: Entry) -> Bool { (a.wall, a.logical) < (b.wall, b.logical) }

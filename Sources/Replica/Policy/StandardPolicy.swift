@@ -1,7 +1,7 @@
 @_spi(Kernel) import Simulator
 
 /// The policy every preset is: the decisions of `policies.md`, driven by ``PolicySettings``.
-public struct StandardPolicy: SyncPolicy {
+public struct StandardPolicy: SyncPolicy, ExpressibleByStringLiteral {
   /// How reports name the policy: the preset's name, or a spec's canonical spelling.
   public var name: String
   /// The axes every decision and mechanic follows.
@@ -22,6 +22,16 @@ public struct StandardPolicy: SyncPolicy {
   /// A parsed spec (`field-lww-hlc delete=hard`).
   public init(spec: PolicySpec) {
     self.init(name: spec.description, settings: spec.settings)
+  }
+
+  /// A preset or spec written in code: `let base: StandardPolicy = "field-lww-hlc"`. A literal
+  /// that does not parse is a programming error and stops the program with the parse error;
+  /// parse text from elsewhere with ``PolicySpec/parse(_:)``.
+  public init(stringLiteral text: String) {
+    switch PolicySpec.parse(text) {
+    case .success(let spec): self.init(spec: spec)
+    case .failure(let error): preconditionFailure("\"\(text)\" is not a policy: \(error.message)")
+    }
   }
 
   /// Whether stamp `a` beats stamp `b` under the `winner` axis. `arrival`: the later arrival,
@@ -67,12 +77,12 @@ public struct StandardPolicy: SyncPolicy {
       // The device merged with the server's version before saving again.
       return write.baseTag == current.changeTag ? .store(incoming) : .conflict
     }
-    let keys: FieldMask = settings.save == .allKeys ? .max : write.changed
+    let keys: FieldMask = settings.save == .allKeys ? .all : write.changed
     var result = current
     switch settings.granularity {
     case .record:
       guard beats(write.record.stamp, current.stamp) else { return .store(current) }
-      for i in incoming.fields.indices where keys & (1 << UInt64(i)) != 0 {
+      for i in incoming.fields.indices where keys.contains(field: i) {
         result.fields[i] = _merge(incoming: incoming.fields[i], over: current.fields[i], incomingWins: true)
       }
       result.stamp = incoming.stamp
@@ -80,7 +90,7 @@ public struct StandardPolicy: SyncPolicy {
       return .store(result)
     case .field:
       var tookAny = false
-      for i in incoming.fields.indices where keys & (1 << UInt64(i)) != 0 {
+      for i in incoming.fields.indices where keys.contains(field: i) {
         let wins = beats(incoming.fields[i].stamp, current.fields[i].stamp)
         result.fields[i] = _merge(incoming: incoming.fields[i], over: current.fields[i], incomingWins: wins)
         if !tookAny && (wins || settings.text == .merge) { tookAny = Self._differs(result.fields[i], current.fields[i]) }
@@ -139,7 +149,7 @@ public struct StandardPolicy: SyncPolicy {
       return kept
     }
     var result = remote
-    for i in local.fields.indices where pending & (1 << UInt64(i)) != 0 {
+    for i in local.fields.indices where pending.contains(field: i) {
       result.fields[i] = _merge(incoming: local.fields[i], over: remote.fields[i], incomingWins: true)
     }
     result.stamp = _newer(local.stamp, remote.stamp)

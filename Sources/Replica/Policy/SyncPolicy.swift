@@ -6,6 +6,12 @@ public struct MergeContext: Sendable {
   public var schema: Schema
   /// A context for a run on `schema`.
   public init(schema: Schema) { self.schema = schema }
+
+  /// The index of the field called `name` in `record`'s type, or nil when it has none:
+  /// `record.fields[context.field("title", of: record)!]`.
+  public func field(_ name: String, of record: RecordState) -> Int? {
+    Int(record.type) < schema.types.count ? schema.types[Int(record.type)].fieldIndex(named: name) : nil
+  }
 }
 
 /// The server's decision on an incoming save.

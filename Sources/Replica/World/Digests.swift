@@ -76,7 +76,7 @@ extension Message {
     case .push(let id, let writes):
       h.combine(id)
       for w in writes {
-        h.combine(w.changed)
+        h.combine(w.changed.rawValue)
         h.combine(w.isDelete)
         h.combine(w.baseTag)
         w.record.fold(into: &h)

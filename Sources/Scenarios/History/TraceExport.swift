@@ -137,7 +137,7 @@ public enum TraceExport {
           } else {
             x["fields"] = fields(w.record, words: words)
             x["changed"] = .array(
-              w.record.fields.indices.filter { w.changed & (1 << UInt64($0)) != 0 }.map { .string(words.field(w.record.key, $0)) })
+              w.record.fields.indices.filter { w.changed.contains(field: $0) }.map { .string(words.field(w.record.key, $0)) })
           }
           return .object(x)
         })

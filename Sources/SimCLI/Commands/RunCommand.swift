@@ -28,6 +28,7 @@ enum RunCommand {
     } catch {
       return error.code
     }
+    try ScenarioOptions.checkOutputs(args, ["--trace", "--timeline"], spec: spec, console: console)
     let keepEvents = args.value("--trace") != nil || args.value("--timeline") != nil
     let result = ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: keepEvents)
     if let path = args.value("--trace") {
@@ -60,6 +61,17 @@ struct CommandExit: Error {
 
 /// Shared option handling for commands that run scenarios. Each prints its own error.
 enum ScenarioOptions {
+  /// Each of `options` that was given names a file that can be written, or a usage error says
+  /// why not — before anything runs.
+  static func checkOutputs(_ args: ParsedArguments, _ options: [String], spec: CommandSpec, console: Console) throws(CommandExit) {
+    for option in options {
+      guard let path = args.value(option), let problem = AtomicFile.problem(writing: path) else { continue }
+      console.err(
+        UsageError.invalidValue(option: option, value: path, reason: "cannot write there: \(problem)", suggestion: nil).render(command: spec))
+      throw CommandExit(code: .usage)
+    }
+  }
+
   /// `--seed N`, or nil when not given.
   static func seed(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> UInt64? {
     guard args.value("--seed") != nil else { return nil }

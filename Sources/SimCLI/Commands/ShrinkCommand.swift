@@ -45,6 +45,9 @@ enum ShrinkCommand {
       }
       kind = parsed
     }
+    do throws(CommandExit) {
+      try ScenarioOptions.checkOutputs(args, ["--out", "--timeline"], spec: spec, console: console)
+    } catch { return error.code }
     let subject = args.positionals[0]
     var file: ScenarioFile
     if args.has("--fuzz") {

@@ -12,6 +12,21 @@ package enum AtomicFile {
     package var description: String { "cannot write '\(path)': \(reason)" }
   }
 
+  /// Why `path` can never be written — its folder is missing, it is a folder, it is a dangling
+  /// link — or nil when a write may succeed. Commands ask before a long run, so a typo in an
+  /// output path costs nothing; a write can still fail later (a full disk, a permission).
+  package static func problem(writing path: String) -> String? {
+    var info = stat()
+    if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) != 0 {
+      return "it is a symbolic link to something that does not exist"
+    }
+    if stat(path, &info) == 0 { return info.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : nil }
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else { return "the folder '\(folder)' does not exist" }
+    return isDirectory.boolValue ? nil : "'\(folder)' is not a folder"
+  }
+
   package static func write(_ text: String, to path: String) throws(WriteError) {
     var target = path
     var info = stat()
