@@ -1,87 +1,199 @@
 import Testing
 
 // Swift Testing helpers: each records one issue whose comment is ``SimTestFailure/message``.
+//
+// A scenario is named as `sim-cli` names it: `scenarios/NAME.scenario` next to the calling test
+// file or in any folder above it (whatever the working directory), then the built-in ones; or a
+// path, taken from the test file's folder first. A policy is a preset spec as text
+// (`policy: "field-lww-hlc delete=hard"`) or a policy of your own (`policy: PreferLongerTitle()`);
+// without one, the scenario's own `policy` line. A scenario that cannot be loaded or parsed, or a
+// spec that does not parse, is recorded as an issue with its diagnostics.
 
-/// Records an issue when `report` has violations: the anomalies with their explanations, the
-/// command that replays the run, and what usually causes each kind.
+// MARK: The scenario's own expectations
+
+/// Runs a scenario and records an issue when any of its `expect` lines fails — or, for a file
+/// with none, when the run has a violation (the implied `expect no violations`). The issue names
+/// each failed expectation with what was found, then the anomalies and the reproduction.
 ///
-///     let report = ScenarioRunner.run(try Scenario.load("two-device-acceptance")).report
-///     expectNoViolations(report)
+///     expectScenarioHolds(scenario: "two-device-acceptance")
+///     expectScenarioHolds(scenario: "fat-note-lww", policy: "crdt")
 ///
-/// Pass `customPolicy` when the run used your own `SyncPolicy`, so the message says how to
-/// replay it. Returns whether the report had no violations.
+/// Returns the report, or nil when the scenario or policy could not be used.
 @discardableResult
-public func expectNoViolations(
-  _ report: RunReport, customPolicy: (any SyncPolicy)? = nil, sourceLocation: Testing.SourceLocation = #_sourceLocation
-) -> Bool {
-  guard let failure = SimTestFailure.check(report, customPolicy: customPolicy) else { return true }
-  Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
-  return false
+public func expectScenarioHolds(
+  scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, filePath: String = #filePath,
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> RunReport? {
+  _record(_Checks.holds(nameOrPath, seed: seed, .spec(policy), near: filePath), sourceLocation)
 }
 
-/// Loads a scenario by name or path, runs it with its own seed and policy or the ones given, and
-/// records an issue when it has violations. A name is looked for as `scenarios/NAME.scenario`
-/// next to the calling test file or in any folder above it (whatever the working directory),
-/// then among the built-in scenarios; a relative path is taken from the test file's folder first.
-/// A scenario that cannot be loaded or parsed, or a policy spec that does not parse, is recorded
-/// as an issue with its diagnostics.
+/// Runs a scenario under a policy of your own and records an issue when any of its `expect`
+/// lines fails.
 ///
-///     expectNoViolations(scenario: "two-device-acceptance")
+///     expectScenarioHolds(scenario: "concurrent-titles", policy: PreferLongerTitle())
+@discardableResult
+public func expectScenarioHolds(
+  scenario nameOrPath: String, seed: UInt64? = nil, policy: some SyncPolicy, filePath: String = #filePath,
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> RunReport? {
+  _record(_Checks.holds(nameOrPath, seed: seed, .custom(policy), near: filePath), sourceLocation)
+}
+
+/// Records an issue when an expectation of the report's scenario failed. Returns whether all held.
+///
+///     expectScenarioHolds(ScenarioRunner.run(file).report)
+@discardableResult
+public func expectScenarioHolds(_ report: RunReport, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Bool {
+  _ = _record((report, SimTestFailure.checkExpectations(report)), sourceLocation)
+  return report.passed
+}
+
+// MARK: No violations, whatever the file expects
+
+/// Runs a scenario and records an issue when it has any violation, whatever its `expect` lines
+/// say: the anomalies with their explanations, the command that replays the run, and what
+/// usually causes each kind.
+///
 ///     expectNoViolations(scenario: "fat-note-lww", policy: "crdt")
 ///
 /// Returns the report, or nil when the scenario or policy could not be used.
 @discardableResult
 public func expectNoViolations(
-  scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, customPolicy: (any SyncPolicy)? = nil,
-  filePath: String = #filePath, sourceLocation: Testing.SourceLocation = #_sourceLocation
+  scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, filePath: String = #filePath,
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> RunReport? {
-  switch SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: policy, customPolicy: customPolicy, near: filePath) {
-  case .success(let report):
-    expectNoViolations(report, customPolicy: customPolicy, sourceLocation: sourceLocation)
-    return report
-  case .failure(let failure):
-    Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
-    return nil
-  }
+  _record(_Checks.noViolations(nameOrPath, seed: seed, .spec(policy), near: filePath), sourceLocation)
 }
 
-/// Fuzzes a policy over `seeds` — each seed a random workload under its own fault profile — and
-/// records an issue for the first failing seed: its profile, its anomalies, its shrunk scenario
-/// (ready to save as a `.scenario` file) and the commands that replay it.
+/// Runs a scenario under a policy of your own and records an issue when it has any violation.
+@discardableResult
+public func expectNoViolations(
+  scenario nameOrPath: String, seed: UInt64? = nil, policy: some SyncPolicy, filePath: String = #filePath,
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> RunReport? {
+  _record(_Checks.noViolations(nameOrPath, seed: seed, .custom(policy), near: filePath), sourceLocation)
+}
+
+/// Records an issue when `report` has violations. Returns whether it had none.
+///
+///     expectNoViolations(ScenarioRunner.run(file).report)
+@discardableResult
+public func expectNoViolations(_ report: RunReport, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Bool {
+  _ = _record((report, SimTestFailure.check(report)), sourceLocation)
+  return report.violations.isEmpty
+}
+
+// MARK: A known loss
+
+/// Runs a scenario and records an issue unless its violations are exactly `count` of `kind` and
+/// nothing else: a test that pins down what a design is known to lose, and fails when the loss
+/// changes — a fix, or a new kind of loss.
+///
+///     expectViolations(.lostEdit, count: 1, scenario: "fat-note-lww")
+@discardableResult
+public func expectViolations(
+  _ kind: AnomalyKind, count: Int, scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil,
+  filePath: String = #filePath, sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> RunReport? {
+  _record(_Checks.violations([kind: count], nameOrPath, seed: seed, .spec(policy), near: filePath), sourceLocation)
+}
+
+/// The same under a policy of your own.
+@discardableResult
+public func expectViolations(
+  _ kind: AnomalyKind, count: Int, scenario nameOrPath: String, seed: UInt64? = nil, policy: some SyncPolicy,
+  filePath: String = #filePath, sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> RunReport? {
+  _record(_Checks.violations([kind: count], nameOrPath, seed: seed, .custom(policy), near: filePath), sourceLocation)
+}
+
+/// Runs a scenario and records an issue unless its violations are exactly `expected` (a count
+/// per kind; every kind not named must be absent).
+///
+///     expectViolations([.lostEdit: 1, .resurrection: 1], scenario: "hard-delete-retry", policy: "hard-delete")
+@discardableResult
+public func expectViolations(
+  _ expected: [AnomalyKind: Int], scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil,
+  filePath: String = #filePath, sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> RunReport? {
+  _record(_Checks.violations(expected, nameOrPath, seed: seed, .spec(policy), near: filePath), sourceLocation)
+}
+
+/// Records an issue unless `report`'s violations are exactly `expected`. Returns whether they were.
+@discardableResult
+public func expectViolations(_ expected: [AnomalyKind: Int], in report: RunReport, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+  -> Bool
+{
+  let failure = SimTestFailure.check(report, expecting: expected)
+  _ = _record((report, failure), sourceLocation)
+  return failure == nil
+}
+
+// MARK: Fuzzing
+
+/// Fuzzes a preset spec over `seeds` — each seed a random workload under its own fault profile —
+/// and records an issue for the first failing seed: its profile, its anomalies, its shrunk
+/// scenario (ready to save as a `.scenario` file) and the commands that replay it.
 ///
 ///     expectFuzzPasses(policy: "append-only", seeds: 1...30)
-///     expectFuzzPasses(policy: "field-lww-hlc", customPolicy: PreferLongerTitle(), seeds: 1...20)
+///
+/// `SIM_FUZZ_SEED=N swift test --filter NAME` replays one seed instead of the range (the failure
+/// message prints the command); `SIM_FUZZ_SEEDS=A...B` runs another range, for a nightly job.
 ///
 /// - Parameters:
-///   - policy: a preset and overrides (`"field-lww-hlc delete=hard"`); with `customPolicy`, the
-///     preset written into the generated scenarios.
-///   - customPolicy: your own policy, fuzzed instead of the preset.
+///   - policy: a preset and overrides (`"field-lww-hlc delete=hard"`).
 ///   - seeds: the seeds to run, each its own workload and fault profile.
 ///   - shape: what the workloads look like (devices, schema, intents per seed).
 ///   - jobs: parallel workers; the outcome is the same for any number.
 ///   - stopAtFirstFailure: stop at the first failing seed (the default keeps tests fast).
 ///   - sourceLocation: where the issue is recorded (the caller, by default).
-/// - Returns: the summary, or nil when `policy` does not parse.
+/// - Returns: the summary, or nil when `policy` or the environment's seeds do not parse.
 @discardableResult
 public func expectFuzzPasses(
-  policy: String = "append-only", customPolicy: (any SyncPolicy)? = nil, seeds: ClosedRange<UInt64>,
-  shape: WorkloadShape = WorkloadShape(), jobs: Int = 1, stopAtFirstFailure: Bool = true,
-  sourceLocation: Testing.SourceLocation = #_sourceLocation
+  policy: String = "append-only", seeds: ClosedRange<UInt64>, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
+  stopAtFirstFailure: Bool = true, sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> FuzzSummary? {
-  let result = SimTestFailure.fuzz(
-    policy: policy, customPolicy: customPolicy, seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure)
-  switch result {
-  case .success(let summary):
-    return summary
-  case .failure(let failure):
-    Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
-    guard case .fuzzFailed(let summary) = failure else { return nil }
-    #if compiler(>=6.2)
-      // With `swift test --attachments-path DIR`, the minimal scenario is saved as a file.
-      if let shrunk = summary.shrunk {
-        Attachment.record(shrunk.text, named: shrunk.file.source, sourceLocation: sourceLocation)
-      }
-    #endif
-    return summary
-  }
+  _recordFuzz(
+    _Checks.fuzz(.spec(policy), seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure, testName: _testName()),
+    sourceLocation)
+}
+
+/// Fuzzes a policy of your own over `seeds`; see the preset form.
+///
+///     expectFuzzPasses(policy: PreferLongerTitle(), seeds: 1...20)
+///     expectFuzzPasses(policy: PreferLongerTitle(), seeds: 1...20, shape: WorkloadShape(base: notes))
+@discardableResult
+public func expectFuzzPasses(
+  policy: some SyncPolicy, seeds: ClosedRange<UInt64>, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
+  stopAtFirstFailure: Bool = true, sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> FuzzSummary? {
+  _recordFuzz(
+    _Checks.fuzz(.custom(policy), seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure, testName: _testName()),
+    sourceLocation)
+}
+
+// MARK: Recording
+
+/// Records the failure, if any, as one issue; returns the report.
+func _record(_ outcome: (RunReport?, SimTestFailure?), _ sourceLocation: Testing.SourceLocation) -> RunReport? {
+  if let failure = outcome.1 { Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation) }
+  return outcome.0
+}
+
+func _recordFuzz(_ outcome: (FuzzSummary?, SimTestFailure?), _ sourceLocation: Testing.SourceLocation) -> FuzzSummary? {
+  guard let failure = outcome.1 else { return outcome.0 }
+  Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
+  #if compiler(>=6.2)
+    // With `swift test --attachments-path DIR`, the minimal scenario is saved as a file.
+    if let shrunk = outcome.0?.shrunk {
+      Attachment.record(shrunk.text, named: shrunk.file.source, sourceLocation: sourceLocation)
+    }
+  #endif
+  return outcome.0
+}
+
+/// The running test's name without its parameter list, for `swift test --filter`.
+func _testName() -> String? {
+  guard let name = Test.current?.name else { return nil }
+  return name.firstIndex(of: "(").map { String(name[..<$0]) } ?? name
 }

@@ -31,3 +31,41 @@ enum ScenarioLookup {
     return try Scenario.builtIn(nameOrPath, searched: searched)
   }
 }
+
+extension ScenarioLookup {
+  /// Every `scenarios/` folder from the test file's folder up, nearest first.
+  static func folders(near testFile: String) -> [URL] {
+    var result: [URL] = []
+    var dir = URL(fileURLWithPath: testFile).deletingLastPathComponent()
+    for _ in 0..<16 {
+      let folder = dir.appendingPathComponent("scenarios")
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue { result.append(folder) }
+      let parent = dir.deletingLastPathComponent()
+      if parent.path == dir.path { break }
+      dir = parent
+    }
+    return result
+  }
+}
+
+/// The names of the scenarios a test can run by name, sorted: every `NAME.scenario` in the
+/// `scenarios/` folders the helpers search (next to the calling test file and above it) and,
+/// with `includingBuiltIn`, the built-in scenarios too. For a parameterized test:
+///
+///     @Test(arguments: scenarioNames())
+///     func everyScenarioHolds(_ name: String) {
+///       expectScenarioHolds(scenario: name)
+///     }
+///
+/// An empty list gives a test with no cases, which passes without running anything: check
+/// `!scenarioNames().isEmpty` in a test of its own if the folder might be missing.
+public func scenarioNames(includingBuiltIn: Bool = false, filePath: String = #filePath) -> [String] {
+  var names: [String] = []
+  for folder in ScenarioLookup.folders(near: filePath) {
+    let items = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    names += items.filter { $0.hasSuffix(".scenario") && !$0.hasPrefix(".") }.map { String($0.dropLast(".scenario".count)) }
+  }
+  if includingBuiltIn { names += Scenario.builtInNames }
+  return Array(Set(names)).sorted()
+}

@@ -5,10 +5,14 @@ extension SimTestFailure {
   /// was expected and found, each anomaly explained, the exact reproduction, and what to do.
   public var message: String {
     switch self {
-    case .violations(let report, let custom): Self._violations(report, custom: custom)
+    case .violations(let report): Self._violations(report)
+    case .expectationsFailed(let report): Self._expectations(report)
+    case .unexpectedViolations(let report, let expected): Self._unexpected(report, expected)
     case .fuzzFailed(let summary): Self._fuzz(summary)
     case .scenarioNotLoaded(let name, let error): Self._notLoaded(name, error)
     case .invalidPolicy(let spec, let error): Self._invalidPolicy(spec, error)
+    case .invalidEnvironment(let variable, let value, let reason):
+      "\(variable)=\(_shellQuote(value)) in the environment cannot be used: \(reason).\n"
     }
   }
 
@@ -57,28 +61,79 @@ extension SimTestFailure {
 
   // MARK: A run
 
-  static func _violations(_ report: RunReport, custom: (any SyncPolicy)?) -> String {
+  /// `name under policy (seed N)`.
+  static func _run(_ report: RunReport) -> String { "\(report.scenario) under \(report.policy) (seed \(report.seed))" }
+
+  static func _violations(_ report: RunReport) -> String {
     let violations = report.violations
-    let informational = report.anomalies.filter { !$0.kind.isViolation }
-    let spec = custom == nil ? try? PolicySpec.parse(report.policy).get() : nil
-    var out = "\(report.scenario) under \(report.policy) (seed \(report.seed)) lost data: \(_kindCounts(violations))\n\n"
+    var out = "\(_run(report)) lost data: \(_kindCounts(violations))\n\n"
     out += "  − expected: no violations\n"
     out += "  + actual:   \(report.verdict)\(report.converged ? "" : ", not converged")\n\n"
-    out += _anomalies(violations)
-    if !informational.isEmpty {
-      out += "\ninformational, not failures: \(_kindCounts(informational))\n"
+    out += _found(report)
+    out += _reproduce(report, call: "expectNoViolations")
+    out += "\n" + ViolationAdvice.render(_kinds(violations), settings: _settings(report), isCustom: report.customPolicyType != nil)
+    return out
+  }
+
+  static func _expectations(_ report: RunReport) -> String {
+    let failed = report.expectations.filter { !$0.passed }
+    let named = failed.map { "`\($0.text)`" }
+    let headline =
+      failed.count == 1
+      ? "\(named[0]) failed" : "\(failed.count) of \(report.expectations.count) expectations failed: \(named.joined(separator: ", "))"
+    var out = "\(_run(report)): \(headline)\n\n"
+    for e in report.expectations {
+      let place = e.line > 0 ? "line \(e.line)" : "implied"
+      out += "  \(e.passed ? "✓" : "✗") \(place): \(e.text)\(e.actual.map { " — found \($0)" } ?? "")\n"
     }
-    out += "\nreproduce:\n"
-    if let custom {
+    out += "\nfound \(report.verdict) · \(report.converged ? "converged" : "not converged")\n"
+    if !report.anomalies.isEmpty { out += "\n" + _found(report) }
+    out += _reproduce(report, call: "expectScenarioHolds")
+    if !report.violations.isEmpty {
+      out += "\n" + ViolationAdvice.render(_kinds(report.violations), settings: _settings(report), isCustom: report.customPolicyType != nil)
+    }
+    return out
+  }
+
+  static func _unexpected(_ report: RunReport, _ expected: [AnomalyKind: Int]) -> String {
+    let wanted = AnomalyKind.allCases.filter { $0.isViolation && (expected[$0] ?? 0) > 0 }.map { "\(expected[$0]!) \($0.rawValue)" }
+    var out = "\(_run(report)) did not lose what the test expects\n\n"
+    out += "  − expected: \(wanted.isEmpty ? "no violations" : wanted.joined(separator: ", ") + " and no other violation")\n"
+    out += "  + actual:   \(report.verdict)\(report.converged ? "" : ", not converged")\n"
+    let differing = AnomalyKind.allCases.filter { $0.isViolation && report.count($0) != (expected[$0] ?? 0) }
+    out +=
+      "  differs in: \(differing.map { "\($0.rawValue) (\(expected[$0] ?? 0) expected, \(report.count($0)) found)" }.joined(separator: ", "))\n\n"
+    if !report.anomalies.isEmpty { out += _found(report) }
+    out += _reproduce(report, call: "expectViolations")
+    return out
+  }
+
+  /// The anomalies, violations first, then the informational ones by count.
+  static func _found(_ report: RunReport) -> String {
+    var out = _anomalies(report.violations)
+    let informational = report.anomalies.filter { !$0.kind.isViolation }
+    if !informational.isEmpty {
+      out += "\(out.isEmpty ? "" : "\n")informational, not failures: \(_kindCounts(informational))\n"
+    }
+    return out
+  }
+
+  /// The axes the run's policy has.
+  static func _settings(_ report: RunReport) -> PolicySettings? { report.settings }
+
+  /// How to replay the run: the `sim-cli` command, or the Swift call when the policy is your own.
+  static func _reproduce(_ report: RunReport, call: String) -> String {
+    var out = "\nreproduce:\n"
+    let scenario = "scenario: \(_swiftString(report.source)), seed: \(report.seed)"
+    if let type = report.customPolicyType {
       out += "  \(report.policy) is your own policy, which sim-cli cannot load; replay the run in Swift:\n"
-      out += "  expectNoViolations(scenario: \(_swiftString(report.source)), seed: \(report.seed), customPolicy: \(_typeName(custom))())\n"
-    } else if spec == nil {
+      out += "  \(call)(\(call == "expectViolations" ? "…, " : "")\(scenario), policy: \(type)())\n"
+    } else if (try? PolicySpec.parse(report.policy).get()) == nil {
       out += "  \(report.policy) is not a preset spec, so sim-cli cannot load it; replay the run in Swift with your policy:\n"
-      out += "  expectNoViolations(scenario: \(_swiftString(report.source)), seed: \(report.seed), customPolicy: …)\n"
+      out += "  \(call)(\(scenario), policy: …)\n"
     } else {
       out += "  \(report.reproduction)\n"
     }
-    out += "\n" + ViolationAdvice.render(_kinds(violations), settings: custom?.settings ?? spec?.settings, isCustom: custom != nil)
     return out
   }
 
@@ -124,13 +179,8 @@ extension SimTestFailure {
       out +=
         "  \(custom.name) is your own policy, which sim-cli cannot load; replay it in Swift (XCTest: XCTAssertNoViolations, XCTAssertFuzzPasses):\n"
       if let minimal {
-        commands.append(("expectNoViolations(scenario: \(_swiftString(minimal)), customPolicy: \(type)())", "the minimal scenario, once saved"))
+        commands.append(("expectNoViolations(scenario: \(_swiftString(minimal)), policy: \(type)())", "the minimal scenario, once saved"))
       }
-      commands.append(
-        (
-          "expectFuzzPasses(policy: \(_swiftString(s.policy.description)), customPolicy: \(type)(), seeds: \(seed)...\(seed))",
-          "the original seed" + (cliShape ? "" : ", with this test's shape")
-        ))
     } else {
       if let minimal { commands.append(("sim-cli run \(_shellQuote(minimal))", "the minimal scenario, once saved")) }
       if cliShape {
@@ -138,11 +188,12 @@ extension SimTestFailure {
         commands.append(("sim-cli fuzz --seeds \(seed)..\(seed) --policy \(_shellQuote(s.policy.description))\(scenario)", "the original seed"))
       }
     }
+    // This very test, on the failing seed alone.
+    let filter = s.testName.map { " --filter \(_shellQuote($0))" } ?? ""
+    commands.append(("SIM_FUZZ_SEED=\(seed) swift test\(filter)", "this test, on seed \(seed) only"))
     out += _commands(commands)
-    if s.customPolicy == nil && !cliShape {
-      let devices = s.shape.base == nil ? " on \(s.shape.deviceCounts.lowerBound)–\(s.shape.deviceCounts.upperBound) devices" : ""
-      out +=
-        "  (sim-cli fuzz draws \(defaultShape.intents) intents per seed on \(defaultShape.deviceCounts.lowerBound)–\(defaultShape.deviceCounts.upperBound) devices, this test's shape \(s.shape.intents) intents\(devices); replay the original seed in this test with seeds: \(seed)...\(seed))\n"
+    if let variable = s.replayedFrom {
+      out += "  (the seeds came from \(variable) in the environment, not from the test)\n"
     }
     out += "\n" + ViolationAdvice.render(_kinds(first.violations), settings: s.settings, isCustom: s.customPolicy != nil)
     return out

@@ -9,14 +9,48 @@ enum ViolationAdvice {
     var why: String
   }
 
+  /// What to change: axis values that prevent the kind (the fix a preset spec can take), what
+  /// they do, and what no axis covers.
   struct Entry {
     var causes: [Cause]
-    var fix: String
+    var remedy: [(key: String, value: String)] = []
+    var does: String = ""
+    var otherwise: String?
   }
 
   /// The advice for every violation kind in `kinds` (report order), for a policy with
   /// `settings` (nil when unknown).
   static func render(_ kinds: [AnomalyKind], settings: PolicySettings?, isCustom: Bool) -> String {
+    _render(kinds, settings: settings, isCustom: isCustom)
+  }
+
+  /// The `fix:` lines of one kind. With the policy's settings known, only axis values it does not
+  /// have yet, and a spec that has them — never the policy already in use.
+  static func fix(_ entry: Entry, settings: PolicySettings?, isCustom: Bool) -> String {
+    var out = ""
+    if let settings {
+      var changed = settings
+      let missing = entry.remedy.filter { pair in
+        var probe = settings
+        _ = probe._set(pair.key, pair.value)
+        return probe != settings
+      }
+      for pair in missing { _ = changed._set(pair.key, pair.value) }
+      if !missing.isEmpty {
+        let spec = isCustom ? "" : "; as a spec: \(_shellQuote(PolicySpec.closest(to: changed).description))"
+        out += "    fix: \(missing.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) — \(entry.does)\(spec)\n"
+      } else if !entry.remedy.isEmpty {
+        out +=
+          "    fix: the axes that usually prevent it are already set (\(entry.remedy.map { "\($0.key)=\($0.value)" }.joined(separator: " "))): the explanation above says what happened instead\n"
+      }
+    } else if !entry.remedy.isEmpty {
+      out += "    fix: \(entry.remedy.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) — \(entry.does)\n"
+    }
+    if let otherwise = entry.otherwise { out += "    \(out.isEmpty ? "fix" : "also"): \(otherwise)\n" }
+    return out
+  }
+
+  static func _render(_ kinds: [AnomalyKind], settings: PolicySettings?, isCustom: Bool) -> String {
     var out = "what to do:\n"
     for kind in kinds {
       let entry = self.entry(kind)
@@ -41,7 +75,7 @@ enum ViolationAdvice {
       for cause in shown {
         out += "    • \(cause.axis.map { "\($0): " } ?? "")\(cause.why)\n"
       }
-      out += "    fix: \(entry.fix)\n"
+      out += fix(entry, settings: settings, isCustom: isCustom)
     }
     return out
   }
@@ -68,9 +102,9 @@ enum ViolationAdvice {
           Cause(
             axis: "text=whole", present: { $0.text == .whole }, why: "of two concurrent edits to one text field, only the winner's version survives"),
         ],
-        fix:
-          "merge per field (granularity=field save=changed-keys, as field-lww-hlc does), merge text (text=merge, as crdt does), or shape the schema so that concurrent work is inserts of an append-only type, and mark only truly mutable fields `mutable`."
-      )
+        remedy: [("granularity", "field"), ("save", "changed-keys"), ("text", "merge")],
+        does: "merge per field, saving only the changed keys, and merge concurrent text edits",
+        otherwise: "shape the schema so that concurrent work is inserts of an append-only type, and mark only truly mutable fields `mutable`.")
     case .staleOverwrite:
       return Entry(
         causes: [
@@ -79,7 +113,7 @@ enum ViolationAdvice {
           Cause(
             axis: "winner=arrival", present: { $0.winner == .arrival },
             why: "a write delivered late (a retry, a reordered message) replaces a newer one"),
-        ], fix: "order writes by hybrid logical clocks (winner=hlc), which respect what each device had seen.")
+        ], remedy: [("winner", "hlc")], does: "order writes by hybrid logical clocks, which respect what each device had seen")
     case .resurrection:
       return Entry(
         causes: [
@@ -91,9 +125,8 @@ enum ViolationAdvice {
             why: "after an expired change token, local rows missing from the refetch are kept (zombies)"),
           Cause(axis: nil, present: nil, why: "a retention shorter than the longest time a device stays offline expires its token"),
         ],
-        fix:
-          "keep tombstones (delete=tombstone), compare a refetch with local rows (refetch=diff), and keep tombstones longer than any device stays offline (retention=…)."
-      )
+        remedy: [("delete", "tombstone"), ("refetch", "diff")], does: "keep tombstones, and compare a refetch with the local rows",
+        otherwise: "keep tombstones longer than any device stays offline (retention=…).")
     case .droppedEvent:
       return Entry(
         causes: [
@@ -104,12 +137,13 @@ enum ViolationAdvice {
           Cause(
             axis: "token=before-apply", present: { $0.token == .beforeApply },
             why: "a kill between saving the change token and applying the fetched changes skips them"),
-        ], fix: "a durable, resumable outbox and the token saved after the changes are applied (outbox=durable unit=resumable token=after-apply).")
+        ], remedy: [("outbox", "durable"), ("unit", "resumable"), ("token", "after-apply")],
+        does: "a durable, resumable outbox, and the change token saved after the changes are applied")
     case .duplicateEvent:
       return Entry(
         causes: [
           Cause(axis: nil, present: nil, why: "a retried save or append applied twice: a merge decision that is not idempotent")
-        ], fix: "make applying the same write twice a no-op (compare the incoming record's versions with the stored ones before appending).")
+        ], otherwise: "make applying the same write twice a no-op (compare the incoming record's versions with the stored ones before appending).")
     case .strandedRecord:
       return Entry(
         causes: [
@@ -120,7 +154,8 @@ enum ViolationAdvice {
           Cause(
             axis: nil, present: nil,
             why: "the schema: a record type that is not CloudKit-safe or not deployed is rejected by the server (`sim-cli check` reports it)"),
-        ], fix: "a durable, resumable outbox (outbox=durable unit=resumable) and a CloudKit-safe, deployed schema.")
+        ], remedy: [("outbox", "durable"), ("unit", "resumable")], does: "a durable, resumable outbox",
+        otherwise: "a CloudKit-safe, deployed schema (`sim-cli check` lints it).")
     case .divergence:
       return Entry(
         causes: [
@@ -131,14 +166,16 @@ enum ViolationAdvice {
             why:
               "devices fold a server record differently from how the server decided, or sync never reached quiescence (the explanation says which record and field differ first)"
           ),
-        ], fix: "make deviceApply agree with serverSave, and let every conflict resolve to a state the server stores.")
+        ], remedy: [("refetch", "diff"), ("token", "after-apply")],
+        does: "compare a refetch with the local rows, and save the change token after applying",
+        otherwise: "make deviceApply agree with serverSave, and let every conflict resolve to a state the server stores.")
     case .phantomValue:
       return Entry(
         causes: [
           Cause(axis: nil, present: nil, why: "a merge that makes up a value no write carried (e.g. a resolveConflict that combines two fields)")
-        ], fix: "return only values that some write carried, with that write's provenance.")
+        ], otherwise: "return only values that some write carried, with that write's provenance.")
     case .concurrentOverwrite, .deleteUpdateConflict:
-      return Entry(causes: [], fix: "nothing: this kind is informational.")
+      return Entry(causes: [], otherwise: "nothing: this kind is informational.")
     }
   }
 }

@@ -3,56 +3,136 @@
 
 import XCTest
 
-// XCTest helpers: the same checks and messages as the Swift Testing ones, reported with XCTFail.
+// XCTest helpers: the same checks and messages as the Swift Testing ones (see Expect.swift for
+// how scenarios and policies are named), reported with XCTFail.
+
+// MARK: The scenario's own expectations
+
+/// Runs a scenario and fails when any of its `expect` lines fails — or, for a file with none,
+/// when the run has a violation.
+///
+///     XCTAssertScenarioHolds(scenario: "two-device-acceptance")
+@discardableResult
+public func XCTAssertScenarioHolds(
+  scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, file: StaticString = #filePath, line: UInt = #line
+) -> RunReport? {
+  _fail(_Checks.holds(nameOrPath, seed: seed, .spec(policy), near: "\(file)"), file, line)
+}
+
+/// Runs a scenario under a policy of your own and fails when any of its `expect` lines fails.
+@discardableResult
+public func XCTAssertScenarioHolds(
+  scenario nameOrPath: String, seed: UInt64? = nil, policy: some SyncPolicy, file: StaticString = #filePath, line: UInt = #line
+) -> RunReport? {
+  _fail(_Checks.holds(nameOrPath, seed: seed, .custom(policy), near: "\(file)"), file, line)
+}
+
+/// Fails when an expectation of the report's scenario failed.
+public func XCTAssertScenarioHolds(_ report: RunReport, file: StaticString = #filePath, line: UInt = #line) {
+  _ = _fail((report, SimTestFailure.checkExpectations(report)), file, line)
+}
+
+// MARK: No violations
+
+/// Runs a scenario and fails when it has any violation, whatever its `expect` lines say, or when
+/// the scenario or policy cannot be used (with the diagnostics).
+///
+///     XCTAssertNoViolations(scenario: "fat-note-lww", policy: "crdt")
+@discardableResult
+public func XCTAssertNoViolations(
+  scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, file: StaticString = #filePath, line: UInt = #line
+) -> RunReport? {
+  _fail(_Checks.noViolations(nameOrPath, seed: seed, .spec(policy), near: "\(file)"), file, line)
+}
+
+/// Runs a scenario under a policy of your own and fails when it has any violation.
+@discardableResult
+public func XCTAssertNoViolations(
+  scenario nameOrPath: String, seed: UInt64? = nil, policy: some SyncPolicy, file: StaticString = #filePath, line: UInt = #line
+) -> RunReport? {
+  _fail(_Checks.noViolations(nameOrPath, seed: seed, .custom(policy), near: "\(file)"), file, line)
+}
 
 /// Fails when `report` has violations, with the anomalies and their explanations, the command
 /// that replays the run, and what usually causes each kind.
 ///
 ///     XCTAssertNoViolations(ScenarioRunner.run(file).report)
-public func XCTAssertNoViolations(
-  _ report: RunReport, customPolicy: (any SyncPolicy)? = nil, file: StaticString = #filePath, line: UInt = #line
-) {
-  guard let failure = SimTestFailure.check(report, customPolicy: customPolicy) else { return }
-  XCTFail(failure.message, file: file, line: line)
+public func XCTAssertNoViolations(_ report: RunReport, file: StaticString = #filePath, line: UInt = #line) {
+  _ = _fail((report, SimTestFailure.check(report)), file, line)
 }
 
-/// Loads a scenario by name or path, runs it, and fails when it has violations, or when the
-/// scenario or policy cannot be used (with the diagnostics).
+// MARK: A known loss
+
+/// Runs a scenario and fails unless its violations are exactly `count` of `kind` and nothing else.
 ///
-///     XCTAssertNoViolations(scenario: "two-device-acceptance")
+///     XCTAssertViolations(.lostEdit, count: 1, scenario: "fat-note-lww")
 @discardableResult
-public func XCTAssertNoViolations(
-  scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil, customPolicy: (any SyncPolicy)? = nil,
+public func XCTAssertViolations(
+  _ kind: AnomalyKind, count: Int, scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil,
   file: StaticString = #filePath, line: UInt = #line
 ) -> RunReport? {
-  switch SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: policy, customPolicy: customPolicy, near: "\(file)") {
-  case .success(let report):
-    XCTAssertNoViolations(report, customPolicy: customPolicy, file: file, line: line)
-    return report
-  case .failure(let failure):
-    XCTFail(failure.message, file: file, line: line)
-    return nil
-  }
+  _fail(_Checks.violations([kind: count], nameOrPath, seed: seed, .spec(policy), near: "\(file)"), file, line)
 }
 
-/// Fuzzes a policy over `seeds` and fails at the first failing seed with its profile, its
-/// anomalies, its shrunk scenario and the commands that replay it.
+/// The same under a policy of your own.
+@discardableResult
+public func XCTAssertViolations(
+  _ kind: AnomalyKind, count: Int, scenario nameOrPath: String, seed: UInt64? = nil, policy: some SyncPolicy,
+  file: StaticString = #filePath, line: UInt = #line
+) -> RunReport? {
+  _fail(_Checks.violations([kind: count], nameOrPath, seed: seed, .custom(policy), near: "\(file)"), file, line)
+}
+
+/// Runs a scenario and fails unless its violations are exactly `expected` (a count per kind;
+/// every kind not named must be absent).
+@discardableResult
+public func XCTAssertViolations(
+  _ expected: [AnomalyKind: Int], scenario nameOrPath: String, seed: UInt64? = nil, policy: String? = nil,
+  file: StaticString = #filePath, line: UInt = #line
+) -> RunReport? {
+  _fail(_Checks.violations(expected, nameOrPath, seed: seed, .spec(policy), near: "\(file)"), file, line)
+}
+
+/// Fails unless `report`'s violations are exactly `expected`.
+public func XCTAssertViolations(_ expected: [AnomalyKind: Int], in report: RunReport, file: StaticString = #filePath, line: UInt = #line) {
+  _ = _fail((report, SimTestFailure.check(report, expecting: expected)), file, line)
+}
+
+// MARK: Fuzzing
+
+/// Fuzzes a preset spec over `seeds` and fails at the first failing seed with its profile, its
+/// anomalies, its shrunk scenario and the commands that replay it. `SIM_FUZZ_SEED` and
+/// `SIM_FUZZ_SEEDS` replace the seeds, as for ``expectFuzzPasses(policy:seeds:shape:jobs:stopAtFirstFailure:sourceLocation:)-(String,_,_,_,_,_)``.
 ///
 ///     XCTAssertFuzzPasses(policy: "append-only", seeds: 1...30)
 @discardableResult
 public func XCTAssertFuzzPasses(
-  policy: String = "append-only", customPolicy: (any SyncPolicy)? = nil, seeds: ClosedRange<UInt64>,
-  shape: WorkloadShape = WorkloadShape(), jobs: Int = 1, stopAtFirstFailure: Bool = true,
-  file: StaticString = #filePath, line: UInt = #line
+  policy: String = "append-only", seeds: ClosedRange<UInt64>, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
+  stopAtFirstFailure: Bool = true, file: StaticString = #filePath, line: UInt = #line
 ) -> FuzzSummary? {
-  switch SimTestFailure.fuzz(
-    policy: policy, customPolicy: customPolicy, seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure)
-  {
-  case .success(let summary):
-    return summary
-  case .failure(let failure):
-    XCTFail(failure.message, file: file, line: line)
-    if case .fuzzFailed(let summary) = failure { return summary }
-    return nil
-  }
+  _failFuzz(_Checks.fuzz(.spec(policy), seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure, testName: nil), file, line)
+}
+
+/// Fuzzes a policy of your own over `seeds`.
+///
+///     XCTAssertFuzzPasses(policy: PreferLongerTitle(), seeds: 1...20)
+@discardableResult
+public func XCTAssertFuzzPasses(
+  policy: some SyncPolicy, seeds: ClosedRange<UInt64>, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
+  stopAtFirstFailure: Bool = true, file: StaticString = #filePath, line: UInt = #line
+) -> FuzzSummary? {
+  _failFuzz(
+    _Checks.fuzz(.custom(policy), seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure, testName: nil), file, line)
+}
+
+// MARK: Failing
+
+func _fail(_ outcome: (RunReport?, SimTestFailure?), _ file: StaticString, _ line: UInt) -> RunReport? {
+  if let failure = outcome.1 { XCTFail(failure.message, file: file, line: line) }
+  return outcome.0
+}
+
+func _failFuzz(_ outcome: (FuzzSummary?, SimTestFailure?), _ file: StaticString, _ line: UInt) -> FuzzSummary? {
+  if let failure = outcome.1 { XCTFail(failure.message, file: file, line: line) }
+  return outcome.0
 }

@@ -168,7 +168,7 @@ struct NeverSettles: SyncPolicy {
       at 5s iPad set n1 title="x"
       """, source: "inline"
     ).get()
-    let report = ScenarioRunner.run(file, customPolicy: NeverSettles()).report
+    let report = ScenarioRunner.run(file, policy: NeverSettles()).report
     #expect(!report.converged)
     #expect(report.policy == "never-settles")
     let divergence = try #require(report.anomalies.first { $0.kind == .divergence && $0.record == nil })

@@ -12,7 +12,7 @@ import Testing
   @Test func aLossyRunRecordsOneIssueThatTeaches() throws {
     let report = ScenarioRunner.run(try Scenario.load("fat-note-lww")).report
     let log = IssueLog()
-    withKnownIssue {
+    withKnownIssue("fat-note-lww loses an edit on purpose: the helper must record one teaching issue") {
       expectNoViolations(report)
     } matching: {
       log.matcher($0)
@@ -33,7 +33,7 @@ import Testing
 
   @Test func aScenarioRunsUnderAnotherPolicyOrSeedWhenAsked() {
     let log = IssueLog()
-    withKnownIssue {
+    withKnownIssue("different-fields under cloudkit-default loses an edit on purpose; hard-delete on two-device-acceptance must not") {
       expectNoViolations(scenario: "two-device-acceptance", seed: 7, policy: "hard-delete")
       expectNoViolations(scenario: "different-fields", seed: 3)
     } matching: {
@@ -48,7 +48,7 @@ import Testing
 
   @Test func aMisspelledScenarioIsAnIssueWithASuggestion() {
     let log = IssueLog()
-    withKnownIssue {
+    withKnownIssue("a misspelled scenario name on purpose: the issue must suggest the right one") {
       let report = expectNoViolations(scenario: "two-device-acceptence")
       #expect(report == nil)
     } matching: {
@@ -68,7 +68,7 @@ import Testing
     try "devices iPad\nat 1s iPad frobnicate n1\n".write(toFile: path, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: path) }
     let log = IssueLog()
-    withKnownIssue {
+    withKnownIssue("a scenario that does not parse on purpose: the issue must carry its diagnostics") {
       expectNoViolations(scenario: path)
     } matching: {
       log.matcher($0)
@@ -82,7 +82,7 @@ import Testing
 
   @Test func aMisspelledPolicyIsAnIssuePointingAtTheWord() {
     let log = IssueLog()
-    withKnownIssue {
+    withKnownIssue("a misspelled policy value on purpose: the issue must point at the word") {
       expectNoViolations(scenario: "two-device-acceptance", policy: "field-lww-hlc delete=hrad")
     } matching: {
       log.matcher($0)

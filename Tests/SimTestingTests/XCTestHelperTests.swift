@@ -12,7 +12,7 @@ final class XCTestHelperTests: XCTestCase {
   }
 
   func testMyPolicySurvivesRandomWorkloads() {
-    XCTAssertFuzzPasses(policy: "field-lww-hlc", customPolicy: PreferLongerTitle(), seeds: 1...5)
+    XCTAssertFuzzPasses(policy: PreferLongerTitle(), seeds: 1...5)
   }
 
   /// swift-corelibs-xctest has no `XCTExpectFailure`, so the failing direction is checked on the

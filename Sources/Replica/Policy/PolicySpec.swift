@@ -75,6 +75,24 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
     return .success(spec)
   }
 
+  /// The shortest spec whose settings are `settings`: the preset that needs the fewest overrides
+  /// (the first in `sim-cli policies` order on a tie; planted bugs only when nothing else is as
+  /// close), then those overrides in the order of `policies.md`. How a custom policy's axes are
+  /// written into a scenario's `policy` line.
+  ///
+  ///     PolicySpec.closest(to: PreferLongerTitle().settings).description   // "field-lww-hlc"
+  public static func closest(to settings: PolicySettings) -> PolicySpec {
+    let wanted = settings.pairs
+    func differences(_ preset: PolicyPreset) -> [(key: String, value: String)] {
+      zip(preset.settings.pairs, wanted).filter { $0.0.value != $0.1.value }.map { $0.1 }
+    }
+    let ranked = PolicyPreset.all.enumerated().map { (offset, preset) in
+      (preset: preset, overrides: differences(preset), rank: (differences(preset).count, preset.plantedBug ? 1 : 0, offset))
+    }
+    let best = ranked.min { $0.rank < $1.rank }!
+    return PolicySpec(preset: best.preset.name, overrides: best.overrides, settings: settings)
+  }
+
   static func _words(_ text: String) -> [(String, Int)] {
     var result: [(String, Int)] = []
     var current = ""
@@ -99,7 +117,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
 
 extension PolicySettings {
   /// Sets one axis from text; returns an error message, or nil.
-  mutating func _set(_ key: String, _ value: String) -> String? {
+  package mutating func _set(_ key: String, _ value: String) -> String? {
     func pick<E: RawRepresentable & CaseIterable>(_ type: E.Type, _ apply: (E) -> Void) -> String? where E.RawValue == String {
       if let v = E(rawValue: value) {
         apply(v)

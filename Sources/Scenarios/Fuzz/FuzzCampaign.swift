@@ -68,9 +68,9 @@ public struct FuzzCampaign: Sendable {
   /// The policy the generated scenarios name, and the one every seed runs under unless
   /// ``customPolicy`` is set.
   public var policy: PolicySpec
-  /// Your own policy to run every seed under instead of `policy`; records then carry its `name`.
-  /// Nil runs `policy`.
-  public var customPolicy: (any SyncPolicy)?
+  /// The policy of your own every seed runs under, when the campaign was made with one; records
+  /// then carry its `name`, and ``policy`` is the spec closest to its settings.
+  public private(set) var customPolicy: (any SyncPolicy)?
   /// The seeds to run.
   public var seeds: SeedPlan
   /// Worker threads, at least 1; outcomes come out in seed order whatever the number.
@@ -78,12 +78,21 @@ public struct FuzzCampaign: Sendable {
   /// Shrink every failing seed.
   public var shrink: Bool
 
-  /// A campaign over `seeds`; `jobs` below 1 counts as 1, and failing seeds are shrunk unless
-  /// `shrink` is false.
-  public init(shape: WorkloadShape, policy: PolicySpec, customPolicy: (any SyncPolicy)? = nil, seeds: SeedPlan, jobs: Int = 1, shrink: Bool = true) {
+  /// A campaign over `seeds` under a preset spec; `jobs` below 1 counts as 1, and failing seeds
+  /// are shrunk unless `shrink` is false.
+  public init(shape: WorkloadShape, policy: PolicySpec, seeds: SeedPlan, jobs: Int = 1, shrink: Bool = true) {
+    self.init(shape: shape, spec: policy, custom: nil, seeds: seeds, jobs: jobs, shrink: shrink)
+  }
+
+  /// A campaign over `seeds` under a policy of your own.
+  public init(shape: WorkloadShape, policy: some SyncPolicy, seeds: SeedPlan, jobs: Int = 1, shrink: Bool = true) {
+    self.init(shape: shape, spec: PolicySpec.closest(to: policy.settings), custom: policy, seeds: seeds, jobs: jobs, shrink: shrink)
+  }
+
+  package init(shape: WorkloadShape, spec: PolicySpec, custom: (any SyncPolicy)?, seeds: SeedPlan, jobs: Int, shrink: Bool) {
     self.shape = shape
-    self.policy = policy
-    self.customPolicy = customPolicy
+    self.policy = spec
+    self.customPolicy = custom
     self.seeds = seeds
     self.jobs = max(1, jobs)
     self.shrink = shrink
@@ -91,10 +100,10 @@ public struct FuzzCampaign: Sendable {
 
   /// Runs one seed (what each worker does).
   public func outcome(of seed: UInt64) -> FuzzOutcome {
-    let c = Fuzzer.run(seed: seed, shape: shape, policy: policy, customPolicy: customPolicy)
+    let c = Fuzzer._run(seed: seed, shape: shape, spec: policy, custom: customPolicy)
     var shrunk: Shrinker.Result?
     if shrink, c.record.failed {
-      shrunk = Shrinker.shrink(c.file, seed: seed, policy: policy, customPolicy: customPolicy)
+      shrunk = Shrinker._shrink(c.file, seed: seed, policy: policy, custom: customPolicy, kind: nil, maxRuns: 3_000)
     }
     return FuzzOutcome(record: c.record, profile: c.profile, violations: c.report.violations, shrunk: shrunk)
   }

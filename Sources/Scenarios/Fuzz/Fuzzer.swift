@@ -99,12 +99,23 @@ public enum Fuzzer {
     public var profile: SwarmProfile
   }
 
-  /// Runs one seed. Pure: the same arguments give the same case in any process.
-  public static func run(seed: UInt64, shape: WorkloadShape, policy: PolicySpec, customPolicy: (any SyncPolicy)? = nil) -> Case {
+  /// Runs one seed under a preset spec. Pure: the same arguments give the same case in any
+  /// process.
+  public static func run(seed: UInt64, shape: WorkloadShape, policy: PolicySpec) -> Case {
+    _run(seed: seed, shape: shape, spec: policy, custom: nil)
+  }
+
+  /// Runs one seed under a policy of your own; the generated scenario's `policy` line is the
+  /// spec closest to its settings (``PolicySpec/closest(to:)``), and the record carries its name.
+  public static func run(seed: UInt64, shape: WorkloadShape, policy: some SyncPolicy) -> Case {
+    _run(seed: seed, shape: shape, spec: PolicySpec.closest(to: policy.settings), custom: policy)
+  }
+
+  package static func _run(seed: UInt64, shape: WorkloadShape, spec policy: PolicySpec, custom: (any SyncPolicy)?) -> Case {
     let (file, profile) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
-    let report = ScenarioRunner.run(file, seed: seed, policy: policy, customPolicy: customPolicy).report
+    let report = ScenarioRunner._run(ScenarioRunner.prepare(file), seed: seed, spec: policy, custom: custom).report
     let record = FuzzRecord(
-      seed: seed, policy: customPolicy?.name ?? policy.description, scenario: shape.name, traceHash: report.traceHash,
+      seed: seed, policy: custom?.name ?? policy.description, scenario: shape.name, traceHash: report.traceHash,
       violations: report.violations.count, counts: report.countsByKind, minimized: nil)
     return Case(record: record, report: report, file: file, profile: profile)
   }

@@ -17,12 +17,25 @@ public enum Shrinker {
     public var text: String { file.rendered() }
   }
 
-  /// Shrinks `file` run with `seed` and `policy` (or `customPolicy`), keeping an anomaly of
-  /// `kind` (default: the first violation the original run reports). Returns nil when the
-  /// original does not fail.
+  /// Shrinks `file` run with `seed` under a preset spec (nil: the file's own policy), keeping an
+  /// anomaly of `kind` (default: the first violation the original run reports). Returns nil
+  /// when the original does not fail. At most `maxRuns` runs are spent.
   public static func shrink(
-    _ file: ScenarioFile, seed: UInt64, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil,
-    kind: AnomalyKind? = nil, maxRuns: Int = 3_000
+    _ file: ScenarioFile, seed: UInt64, policy: PolicySpec? = nil, kind: AnomalyKind? = nil, maxRuns: Int = 3_000
+  ) -> Result? {
+    _shrink(file, seed: seed, policy: policy, custom: nil, kind: kind, maxRuns: maxRuns)
+  }
+
+  /// Shrinks `file` run with `seed` under a policy of your own; the minimal scenario's `policy`
+  /// line is the spec closest to its settings.
+  public static func shrink(
+    _ file: ScenarioFile, seed: UInt64, policy: some SyncPolicy, kind: AnomalyKind? = nil, maxRuns: Int = 3_000
+  ) -> Result? {
+    _shrink(file, seed: seed, policy: PolicySpec.closest(to: policy.settings), custom: policy, kind: kind, maxRuns: maxRuns)
+  }
+
+  package static func _shrink(
+    _ file: ScenarioFile, seed: UInt64, policy: PolicySpec?, custom customPolicy: (any SyncPolicy)?, kind: AnomalyKind?, maxRuns: Int
   ) -> Result? {
     var base = file
     base.seed = seed
@@ -34,7 +47,7 @@ public enum Shrinker {
       runs += 1
       // Write and read back: only what a file can say counts.
       guard case .success(let parsed) = Scenario.parse(f.rendered(), source: f.source) else { return nil }
-      return ScenarioRunner.run(parsed, customPolicy: customPolicy).report
+      return ScenarioRunner._run(ScenarioRunner.prepare(parsed), seed: nil, spec: nil, custom: customPolicy).report
     }
     // Keep the most specific kind: divergence only when nothing else explains the failure.
     guard let original = run(base),

@@ -2,7 +2,7 @@ import Replica
 @_spi(Kernel) import Simulator
 
 /// The kinds of anomaly the oracle reports (`oracle.md`), in report order.
-public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable {
+public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable, CustomStringConvertible {
   case lostEdit = "lost-edit"
   case staleOverwrite = "stale-overwrite"
   case resurrection
@@ -34,6 +34,36 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable {
   }
 
   public static func < (a: AnomalyKind, b: AnomalyKind) -> Bool { a.ordinal < b.ordinal }
+
+  /// The kind's name as reports write it: `lost-edit`.
+  public var description: String { rawValue }
+}
+
+/// How many anomalies of each kind a run found, every kind present, in report order. Prints as
+/// `[lost-edit: 1, stale-overwrite: 0, …]`.
+///
+///     report.counts[.lostEdit]                               // 1
+///     for (kind, count) in report.counts where count > 0 { … }
+public struct AnomalyCounts: Hashable, Sendable, Sequence, CustomStringConvertible {
+  /// Counts by ``AnomalyKind/ordinal``.
+  var byOrdinal: [Int]
+
+  init(byOrdinal: [Int]) { self.byOrdinal = byOrdinal }
+
+  /// The count of one kind (0 when none was found).
+  public subscript(kind: AnomalyKind) -> Int { byOrdinal[kind.ordinal] }
+
+  /// The sum over every kind.
+  public var total: Int { byOrdinal.reduce(0, +) }
+
+  /// `(kind, count)` pairs in report order, zero counts included.
+  public func makeIterator() -> IndexingIterator<[(kind: AnomalyKind, count: Int)]> {
+    AnomalyKind.allCases.map { (kind: $0, count: byOrdinal[$0.ordinal]) }.makeIterator()
+  }
+
+  public var description: String {
+    "[" + AnomalyKind.allCases.map { "\($0.rawValue): \(byOrdinal[$0.ordinal])" }.joined(separator: ", ") + "]"
+  }
 }
 
 /// A record, by key, with its name in the scenario.

@@ -6,7 +6,7 @@ public struct ExpectationResult: Hashable, Sendable {
   /// The `expect` line's number in the file; 0 for the implied `expect no violations`.
   public var line: Int
   /// The expectation as written (trimmed, without its comment), or
-  /// `expect no violations (implied)`.
+  /// `expect no violations` (the implied one, on line 0).
   public var text: String
   /// Whether it held after settle.
   public var passed: Bool
@@ -37,6 +37,12 @@ public struct RunReport: Hashable, Sendable {
   public var source: String
   /// The policy's name: its spec's canonical spelling, or a custom policy's `name`.
   public var policy: String
+  /// The Swift type of the policy the run used when it was one of your own (passed as
+  /// `policy: PreferLongerTitle()`), e.g. `"PreferLongerTitle"`; nil for a preset spec. Failure
+  /// messages use it to write the Swift call that replays the run.
+  public var customPolicyType: String?
+  /// The axes the policy ran with: the spec's, or a custom policy's ``SyncPolicy/settings``.
+  public var settings: PolicySettings
   /// The seed the run used: the file's, unless the caller gave another.
   public var seed: UInt64
   /// The run's fingerprint, 16 hex digits: the same scenario, seed, policy and version always give
@@ -55,12 +61,8 @@ public struct RunReport: Hashable, Sendable {
   /// Intents that had no effect, with why (`i4 (phone): the record is not on this device`).
   public var ignored: [String]
 
-  /// Count per kind, every kind present.
-  public var counts: [AnomalyKind: Int] {
-    var c: [AnomalyKind: Int] = [:]
-    for (i, k) in AnomalyKind.allCases.enumerated() { c[k] = countsByKind[i] }
-    return c
-  }
+  /// Count per kind, every kind present, in report order: `report.counts[.lostEdit]`.
+  public var counts: AnomalyCounts { AnomalyCounts(byOrdinal: countsByKind) }
 
   /// Counts in `AnomalyKind.allCases` order.
   public private(set) var countsByKind: [Int] = []
@@ -78,10 +80,15 @@ public struct RunReport: Hashable, Sendable {
     "sim-cli run \(shellQuote(source)) --seed \(seed) --policy \(shellQuote(policy))"
   }
 
-  init(file: ScenarioFile, policyName: String, seed: UInt64, world: SyncWorld, anomalies: [Anomaly], converged: Bool, recordNames: [String]) {
+  init(
+    file: ScenarioFile, policyName: String, customPolicyType: String?, settings: PolicySettings, seed: UInt64, world: SyncWorld, anomalies: [Anomaly],
+    converged: Bool, recordNames: [String]
+  ) {
     scenario = file.name
     source = file.source
     policy = policyName
+    self.customPolicyType = customPolicyType
+    self.settings = settings
     self.seed = seed
     traceHash = world.trace.hash
     self.anomalies = anomalies
@@ -98,7 +105,7 @@ public struct RunReport: Hashable, Sendable {
     let checker = ExpectationChecker(world: world, recordNames: recordNames, report: self)
     let expects =
       file.expectations.isEmpty
-      ? [Expectation(kind: .noViolations, text: "expect no violations (implied)", location: SourceLocation(line: 0, column: 0))]
+      ? [Expectation(kind: .noViolations, text: "expect no violations", location: SourceLocation(line: 0, column: 0))]
       : file.expectations
     expectations = expects.map(checker.check)
   }

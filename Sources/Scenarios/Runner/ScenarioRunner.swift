@@ -33,18 +33,45 @@ public enum ScenarioRunner {
     var settleAt: VirtualTime
   }
 
-  /// Runs `file`, optionally with another seed or policy. `recordObservations` keeps the raw
-  /// record of the run (`WorldFacts.observations`) for an independent checker.
+  /// Runs `file`, optionally with another seed or policy (a preset spec; nil runs the file's own
+  /// `policy` line). `recordObservations` keeps the raw record of the run
+  /// (`WorldFacts.observations`) for an independent checker.
+  ///
+  ///     let report = ScenarioRunner.run(file, policy: try PolicySpec.parse("crdt").get()).report
   public static func run(
-    _ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, keepEvents: Bool = false,
-    recordObservations: Bool = false
+    _ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil, keepEvents: Bool = false, recordObservations: Bool = false
   ) -> Result {
-    run(prepare(file), seed: seed, policy: policy, customPolicy: customPolicy, keepEvents: keepEvents, recordObservations: recordObservations)
+    _run(prepare(file), seed: seed, spec: policy, custom: nil, keepEvents: keepEvents, recordObservations: recordObservations)
   }
 
-  /// Runs a prepared plan (the fast path for many seeds).
+  /// Runs `file` under a policy of your own (or a ``StandardPolicy`` value) instead of the
+  /// file's `policy` line; reports name it by its ``SyncPolicy/name``.
+  ///
+  ///     let report = ScenarioRunner.run(file, policy: PreferLongerTitle()).report
   public static func run(
-    _ plan: Plan, seed: UInt64? = nil, policy: PolicySpec? = nil, customPolicy: (any SyncPolicy)? = nil, keepEvents: Bool = false,
+    _ file: ScenarioFile, seed: UInt64? = nil, policy: some SyncPolicy, keepEvents: Bool = false, recordObservations: Bool = false
+  ) -> Result {
+    _run(prepare(file), seed: seed, spec: nil, custom: policy, keepEvents: keepEvents, recordObservations: recordObservations)
+  }
+
+  /// Runs a prepared plan (the fast path for many seeds) under a preset spec, or the file's own
+  /// policy when nil.
+  public static func run(
+    _ plan: Plan, seed: UInt64? = nil, policy: PolicySpec? = nil, keepEvents: Bool = false, recordObservations: Bool = false
+  ) -> Result {
+    _run(plan, seed: seed, spec: policy, custom: nil, keepEvents: keepEvents, recordObservations: recordObservations)
+  }
+
+  /// Runs a prepared plan under a policy of your own.
+  public static func run(
+    _ plan: Plan, seed: UInt64? = nil, policy: some SyncPolicy, keepEvents: Bool = false, recordObservations: Bool = false
+  ) -> Result {
+    _run(plan, seed: seed, spec: nil, custom: policy, keepEvents: keepEvents, recordObservations: recordObservations)
+  }
+
+  /// The one run behind the overloads: `custom` when given, else `spec`, else the file's policy.
+  package static func _run(
+    _ plan: Plan, seed: UInt64?, spec policy: PolicySpec?, custom: (any SyncPolicy)?, keepEvents: Bool = false,
     recordObservations: Bool = false
   ) -> Result {
     let file = plan.file
@@ -53,7 +80,7 @@ public enum ScenarioRunner {
     if let retention = file.retention, !spec.overrides.contains(where: { $0.key == "retention" }) {
       spec.settings.retention = retention
     }
-    let syncPolicy: any SyncPolicy = customPolicy ?? StandardPolicy(spec: spec)
+    let syncPolicy: any SyncPolicy = custom ?? StandardPolicy(spec: spec)
     let push: Probability? =
       switch file.push {
       case .on: .always
@@ -72,7 +99,8 @@ public enum ScenarioRunner {
     var oracle = Oracle(world: world, recordNames: plan.recordNames)
     let anomalies = oracle.judge()
     let report = RunReport(
-      file: file, policyName: syncPolicy.name, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged,
+      file: file, policyName: syncPolicy.name, customPolicyType: custom.map { String(describing: type(of: $0)) },
+      settings: syncPolicy.settings, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged,
       recordNames: plan.recordNames)
     return Result(report: report, world: world, recordNames: plan.recordNames)
   }
