@@ -3,21 +3,24 @@ import Replica
 
 /// Header statements: `scenario about devices policy seed latency loss duplicate clock retention
 /// autosync push deployed`.
+/// The statement keywords, made once (they are looked up for every line).
+enum ScenarioKeywords {
+  static let header: Set<String> = [
+    "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
+    "deployed",
+  ]
+
+  static let statements = [
+    "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
+    "deployed", "type", "at", "settle", "expect",
+  ]
+}
+
 extension ScenarioParsePart {
-  static var headerKeywords: Set<String> {
-    [
-      "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-      "deployed",
-    ]
-  }
+  static var headerKeywords: Set<String> { ScenarioKeywords.header }
 
   /// Every statement keyword, in the order the reference lists them (for suggestions).
-  static var statementKeywords: [String] {
-    [
-      "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-      "deployed", "type", "at", "settle", "expect",
-    ]
-  }
+  static var statementKeywords: [String] { ScenarioKeywords.statements }
 
   static var maxDevices: Int { 1000 }
 
