@@ -26,27 +26,13 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
 
   /// `FILE:LINE:COLUMN: error: MESSAGE`, the line, and a caret under the column. A tab before
   /// the column is repeated as a tab in the caret line so that the caret lines up.
+  ///
+  /// Whatever the file, the result is small and safe to print: a line of more than 200
+  /// characters is cut to 200 around the caret, with `…` where it was cut; a message or a source
+  /// of more than 1,000 characters is cut, with `…`; control characters become `�`.
   public func rendered() -> String {
-    var caret = ""
-    var remaining = max(0, location.column - 1)
-    for ch in lineText {
-      if remaining == 0 { break }
-      caret.append(ch == "\t" ? "\t" : " ")
-      remaining -= 1
-    }
-    if remaining > 0 { caret += String(repeating: " ", count: remaining) }
-    return "\(source):\(location.line):\(location.column): error: \(Self.printable(message))\n\(Self.printable(lineText))\n\(caret)^\n"
-  }
-
-  /// Text as a terminal can show it (the message quotes the file too): control characters (but
-  /// tabs) become `�`, one character for one, so the caret still lines up.
-  static func printable(_ line: String) -> String {
-    var out = ""
-    for ch in line {
-      let control = ch.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || ($0.value >= 0x7F && $0.value < 0xA0) }
-      out.append(control ? "\u{FFFD}" : ch)
-    }
-    return out
+    let (line, caret) = excerpt()
+    return "\(Self.shown(source)):\(location.line):\(location.column): error: \(Self.shown(message))\n\(line)\n\(caret)^\n"
   }
 
   public var description: String { rendered() }
@@ -77,7 +63,7 @@ public struct ScenarioErrors: Error, Hashable, Sendable, CustomStringConvertible
   public func rendered() -> String {
     var out = diagnostics.map { $0.rendered() }.joined()
     let n = diagnostics.count
-    out += "\(n) \(n == 1 ? "error" : "errors") in \(source)"
+    out += "\(n) \(n == 1 ? "error" : "errors") in \(Diagnostic.shown(source))"
     if omitted > 0 { out += " (and \(omitted) more not shown)" }
     return out + "\n"
   }
