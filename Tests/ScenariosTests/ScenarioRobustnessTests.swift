@@ -101,6 +101,9 @@ import Testing
     "devices a\ntype T\n  i: int = --1", "devices a\ntype T\n  i: int = -9223372036854775809", "scenario \"\"\ndevices a",
     "devices a\npolicy crdt retention=99999999999999999999d", "devices a\npolicy crdt batch=99999999999999999999999",
     "devices a\npolicy =", "devices a\npolicy \u{301}", "devices a\u{301}", "devices a \u{301}", "devices \u{202E}a",
+    // Separators that are not spaces or tabs, and lone carriage returns.
+    "devices a\u{0B}b", "devices a\u{0C}", "\u{0B}", "\u{0C}\u{0C}\n", "devices a\rb\nseed 1", "a\rb\rc", "# x\r", "#\r\n\r",
+    "about \"\r\"", "devices a\n\"\\\r\"", "devices a\r\r", "\r\n\r\n\r", "devices a\n\r\u{0B}\u{0C}\r\n",
   ])
   func oddSmallInputsAreHandled(text: String) throws {
     switch ScenarioParser.parse(text, source: "odd.scenario") {

@@ -51,7 +51,8 @@ final class ScenarioParse {
   var diagnostics: [Diagnostic] = []
   /// Diagnostics found but dropped, beyond the first ``ScenarioErrors/limit`` in line order.
   var dropped = 0
-  /// The input as a whole was refused (too large): nothing else is checked.
+  /// The input as a whole was refused (too large, or with `\r` line endings): nothing else is
+  /// checked.
   var refused = false
   /// Once ``ScenarioErrors/limit`` diagnostics are kept: the line and column of the last one.
   var cutoff: (line: Int, column: Int)?
@@ -77,13 +78,26 @@ final class ScenarioParse {
     lines.reserveCapacity(ScenarioInput.keptLineCount(bytes))
     // Scratch space for one line's scalars, reused: no line keeps it.
     var scalars: [Unicode.Scalar] = []
-    ScenarioInput.forEachLine(bytes) { number, lineBytes in
+    var carriageReturn: Int?
+    let sawNewline = ScenarioInput.forEachLine(bytes) { number, lineBytes in
       let decoded = ScenarioInput.decode(lineBytes, into: &scalars)
       var line = ScenarioLine(number: number, text: decoded.text, scalars: scalars)
-      let problem = ScenarioLexer.lex(&line, scalars)
-      guard problem != nil || !line.tokens.isEmpty || number == 1 else { return }
+      let lexed = ScenarioLexer.lex(&line, scalars)
+      if number == 1 { carriageReturn = lexed.carriageReturn }
+      guard lexed.problem != nil || !line.tokens.isEmpty || number == 1 else { return }
       lines.append(line)
-      if let problem { error(lines.count - 1, problem.offset, problem.message) }
+      if let problem = lexed.problem { error(lines.count - 1, problem.offset, problem.message) }
+    }
+    // No \n, and a \r outside a string of the only line: the file has classic Mac OS line
+    // endings. Say so, rather than report what its one long line gets wrong.
+    if !sawNewline, let line = lines.first, let offset = carriageReturn {
+      refused = true
+      dropped = 0
+      diagnostics = [
+        Diagnostic(
+          source: source, location: SourceLocation(line: 1, column: line.column(offset)), message: ScenarioLexer.carriageReturnLinesMessage,
+          lineText: line.text)
+      ]
     }
   }
 
