@@ -70,7 +70,8 @@ public enum Scenario {
 
   /// The scenario file at `url`; `source` names it in diagnostics and reproduction commands
   /// (default: its path). A file of more than 16 MiB is refused with one diagnostic (without
-  /// reading more of it); invalid UTF-8 is reported where it matters (in a string).
+  /// reading more of it). Invalid UTF-8 in a string or a word is reported at its line and
+  /// column; in a comment it is ignored.
   public static func load(contentsOf url: URL, source: String? = nil) throws(LoadError) -> ScenarioFile {
     let path = url.path
     let name = source ?? path

@@ -125,6 +125,39 @@ import Testing
     checkPointsIntoTheFile(errors, text, "bad-utf8.scenario")
   }
 
+  @Test func invalidUTF8ReadAsBytesIsReportedAndPointsIntoTheFile() {
+    var bytes = Array(Fixtures.twoDeviceAcceptance.utf8)
+    for i in stride(from: 3, to: bytes.count, by: 97) { bytes[i] = 0xFF }
+    bytes.insert(contentsOf: [0xC3, 0x28, 0xE2, 0x82, 0xF0, 0x90, 0x28], at: 40)
+    guard case .failure(let errors) = ScenarioParser.parse(utf8: bytes, source: "bad-utf8.scenario") else {
+      Issue.record("expected errors")
+      return
+    }
+    checkPointsIntoTheFile(errors, String(decoding: bytes, as: UTF8.self), "bad-utf8.scenario")
+  }
+
+  /// Damaged bytes, read as a file is: never a crash, always a diagnostic in the file.
+  @Test(arguments: Fixtures.all.map(\.name))
+  func damagedBytesAreHandled(name: String) throws {
+    let text = try #require(Fixtures.all.first { $0.name == name }).text
+    var rng = SimRandom(seed: 2_026, stream: "byte-damage:" + name)
+    let odd: [[UInt8]] = [[0xFF], [0xC3], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0x0D], [0x0B], [0x0C], [0x00], [0xEF, 0xBB, 0xBF], [0x22], [0x5C]]
+    for round in 0..<(Self.nightly ? 500 : 60) {
+      var bytes = Array(text.utf8)
+      for _ in 0...Int(rng.below(4)) {
+        let at = Int(rng.below(UInt64(bytes.count + 1)))
+        bytes.insert(contentsOf: rng.choose(from: odd) ?? [0xFF], at: at)
+      }
+      let source = "damaged-\(round).scenario"
+      switch ScenarioParser.parse(utf8: bytes, source: source) {
+      case .failure(let errors): checkPointsIntoTheFile(errors, String(decoding: bytes, as: UTF8.self), source)
+      case .success(let file):
+        // (Invalid UTF-8 in a comment is allowed.)
+        #expect(try parsed(file.rendered()).withoutLocations == file.withoutLocations)
+      }
+    }
+  }
+
   @Test func tenThousandBadLinesAreCappedAtFiftyDiagnostics() {
     let text = (0..<10_000).map { "line\($0) \"oops" }.joined(separator: "\n")
     guard case .failure(let errors) = ScenarioParser.parse(text, source: "many.scenario") else {

@@ -26,6 +26,9 @@ enum ScenarioLexer {
   static let carriageReturnMessage =
     "a carriage return (\\r) inside a line; lines end with \\n or \\r\\n, and words are separated by spaces or tabs"
 
+  static let invalidUTF8InStringMessage = "invalid UTF-8 in a string; scenario files are UTF-8 text"
+  static let invalidUTF8Message = "invalid UTF-8; scenario files are UTF-8 text"
+
   /// For a file whose only line endings are lone carriage returns.
   static let carriageReturnLinesMessage =
     "the lines of this file end with a lone carriage return (\\r, as on classic Mac OS); scenario files end lines with \\n or \\r\\n: convert its line endings"
@@ -42,7 +45,11 @@ enum ScenarioLexer {
   /// further. A carriage return, a vertical tab or a form feed outside a string is reported but
   /// still separates words (a carriage return in a comment is reported too: it may hide a line
   /// meant to be read), so that the line is still parsed and only that is reported.
-  static func lex(_ line: inout ScenarioLine, _ s: [Unicode.Scalar]) -> Result {
+  ///
+  /// `firstInvalid` is the offset of the line's first invalid UTF-8 sequence (decoded as
+  /// U+FFFD). In a string or a word it is reported, and the line is still read; in a comment it
+  /// is ignored (and so is every later one: the comment runs to the end of the line).
+  static func lex(_ line: inout ScenarioLine, _ s: [Unicode.Scalar], firstInvalid: Int? = nil) -> Result {
     let n = s.count
     var i = 0
     var lastEnd = -1
@@ -72,7 +79,7 @@ enum ScenarioLexer {
         break
       }
       if c == "\"" {
-        let string = lexString(s, from: i, report: report)
+        let string = lexString(s, from: i, firstInvalid: firstInvalid, report: report)
         guard let end = string.end else {
           report(i, "unterminated string: add a closing '\"'")
           line.lexFailed = true
@@ -86,7 +93,10 @@ enum ScenarioLexer {
       }
       let start = i
       var j = i
-      while j < n, !isSpace(s[j]), s[j] != "\"", s[j] != "#", separatorProblem(s[j]) == nil { j += 1 }
+      while j < n, !isSpace(s[j]), s[j] != "\"", s[j] != "#", separatorProblem(s[j]) == nil {
+        if j == firstInvalid { report(j, invalidUTF8Message) }
+        j += 1
+      }
       line.tokens.append(ScenarioToken(text: line.slice(start, j), start: start, end: j, isString: false, glued: lastEnd == start))
       lastEnd = j
       i = j
@@ -97,7 +107,9 @@ enum ScenarioLexer {
   /// The string starting with the quote at `start`: its value, the offset past its closing
   /// quote (`nil` when there is none), and whether it had an unknown escape (which fails the
   /// line). Problems are passed to `report`.
-  static func lexString(_ s: [Unicode.Scalar], from start: Int, report: (Int, String) -> Void) -> (value: String, end: Int?, failed: Bool) {
+  static func lexString(_ s: [Unicode.Scalar], from start: Int, firstInvalid: Int?, report: (Int, String) -> Void)
+    -> (value: String, end: Int?, failed: Bool)
+  {
     let n = s.count
     var value = String.UnicodeScalarView()
     var failed = false
@@ -105,6 +117,7 @@ enum ScenarioLexer {
     while j < n {
       let d = s[j]
       if d == "\"" { return (String(value), j + 1, failed) }
+      if j == firstInvalid { report(j, invalidUTF8InStringMessage) }
       if d == "\\" {
         guard j + 1 < n else { break }
         let e = s[j + 1]

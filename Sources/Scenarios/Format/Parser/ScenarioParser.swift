@@ -22,7 +22,8 @@ public enum ScenarioParser {
   }
 
   /// Parses and checks a scenario given as UTF-8 bytes, as read from a file: like
-  /// ``parse(_:source:)``, and invalid UTF-8 in a string is reported where it is.
+  /// ``parse(_:source:)``, and invalid UTF-8 in a string or a word is reported where it is (in a
+  /// comment it is ignored).
   package static func parse(utf8 bytes: some Collection<UInt8>, source: String) -> Result<ScenarioFile, ScenarioErrors> {
     if let result = bytes.withContiguousStorageIfAvailable({ ScenarioParse(source: source, utf8: $0).run() }) { return result }
     return Array(bytes).withUnsafeBufferPointer { ScenarioParse(source: source, utf8: $0).run() }
@@ -82,7 +83,7 @@ final class ScenarioParse {
     let sawNewline = ScenarioInput.forEachLine(bytes) { number, lineBytes in
       let decoded = ScenarioInput.decode(lineBytes, into: &scalars)
       var line = ScenarioLine(number: number, text: decoded.text, scalars: scalars)
-      let lexed = ScenarioLexer.lex(&line, scalars)
+      let lexed = ScenarioLexer.lex(&line, scalars, firstInvalid: decoded.firstInvalid)
       if number == 1 { carriageReturn = lexed.carriageReturn }
       guard lexed.problem != nil || !line.tokens.isEmpty || number == 1 else { return }
       lines.append(line)
