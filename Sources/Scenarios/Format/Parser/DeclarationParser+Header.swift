@@ -191,7 +191,7 @@ extension DeclarationParser {
         scalars += ch.unicodeScalars.count
         characters += 1
       }
-      error(i, start + scalars, e.message)
+      error(i, start + scalars, Self.exactDurationLimit(e.message))
     }
   }
 
@@ -287,7 +287,8 @@ extension DeclarationParser {
       error(i, t[k], "\(range); found '\(Self.quoted(text))'")
       return nil
     }
-    guard digits.count <= 7, let magnitude = Int64(digits), magnitude <= 1_000_000 else {
+    // Leading zeros do not count: `+00000040ppm` is 40 ppm.
+    guard digits.drop(while: { $0 == "0" }).count <= 7, let magnitude = Int64(digits), magnitude <= 1_000_000 else {
       error(i, t[k], "\(range); '\(Self.quoted(text))' is out of range")
       return nil
     }
