@@ -1,7 +1,10 @@
+import Simulator
+
 /// One problem in a scenario file: where it is, what is wrong, and the line it is on.
 ///
 ///     let d = Diagnostic(source: "demo.scenario", location: SourceLocation(line: 3, column: 9),
-///                        message: "unknown device 'ipad'; did you mean 'iPad'?", lineText: "at 1s   ipad sync")
+///                        message: "unknown device 'ipad'; did you mean 'iPad'?", lineText: "at 1s   ipad sync",
+///                        suggestion: "iPad")
 ///     print(d.rendered(), terminator: "")
 ///     // demo.scenario:3:9: error: unknown device 'ipad'; did you mean 'iPad'?
 ///     // at 1s   ipad sync
@@ -15,13 +18,26 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
   public var message: String
   /// The offending line as written (tabs kept, no line ending).
   public var lineText: String
+  /// The `X` of a message's `; did you mean 'X'?` (the message still says it), for tools.
+  public var suggestion: String?
 
-  /// A diagnostic at `location` in `source`; `lineText` is that line as written, for the caret.
-  public init(source: String, location: SourceLocation, message: String, lineText: String) {
+  /// A diagnostic at `location` in `source`; `lineText` is that line as written, for the caret;
+  /// `suggestion` is what the message suggests, if anything.
+  public init(source: String, location: SourceLocation, message: String, lineText: String, suggestion: String? = nil) {
     self.source = source
     self.location = location
     self.message = message
     self.lineText = lineText
+    self.suggestion = suggestion
+  }
+
+  /// The suggestion that ends `message` (`…; did you mean 'X'?` gives `X`), if any.
+  static func suggestion(in message: String) -> String? {
+    guard message.hasSuffix("'?") else { return nil }
+    let body = message.dropLast(2)
+    guard let quote = body.lastIndex(of: "'"), body[..<quote].hasSuffix("; did you mean ") else { return nil }
+    let word = body[body.index(after: quote)...]
+    return word.isEmpty ? nil : String(word)
   }
 
   /// `FILE:LINE:COLUMN: error: MESSAGE`, the line, and a caret under the column. A tab before
@@ -36,6 +52,18 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
   }
 
   public var description: String { rendered() }
+}
+
+extension Diagnostic {
+  /// The diagnostic for tools (`check --format json`): `file`, `line`, `column`, `severity`
+  /// (`error`), `message` and `suggestion` (or `null`). The file and the message are as
+  /// ``rendered()`` shows them: cut when very long, control characters shown as `�`.
+  package var json: JSONValue {
+    [
+      "file": .string(Self.shown(source)), "line": .int(Int64(location.line)), "column": .int(Int64(location.column)),
+      "severity": "error", "message": .string(Self.shown(message)), "suggestion": suggestion.map { .string(Self.shown($0)) } ?? .null,
+    ]
+  }
 }
 
 /// Every problem found in one scenario file, in line order: the first ``ScenarioErrors/limit``
@@ -69,4 +97,13 @@ public struct ScenarioErrors: Error, Hashable, Sendable, CustomStringConvertible
   }
 
   public var description: String { rendered() }
+
+  /// The errors for tools: `file`, `count` (every problem found), `omitted` (those beyond
+  /// ``limit``) and `diagnostics` (each as ``Diagnostic/json``), in line order.
+  package var json: JSONValue {
+    [
+      "file": .string(Diagnostic.shown(source)), "count": .int(Int64(diagnostics.count + omitted)), "omitted": .int(Int64(omitted)),
+      "diagnostics": .array(diagnostics.map(\.json)),
+    ]
+  }
 }

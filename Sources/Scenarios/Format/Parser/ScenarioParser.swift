@@ -161,7 +161,9 @@ final class ScenarioParse {
       dropped += 1
       return
     }
-    diagnostics.append(Diagnostic(source: source, location: location, message: message(), lineText: line?.text ?? ""))
+    let text = message()
+    diagnostics.append(
+      Diagnostic(source: source, location: location, message: text, lineText: line?.text ?? "", suggestion: Diagnostic.suggestion(in: text)))
     // Keep the first diagnostics in line order, not all of them: a file can have millions.
     // Among equal lines and columns, the array order is still the order found.
     if diagnostics.count >= 4 * ScenarioErrors.limit {
