@@ -44,7 +44,8 @@ import Testing
   enum LongLine: String, CaseIterable, Sendable {
     case letters, seed, about, unterminatedAbout, quotes, spacesThenWord, tabs, deviceName, timeDigits, policyWords,
       expectPath, repeatedDevices, manyDevices, manyAssignments, manyDeployed, hugeDefault, hugeLoss, dots, hugeDrift,
-      combiningMarks, emojiFamilies
+      combiningMarks, emojiFamilies, carriageReturns, verticalTabs, formFeedsInAString, replacementCharacters, bidiControls,
+      manyShortLinesAfterALongOne
 
     var text: String {
       switch self {
@@ -69,6 +70,12 @@ import Testing
       case .hugeDrift: "devices a\nclock a skew 1s drift " + String(repeating: "4", count: 100_000) + "ppm"
       case .combiningMarks: String(repeating: "\u{301}", count: 100_000)
       case .emojiFamilies: String(repeating: "👩‍👩‍👧", count: 20_000)
+      case .carriageReturns: "devices a" + String(repeating: "\r", count: 100_000) + "b\nseed 1"
+      case .verticalTabs: "devices" + String(repeating: "\u{0B}a", count: 50_000)
+      case .formFeedsInAString: "devices a\nabout \"" + String(repeating: "\u{0C}", count: 100_000) + "\""
+      case .replacementCharacters: "devices a\nabout \"" + String(repeating: "\u{FFFD}", count: 100_000)
+      case .bidiControls: "devices " + String(repeating: "\u{202E}a\u{2066}", count: 30_000)
+      case .manyShortLinesAfterALongOne: "devices a\n#" + String(repeating: "x", count: 100_000) + String(repeating: "\nat 1s b sync", count: 5_000)
       }
     }
   }
@@ -156,6 +163,43 @@ import Testing
         #expect(try parsed(file.rendered()).withoutLocations == file.withoutLocations)
       }
     }
+  }
+
+  @Test func aLongLineOfInvalidBytesIsHandled() {
+    let bytes =
+      Array("devices a\nabout \"".utf8) + [UInt8](repeating: 0xFF, count: 200_000) + Array("\"\n# ".utf8)
+      + [UInt8](repeating: 0xC3, count: 200_000)
+    guard case .failure(let errors) = ScenarioParser.parse(utf8: bytes, source: "ff.scenario") else {
+      Issue.record("expected errors")
+      return
+    }
+    #expect(errors.diagnostics.map(\.message) == ["invalid UTF-8 in a string; scenario files are UTF-8 text"])
+    #expect(errors.rendered().utf8.count < 2_000)
+    checkPointsIntoTheFile(errors, String(decoding: bytes, as: UTF8.self), "ff.scenario")
+  }
+
+  /// Only the first 50 diagnostics are kept while parsing; found out of line order (the
+  /// declarations are checked before the timeline), they are still the first 50 by line.
+  @Test func theFiftyKeptAreTheFirstByLineWhateverTheOrderFound() {
+    let creates = (1...100).map { "at 1s a create Nope n\($0)" }
+    let text = (["devices a"] + creates + Array(repeating: "seed 1", count: 300)).joined(separator: "\n")
+    guard case .failure(let errors) = ScenarioParser.parse(text, source: "order.scenario") else {
+      Issue.record("expected errors")
+      return
+    }
+    #expect(errors.diagnostics.map(\.location.line) == Array(2...51))
+    #expect(errors.diagnostics.allSatisfy { $0.message == "unknown type 'Nope'; declare it with a 'type' line" })
+    #expect(errors.omitted == 400 - 50, "100 unknown types, 299 repeated seeds, 1 seed after the first 'at'")
+  }
+
+  @Test func aHundredThousandBadLinesAreCountedExactly() {
+    let text = "devices a\n" + String(repeating: "bogus x\n", count: 100_000)
+    guard case .failure(let errors) = ScenarioParser.parse(text, source: "many.scenario") else {
+      Issue.record("expected errors")
+      return
+    }
+    #expect(errors.diagnostics.map(\.location.line) == Array(2...51))
+    #expect(errors.omitted == 100_000 - 50)
   }
 
   @Test func tenThousandBadLinesAreCappedAtFiftyDiagnostics() {
