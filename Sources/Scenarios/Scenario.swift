@@ -32,7 +32,7 @@ public enum Scenario {
     }
   }
 
-  /// Parses scenario text; `source` names it in diagnostics.
+  /// Parses scenario text; `source` names it in diagnostics. Text of more than 16 MiB is refused.
   public static func parse(_ text: String, source: String) -> Result<ScenarioFile, ScenarioErrors> {
     ScenarioParser.parse(text, source: source)
   }
@@ -69,18 +69,45 @@ public enum Scenario {
   }
 
   /// The scenario file at `url`; `source` names it in diagnostics and reproduction commands
-  /// (default: its path).
+  /// (default: its path). A file of more than 16 MiB is refused with one diagnostic (without
+  /// reading more of it). Invalid UTF-8 in a string or a word is reported at its line and
+  /// column; in a comment it is ignored.
   public static func load(contentsOf url: URL, source: String? = nil) throws(LoadError) -> ScenarioFile {
     let path = url.path
-    guard let data = FileManager.default.contents(atPath: path) else {
-      let exists = FileManager.default.fileExists(atPath: path)
-      throw .unreadable(path: source ?? path, reason: exists ? "permission denied or not a file" : "no such file")
+    let name = source ?? path
+    let data = try read(path, upTo: ScenarioInput.maxBytes + 1, source: name)
+    if data.count > ScenarioInput.maxBytes {
+      let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+      let errors = data.withUnsafeBytes { raw in
+        ScenarioParse.refusal(
+          source: name, message: ScenarioInput.tooLargeMessage(byteCount: size.flatMap { $0 >= data.count ? $0 : nil }),
+          lineText: ScenarioInput.firstLine(raw.bindMemory(to: UInt8.self)))
+      }
+      throw .invalid(errors)
     }
-    // Invalid UTF-8 is decoded with replacement characters, which the parser then reports.
-    let text = String(decoding: data, as: UTF8.self)
-    switch parse(text, source: source ?? path) {
+    switch ScenarioParser.parse(utf8: data, source: name) {
     case .success(let file): return file
     case .failure(let errors): throw .invalid(errors)
     }
+  }
+
+  /// At most `limit` bytes of the file at `path` (a pipe or a device is not read to its end).
+  static func read(_ path: String, upTo limit: Int, source: String) throws(LoadError) -> Data {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      let exists = FileManager.default.fileExists(atPath: path)
+      throw .unreadable(path: source, reason: exists ? "permission denied or not a file" : "no such file")
+    }
+    // The handle closes the file when it is released.
+    guard #available(macOS 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, *) else { return handle.readData(ofLength: limit) }
+    var data = Data()
+    do {
+      while data.count < limit {
+        guard let chunk = try handle.read(upToCount: limit - data.count), !chunk.isEmpty else { break }
+        data.append(chunk)
+      }
+    } catch {
+      throw .unreadable(path: source, reason: "permission denied or not a file")
+    }
+    return data
   }
 }

@@ -210,7 +210,10 @@ import Testing
     ("  other: ref Note = n1", "a ref field cannot have a default; remove '= n1'"),
     ("  when: date = 5", "when is a date; write a time from the start such as 2s"),
     ("  flag: bool = \"yes\"", "flag is a bool; write true or false"),
-    ("  n: int = 9223372036854775808", "number 9223372036854775808 does not fit in 64 bits (the limit is ±9223372036854775807)"),
+    (
+      "  n: int = 9223372036854775808",
+      "number 9223372036854775808 does not fit in 64 bits: write a whole number from -9223372036854775808 to 9223372036854775807"
+    ),
     ("  n: int mutable mutable", "'mutable' is given twice"),
     ("  n: int = 1 = 2", "a field has one default; this is a second"),
     ("  n: int muteable", "unexpected 'muteable'; did you mean 'mutable'?"),

@@ -44,7 +44,8 @@ import Testing
   enum LongLine: String, CaseIterable, Sendable {
     case letters, seed, about, unterminatedAbout, quotes, spacesThenWord, tabs, deviceName, timeDigits, policyWords,
       expectPath, repeatedDevices, manyDevices, manyAssignments, manyDeployed, hugeDefault, hugeLoss, dots, hugeDrift,
-      combiningMarks, emojiFamilies
+      combiningMarks, emojiFamilies, carriageReturns, verticalTabs, formFeedsInAString, replacementCharacters, bidiControls,
+      manyShortLinesAfterALongOne
 
     var text: String {
       switch self {
@@ -69,6 +70,12 @@ import Testing
       case .hugeDrift: "devices a\nclock a skew 1s drift " + String(repeating: "4", count: 100_000) + "ppm"
       case .combiningMarks: String(repeating: "\u{301}", count: 100_000)
       case .emojiFamilies: String(repeating: "👩‍👩‍👧", count: 20_000)
+      case .carriageReturns: "devices a" + String(repeating: "\r", count: 100_000) + "b\nseed 1"
+      case .verticalTabs: "devices" + String(repeating: "\u{0B}a", count: 50_000)
+      case .formFeedsInAString: "devices a\nabout \"" + String(repeating: "\u{0C}", count: 100_000) + "\""
+      case .replacementCharacters: "devices a\nabout \"" + String(repeating: "\u{FFFD}", count: 100_000)
+      case .bidiControls: "devices " + String(repeating: "\u{202E}a\u{2066}", count: 30_000)
+      case .manyShortLinesAfterALongOne: "devices a\n#" + String(repeating: "x", count: 100_000) + String(repeating: "\nat 1s b sync", count: 5_000)
       }
     }
   }
@@ -101,6 +108,9 @@ import Testing
     "devices a\ntype T\n  i: int = --1", "devices a\ntype T\n  i: int = -9223372036854775809", "scenario \"\"\ndevices a",
     "devices a\npolicy crdt retention=99999999999999999999d", "devices a\npolicy crdt batch=99999999999999999999999",
     "devices a\npolicy =", "devices a\npolicy \u{301}", "devices a\u{301}", "devices a \u{301}", "devices \u{202E}a",
+    // Separators that are not spaces or tabs, and lone carriage returns.
+    "devices a\u{0B}b", "devices a\u{0C}", "\u{0B}", "\u{0C}\u{0C}\n", "devices a\rb\nseed 1", "a\rb\rc", "# x\r", "#\r\n\r",
+    "about \"\r\"", "devices a\n\"\\\r\"", "devices a\r\r", "\r\n\r\n\r", "devices a\n\r\u{0B}\u{0C}\r\n",
   ])
   func oddSmallInputsAreHandled(text: String) throws {
     switch ScenarioParser.parse(text, source: "odd.scenario") {
@@ -120,6 +130,76 @@ import Testing
       return
     }
     checkPointsIntoTheFile(errors, text, "bad-utf8.scenario")
+  }
+
+  @Test func invalidUTF8ReadAsBytesIsReportedAndPointsIntoTheFile() {
+    var bytes = Array(Fixtures.twoDeviceAcceptance.utf8)
+    for i in stride(from: 3, to: bytes.count, by: 97) { bytes[i] = 0xFF }
+    bytes.insert(contentsOf: [0xC3, 0x28, 0xE2, 0x82, 0xF0, 0x90, 0x28], at: 40)
+    guard case .failure(let errors) = ScenarioParser.parse(utf8: bytes, source: "bad-utf8.scenario") else {
+      Issue.record("expected errors")
+      return
+    }
+    checkPointsIntoTheFile(errors, String(decoding: bytes, as: UTF8.self), "bad-utf8.scenario")
+  }
+
+  /// Damaged bytes, read as a file is: never a crash, always a diagnostic in the file.
+  @Test(arguments: Fixtures.all.map(\.name))
+  func damagedBytesAreHandled(name: String) throws {
+    let text = try #require(Fixtures.all.first { $0.name == name }).text
+    var rng = SimRandom(seed: 2_026, stream: "byte-damage:" + name)
+    let odd: [[UInt8]] = [[0xFF], [0xC3], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0x0D], [0x0B], [0x0C], [0x00], [0xEF, 0xBB, 0xBF], [0x22], [0x5C]]
+    for round in 0..<(Self.nightly ? 500 : 60) {
+      var bytes = Array(text.utf8)
+      for _ in 0...Int(rng.below(4)) {
+        let at = Int(rng.below(UInt64(bytes.count + 1)))
+        bytes.insert(contentsOf: rng.choose(from: odd) ?? [0xFF], at: at)
+      }
+      let source = "damaged-\(round).scenario"
+      switch ScenarioParser.parse(utf8: bytes, source: source) {
+      case .failure(let errors): checkPointsIntoTheFile(errors, String(decoding: bytes, as: UTF8.self), source)
+      case .success(let file):
+        // (Invalid UTF-8 in a comment is allowed.)
+        #expect(try parsed(file.rendered()).withoutLocations == file.withoutLocations)
+      }
+    }
+  }
+
+  @Test func aLongLineOfInvalidBytesIsHandled() {
+    let bytes =
+      Array("devices a\nabout \"".utf8) + [UInt8](repeating: 0xFF, count: 200_000) + Array("\"\n# ".utf8)
+      + [UInt8](repeating: 0xC3, count: 200_000)
+    guard case .failure(let errors) = ScenarioParser.parse(utf8: bytes, source: "ff.scenario") else {
+      Issue.record("expected errors")
+      return
+    }
+    #expect(errors.diagnostics.map(\.message) == ["invalid UTF-8 in a string; scenario files are UTF-8 text"])
+    #expect(errors.rendered().utf8.count < 2_000)
+    checkPointsIntoTheFile(errors, String(decoding: bytes, as: UTF8.self), "ff.scenario")
+  }
+
+  /// Only the first 50 diagnostics are kept while parsing; found out of line order (the
+  /// declarations are checked before the timeline), they are still the first 50 by line.
+  @Test func theFiftyKeptAreTheFirstByLineWhateverTheOrderFound() {
+    let creates = (1...100).map { "at 1s a create Nope n\($0)" }
+    let text = (["devices a"] + creates + Array(repeating: "seed 1", count: 300)).joined(separator: "\n")
+    guard case .failure(let errors) = ScenarioParser.parse(text, source: "order.scenario") else {
+      Issue.record("expected errors")
+      return
+    }
+    #expect(errors.diagnostics.map(\.location.line) == Array(2...51))
+    #expect(errors.diagnostics.allSatisfy { $0.message == "unknown type 'Nope'; declare it with a 'type' line" })
+    #expect(errors.omitted == 400 - 50, "100 unknown types, 299 repeated seeds, 1 seed after the first 'at'")
+  }
+
+  @Test func aHundredThousandBadLinesAreCountedExactly() {
+    let text = "devices a\n" + String(repeating: "bogus x\n", count: 100_000)
+    guard case .failure(let errors) = ScenarioParser.parse(text, source: "many.scenario") else {
+      Issue.record("expected errors")
+      return
+    }
+    #expect(errors.diagnostics.map(\.location.line) == Array(2...51))
+    #expect(errors.omitted == 100_000 - 50)
   }
 
   @Test func tenThousandBadLinesAreCappedAtFiftyDiagnostics() {

@@ -125,9 +125,9 @@ extension ScenarioFile {
     let canonical = _canonical(e.kind)
     guard e.text != canonical, e.text.hasPrefix("expect ") else { return canonical }
     let session = ScenarioParse(source: "", text: e.text)
-    guard session.lines.count == 1, ScenarioLexer.lex(&session.lines[0]) == nil else { return canonical }
+    guard session.lines.count == 1, session.diagnostics.isEmpty else { return canonical }
     let line = session.lines[0]
-    if !line.indented, line.contentEnd == line.scalars.count, line.trimmedContent == e.text, _syntacticKind(session) == e.kind {
+    if !line.indented, line.contentEnd == line.scalarCount, line.trimmedContent == e.text, _syntacticKind(session) == e.kind {
       return e.text
     }
     return canonical

@@ -3,21 +3,24 @@ import Replica
 
 /// Header statements: `scenario about devices policy seed latency loss duplicate clock retention
 /// autosync push deployed`.
+/// The statement keywords, made once (they are looked up for every line).
+enum ScenarioKeywords {
+  static let header: Set<String> = [
+    "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
+    "deployed",
+  ]
+
+  static let statements = [
+    "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
+    "deployed", "type", "at", "settle", "expect",
+  ]
+}
+
 extension ScenarioParsePart {
-  static var headerKeywords: Set<String> {
-    [
-      "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-      "deployed",
-    ]
-  }
+  static var headerKeywords: Set<String> { ScenarioKeywords.header }
 
   /// Every statement keyword, in the order the reference lists them (for suggestions).
-  static var statementKeywords: [String] {
-    [
-      "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-      "deployed", "type", "at", "settle", "expect",
-    ]
-  }
+  static var statementKeywords: [String] { ScenarioKeywords.statements }
 
   static var maxDevices: Int { 1000 }
 
@@ -188,7 +191,7 @@ extension DeclarationParser {
         scalars += ch.unicodeScalars.count
         characters += 1
       }
-      error(i, start + scalars, e.message)
+      error(i, start + scalars, Self.exactDurationLimit(e.message))
     }
   }
 
@@ -284,7 +287,8 @@ extension DeclarationParser {
       error(i, t[k], "\(range); found '\(Self.quoted(text))'")
       return nil
     }
-    guard digits.count <= 7, let magnitude = Int64(digits), magnitude <= 1_000_000 else {
+    // Leading zeros do not count: `+00000040ppm` is 40 ppm.
+    guard digits.drop(while: { $0 == "0" }).count <= 7, let magnitude = Int64(digits), magnitude <= 1_000_000 else {
       error(i, t[k], "\(range); '\(Self.quoted(text))' is out of range")
       return nil
     }

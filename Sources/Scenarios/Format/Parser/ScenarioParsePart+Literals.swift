@@ -52,8 +52,18 @@ extension ScenarioParsePart {
     }
     switch SimDuration.parse(text, allowSign: allowSign) {
     case .success(let d): return .success(d)
-    case .failure(let e): return .failure(_WordError(offset: offset + e.column, message: e.message))
+    case .failure(let e): return .failure(_WordError(offset: offset + e.column, message: exactDurationLimit(e.message)))
     }
+  }
+
+  /// How `SimDuration.parse` says that a duration does not fit in 64 bits of nanoseconds.
+  static var roughDurationLimit: String { " (at most about 106,000 days)" }
+  /// The limit it applies, exactly: the largest duration is `Int64.max` nanoseconds.
+  static var durationLimit: String { ": at most 9223372036854775807ns (about 106751 days)" }
+
+  /// A message about a duration with its limit stated exactly.
+  static func exactDurationLimit(_ message: String) -> String {
+    message.hasSuffix(roughDurationLimit) ? String(message.dropLast(roughDurationLimit.count)) + durationLimit : message
   }
 
   /// A duration whose magnitude is at most ``maxTime``.
@@ -62,7 +72,7 @@ extension ScenarioParsePart {
     switch duration(text, at: offset, allowSign: allowSign) {
     case .success(let d): return d.nanoseconds.magnitude <= maxTime.nanoseconds.magnitude ? .success(d) : .failure(beyond)
     // Too long for 64 bits is beyond the limit too.
-    case .failure(let e) where e.message.hasSuffix("(at most about 106,000 days)"): return .failure(beyond)
+    case .failure(let e) where e.message.hasSuffix(durationLimit): return .failure(beyond)
     case .failure(let e): return .failure(e)
     }
   }
@@ -102,7 +112,10 @@ extension ScenarioParsePart {
     if isDigit(first) || signed {
       if scalars.dropFirst(signed ? 1 : 0).allSatisfy(isDigit) {
         guard let n = Int64(text) else {
-          return .failure(_WordError(offset: offset, message: "number \(quoted(text)) does not fit in 64 bits (the limit is ±9223372036854775807)"))
+          return .failure(
+            _WordError(
+              offset: offset,
+              message: "number \(quoted(text)) does not fit in 64 bits: write a whole number from \(Int64.min) to \(Int64.max)"))
         }
         return .success(.int(n))
       }

@@ -11,13 +11,22 @@ import Replica
 ///
 /// - Complexity: O(*n*) in the size of the file, plus the "did you mean" searches.
 public enum ScenarioParser {
-  /// Parses and checks a scenario. Never traps, whatever the input.
+  /// Parses and checks a scenario. Never traps, whatever the input. Text of more than 16 MiB
+  /// of UTF-8 is refused with one diagnostic.
   /// - Parameters:
   ///   - text: the file's contents (`\r\n` line endings and a leading byte-order mark accepted).
   ///   - source: the path or name to show in diagnostics; without a `scenario` line, the
   ///     scenario's name is this without its directory and `.scenario` extension.
   public static func parse(_ text: String, source: String) -> Result<ScenarioFile, ScenarioErrors> {
     ScenarioParse(source: source, text: text).run()
+  }
+
+  /// Parses and checks a scenario given as UTF-8 bytes, as read from a file: like
+  /// ``parse(_:source:)``, and invalid UTF-8 in a string or a word is reported where it is (in a
+  /// comment it is ignored).
+  package static func parse(utf8 bytes: some Collection<UInt8>, source: String) -> Result<ScenarioFile, ScenarioErrors> {
+    if let result = bytes.withContiguousStorageIfAvailable({ ScenarioParse(source: source, utf8: $0).run() }) { return result }
+    return Array(bytes).withUnsafeBufferPointer { ScenarioParse(source: source, utf8: $0).run() }
   }
 
   /// The name a scenario gets from its file: `scenarios/x.scenario` → `x`.
@@ -32,21 +41,83 @@ public enum ScenarioParser {
 /// One parse of one file: the lexed lines and the diagnostics found so far, shared by the two
 /// parts that read the file — ``DeclarationParser`` (header and schema) and ``TimelineParser``
 /// (the timeline, records and expectations), each with its own state.
+///
+/// Lines are decoded and lexed as they are read; blank and comment-only lines are not kept
+/// (nothing refers to them), except line 1, where problems with the whole file are reported.
+/// Only the first diagnostics in line order are kept (``ScenarioErrors/limit``); the others are
+/// counted. So memory stays proportional to the file, whatever is in it.
 final class ScenarioParse {
   let source: String
-  var lines: [ScenarioLine]
+  var lines: [ScenarioLine] = []
   var diagnostics: [Diagnostic] = []
+  /// Diagnostics found but dropped, beyond the first ``ScenarioErrors/limit`` in line order.
+  var dropped = 0
+  /// The input as a whole was refused (too large, or with `\r` line endings): nothing else is
+  /// checked.
+  var refused = false
+  /// Once ``ScenarioErrors/limit`` diagnostics are kept: the line and column of the last one.
+  var cutoff: (line: Int, column: Int)?
 
+  /// Reads `text`.
   init(source: String, text: String) {
     self.source = source
-    self.lines = ScenarioLexer.lines(text)
+    var text = text
+    text.withUTF8 { read($0) }
   }
 
-  /// Lexes every line, declarations first, then the timeline; then the file or its errors.
-  func run() -> Result<ScenarioFile, ScenarioErrors> {
-    for i in lines.indices {
-      if let problem = ScenarioLexer.lex(&lines[i]) { error(i, problem.offset, problem.message) }
+  /// Reads UTF-8 bytes; invalid sequences are reported where they matter.
+  init(source: String, utf8 bytes: UnsafeBufferPointer<UInt8>) {
+    self.source = source
+    read(bytes)
+  }
+
+  /// Splits, decodes and lexes the lines, reporting lexing problems.
+  func read(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard bytes.count <= ScenarioInput.maxBytes else {
+      return refuse(ScenarioInput.tooLargeMessage(byteCount: bytes.count), lineText: ScenarioInput.firstLine(bytes))
     }
+    lines.reserveCapacity(ScenarioInput.keptLineCount(bytes))
+    // Scratch space for one line's scalars, reused: no line keeps it.
+    var scalars: [Unicode.Scalar] = []
+    var carriageReturn: Int?
+    let sawNewline = ScenarioInput.forEachLine(bytes) { number, lineBytes in
+      let decoded = ScenarioInput.decode(lineBytes, into: &scalars)
+      var line = ScenarioLine(number: number, text: decoded.text, scalars: scalars)
+      let lexed = ScenarioLexer.lex(&line, scalars, firstInvalid: decoded.firstInvalid)
+      if number == 1 { carriageReturn = lexed.carriageReturn }
+      guard lexed.problem != nil || !line.tokens.isEmpty || number == 1 else { return }
+      lines.append(line)
+      if let problem = lexed.problem { error(lines.count - 1, problem.offset, problem.message) }
+    }
+    // No \n, and a \r outside a string of the only line: the file has classic Mac OS line
+    // endings. Say so, rather than report what its one long line gets wrong.
+    if !sawNewline, let line = lines.first, let offset = carriageReturn {
+      refused = true
+      dropped = 0
+      diagnostics = [
+        Diagnostic(
+          source: source, location: SourceLocation(line: 1, column: line.column(offset)), message: ScenarioLexer.carriageReturnLinesMessage,
+          lineText: line.text)
+      ]
+    }
+  }
+
+  /// Refuses the whole input with one diagnostic at line 1, column 1.
+  func refuse(_ message: String, lineText: String) {
+    refused = true
+    diagnostics = Self.refusal(source: source, message: message, lineText: lineText).diagnostics
+  }
+
+  /// The errors of an input refused as a whole: one diagnostic at line 1, column 1.
+  static func refusal(source: String, message: String, lineText: String) -> ScenarioErrors {
+    ScenarioErrors(
+      diagnostics: [Diagnostic(source: source, location: SourceLocation(line: 1, column: 1), message: message, lineText: lineText)],
+      source: source)
+  }
+
+  /// Checks the declarations, then the timeline; then the file or its errors.
+  func run() -> Result<ScenarioFile, ScenarioErrors> {
+    if refused { return .failure(ScenarioErrors(diagnostics: diagnostics, source: source)) }
     var declarations = DeclarationParser(session: self)
     declarations.run()
     var timeline = TimelineParser(session: self, declared: declarations)
@@ -54,14 +125,21 @@ final class ScenarioParse {
     return finish(declarations, timeline)
   }
 
+  /// The diagnostics in line order (then column, then the order found), the first
+  /// ``ScenarioErrors/limit`` kept, and how many were left out.
+  func sortedDiagnostics() -> (kept: [Diagnostic], omitted: Int) {
+    let sorted = diagnostics.enumerated().sorted {
+      ($0.element.location.line, $0.element.location.column, $0.offset)
+        < ($1.element.location.line, $1.element.location.column, $1.offset)
+    }.map(\.element)
+    let kept = Array(sorted.prefix(ScenarioErrors.limit))
+    return (kept, dropped + sorted.count - kept.count)
+  }
+
   func finish(_ d: DeclarationParser, _ t: TimelineParser) -> Result<ScenarioFile, ScenarioErrors> {
     if !diagnostics.isEmpty {
-      let sorted = diagnostics.enumerated().sorted {
-        ($0.element.location.line, $0.element.location.column, $0.offset)
-          < ($1.element.location.line, $1.element.location.column, $1.offset)
-      }.map(\.element)
-      let kept = Array(sorted.prefix(ScenarioErrors.limit))
-      return .failure(ScenarioErrors(diagnostics: kept, source: source, omitted: sorted.count - kept.count))
+      let (kept, omitted) = sortedDiagnostics()
+      return .failure(ScenarioErrors(diagnostics: kept, source: source, omitted: omitted))
     }
     let timeline = t.entries.sorted {
       ($0.entry.time, $0.entry.action == .settle ? 1 : 0, $0.order) < ($1.entry.time, $1.entry.action == .settle ? 1 : 0, $1.order)
@@ -74,14 +152,27 @@ final class ScenarioParse {
         schema: Schema(types: d.types, deployed: d.deployed), timeline: timeline, expectations: t.expectations))
   }
 
-  /// Reports a problem at a scalar offset of line `lineIndex`.
-  func error(_ lineIndex: Int, _ offset: Int, _ message: String) {
+  /// Reports a problem at a scalar offset of line `lineIndex`. The message is only made when
+  /// the diagnostic may be among those kept.
+  func error(_ lineIndex: Int, _ offset: Int, _ message: @autoclosure () -> String) {
     let line: ScenarioLine? = lines.indices.contains(lineIndex) ? lines[lineIndex] : nil
+    let location = SourceLocation(line: line?.number ?? 1, column: line?.column(offset) ?? 1)
+    if let cutoff, (location.line, location.column) >= cutoff {
+      dropped += 1
+      return
+    }
+    let text = message()
     diagnostics.append(
-      Diagnostic(
-        source: source,
-        location: SourceLocation(line: line?.number ?? 1, column: line?.column(offset) ?? 1),
-        message: message, lineText: line?.text ?? ""))
+      Diagnostic(source: source, location: location, message: text, lineText: line?.text ?? "", suggestion: Diagnostic.suggestion(in: text)))
+    // Keep the first diagnostics in line order, not all of them: a file can have millions.
+    // Among equal lines and columns, the array order is still the order found.
+    if diagnostics.count >= 4 * ScenarioErrors.limit {
+      let (kept, omitted) = sortedDiagnostics()
+      diagnostics = kept
+      dropped = omitted
+      // A diagnostic at or after the last one kept would sort after it: it cannot be kept.
+      if let last = kept.last, kept.count == ScenarioErrors.limit { cutoff = (last.location.line, last.location.column) }
+    }
   }
 }
 
@@ -94,10 +185,10 @@ extension ScenarioParsePart {
   var lines: [ScenarioLine] { session.lines }
   var source: String { session.source }
 
-  func error(_ lineIndex: Int, _ offset: Int, _ message: String) { session.error(lineIndex, offset, message) }
+  func error(_ lineIndex: Int, _ offset: Int, _ message: @autoclosure () -> String) { session.error(lineIndex, offset, message()) }
 
-  func error(_ lineIndex: Int, _ token: ScenarioToken, _ message: String) {
-    session.error(lineIndex, token.start, message)
+  func error(_ lineIndex: Int, _ token: ScenarioToken, _ message: @autoclosure () -> String) {
+    session.error(lineIndex, token.start, message())
   }
 
   /// Reports `unexpected 'X'` at the first token after `index`, if there is one; returns
@@ -115,8 +206,8 @@ extension ScenarioParsePart {
   }
 
   /// Reports that something is missing at the end of the line.
-  func missing(_ lineIndex: Int, _ message: String) {
-    error(lineIndex, lines[lineIndex].endOfContent, message)
+  func missing(_ lineIndex: Int, _ message: @autoclosure () -> String) {
+    error(lineIndex, lines[lineIndex].endOfContent, message())
   }
 
   /// `; did you mean 'x'?` for a close candidate, else `otherwise`.
