@@ -16,14 +16,22 @@ public enum Scenario {
   public enum LoadError: Error, CustomStringConvertible, Sendable {
     /// No scenario has that name; `searched` lists where the caller looked besides the built-in ones.
     case notFound(name: String, suggestion: String?, searched: [String])
+    /// No file at the path given; `suggestion` is a near file name in the same folder, or the
+    /// built-in scenario the path's name matches.
+    case fileNotFound(path: String, suggestion: String?)
+    /// The file exists but cannot be read (a folder, no permission).
     case unreadable(path: String, reason: String)
+    /// The file does not parse: its diagnostics.
     case invalid(ScenarioErrors)
 
     public var description: String {
       switch self {
       case .notFound(let name, let suggestion, let searched):
-        return "no scenario named '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+        return "no scenario named '\(name)'"
           + (searched.isEmpty ? "" : " (looked in \(searched.joined(separator: ", ")), then the built-in scenarios)")
+          + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+      case .fileNotFound(let path, let suggestion):
+        return "there is no scenario file '\(path)'" + (suggestion.map { "; did you mean \($0)?" } ?? "")
       case .unreadable(let path, let reason):
         return "cannot read '\(path)': \(reason)"
       case .invalid(let errors):
@@ -34,7 +42,11 @@ public enum Scenario {
 
   /// Parses scenario text; `source` names it in diagnostics. Text of more than 16 MiB is refused.
   public static func parse(_ text: String, source: String) -> Result<ScenarioFile, ScenarioErrors> {
-    ScenarioParser.parse(text, source: source)
+    ScenarioParser.parse(text, source: source).map { file in
+      var file = file
+      file.origin = .text(text)
+      return file
+    }
   }
 
   /// The names of the scenarios built into the library, sorted.
@@ -62,8 +74,10 @@ public enum Scenario {
     guard let text = builtInText(name) else {
       throw .notFound(name: name, suggestion: Suggestion.closest(to: name, in: builtInNames), searched: searched)
     }
-    switch parse(text, source: name) {
-    case .success(let file): return file
+    switch ScenarioParser.parse(text, source: name) {
+    case .success(var file):
+      file.origin = .builtIn
+      return file
     case .failure(let errors): throw .invalid(errors)
     }
   }
@@ -86,16 +100,39 @@ public enum Scenario {
       throw .invalid(errors)
     }
     switch ScenarioParser.parse(utf8: data, source: name) {
-    case .success(let file): return file
+    case .success(var file):
+      file.origin = .file(path: path)
+      return file
     case .failure(let errors): throw .invalid(errors)
     }
   }
 
+  /// For a path with no file: a `.scenario` file of a near name in the same folder, else the
+  /// built-in scenario of that name (quoted, ready for a message).
+  static func nearFile(to path: String) -> String? {
+    let url = URL(fileURLWithPath: path)
+    let folder = url.deletingLastPathComponent().path
+    let name = url.lastPathComponent
+    let items = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    let files = items.filter { $0.hasSuffix(".scenario") }.sorted()
+    if let near = Suggestion.closest(to: name, in: files) {
+      let shown = path.lastIndex(of: "/").map { String(path[...$0]) + near } ?? near
+      return "'\(shown)'"
+    }
+    let base = name.hasSuffix(".scenario") ? String(name.dropLast(".scenario".count)) : name
+    if builtInNames.contains(base) { return "the built-in scenario '\(base)' (run it by name, without .scenario)" }
+    return nil
+  }
+
   /// At most `limit` bytes of the file at `path` (a pipe or a device is not read to its end).
   static func read(_ path: String, upTo limit: Int, source: String) throws(LoadError) -> Data {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+      throw .fileNotFound(path: source, suggestion: nearFile(to: path))
+    }
+    if isFolder.boolValue { throw .unreadable(path: source, reason: "it is a folder, not a scenario file") }
     guard let handle = FileHandle(forReadingAtPath: path) else {
-      let exists = FileManager.default.fileExists(atPath: path)
-      throw .unreadable(path: source, reason: exists ? "permission denied or not a file" : "no such file")
+      throw .unreadable(path: source, reason: "permission denied")
     }
     // The handle closes the file when it is released.
     guard #available(macOS 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, *) else { return handle.readData(ofLength: limit) }

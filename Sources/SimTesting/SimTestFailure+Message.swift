@@ -206,7 +206,7 @@ extension SimTestFailure {
     case .invalid:
       return
         "scenario \(_swiftString(name)) does not parse:\n\n\(error.description)\n\nfix the lines above; `sim-cli check \(_shellQuote(name))` reports the same diagnostics.\n"
-    case .notFound, .unreadable:
+    case .notFound, .fileNotFound, .unreadable:
       return
         "could not load scenario \(_swiftString(name)): \(error.description)\n\npass the name of a file in scenarios/ (`sim-cli list` shows them) or a path ending in .scenario.\n"
     }

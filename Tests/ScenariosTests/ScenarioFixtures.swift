@@ -222,6 +222,8 @@ extension ScenarioFile {
     let zero = SourceLocation(line: 0, column: 0)
     f.source = ""
     f.policyLocation = nil
+    f.schemaLines = [:]
+    f.origin = .code
     f.clocks = clocks.map {
       var c = $0
       c.location = zero

@@ -36,6 +36,10 @@ import Testing
     #expect(r.code == .usage)
     #expect(r.stderr.hasPrefix("Error: invalid value 'jsn' for '--format': expected one of text, json. Did you mean 'json'?"))
     #expect(runCLI("bench", "kernal").stderr.contains("Did you mean 'kernel'?"))
+    // A reason that ends in its own suggestion is not followed by a stray period.
+    let policy = runCLI("run", "two-device-acceptance", "--policy", "crdt winner=clok")
+    #expect(policy.stderr.hasPrefix("Error: invalid value 'crdt winner=clok' for '--policy': "), "\(policy.stderr)")
+    #expect(policy.stderr.contains("did you mean 'clock'?\n"), "\(policy.stderr)")
   }
 
   @Test func missingValuesRepeatsAndStrayArgumentsAreUsageErrors() {

@@ -54,6 +54,11 @@ enum RunCommand {
   }
 }
 
+/// `text` ending in a full stop, unless it ends in its own punctuation (`…did you mean 'x'?`).
+func sentence(_ text: String) -> String {
+  text.last.map { ".?!".contains($0) } == true ? text : text + "."
+}
+
 /// A command stopped early; the message was already printed.
 struct CommandExit: Error {
   var code: ExitCode
@@ -117,9 +122,11 @@ enum ScenarioOptions {
         console.err(errors.rendered())
         throw CommandExit(code: .dataError)
       case .notFound:
-        console.err("Error: \(error.description).\nSee 'sim-cli list' for the named scenarios.\n")
+        console.err("Error: \(sentence(error.description))\nSee 'sim-cli list' for the named scenarios.\n")
+      case .fileNotFound:
+        console.err("Error: \(sentence(error.description))\nA path names a scenario file; a bare name (no .scenario, no /) names one of 'sim-cli list'.\n")
       case .unreadable:
-        console.err("Error: \(error.description).\n")
+        console.err("Error: \(sentence(error.description))\n")
       }
       throw CommandExit(code: .usage)
     }

@@ -24,7 +24,9 @@ enum UsageError: Error, Equatable {
     case .missingValue(let o, let v):
       return "missing value for '\(o) \(v)'."
     case .invalidValue(let o, let v, let reason, let s):
-      return "invalid value '\(v)' for '\(o)': \(reason)." + (s.map { " Did you mean '\($0)'?" } ?? "")
+      // A reason that ends in its own punctuation ("…; did you mean 'clock'?") gets no period.
+      let stop = reason.last.map { ".?!".contains($0) } == true ? "" : "."
+      return "invalid value '\(v)' for '\(o)': \(reason)\(stop)" + (s.map { " Did you mean '\($0)'?" } ?? "")
     case .flagTakesNoValue(let o):
       return "'\(o)' is a flag and takes no value."
     case .repeatedOption(let o):

@@ -308,5 +308,6 @@ extension DeclarationParser {
       pendingTypeUses.append((token.text, i, token.start))
     }
     deployed = seen
+    deployedLine = lines[i].number
   }
 }

@@ -28,6 +28,8 @@ struct DeclarationParser: ScenarioParsePart {
   var autosync: SimDuration? = .seconds(1)
   var push: PushSetting = .on
   var deployed: [String]?
+  /// The line of the `deployed` statement.
+  var deployedLine: Int?
 
   var types: [RecordType] = []
   var typeLines: [String: Int] = [:]

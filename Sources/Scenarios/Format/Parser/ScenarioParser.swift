@@ -144,12 +144,14 @@ final class ScenarioParse {
     let timeline = t.entries.sorted {
       ($0.entry.time, $0.entry.action == .settle ? 1 : 0, $0.order) < ($1.entry.time, $1.entry.action == .settle ? 1 : 0, $1.order)
     }.map(\.entry)
-    return .success(
-      ScenarioFile(
-        source: source, name: d.name ?? ScenarioParser.defaultName(forSource: source), about: d.about, devices: d.devices,
-        policy: d.policy ?? DeclarationParser.defaultPolicy, policyLocation: d.policyLocation, seed: d.seed, latency: d.latency,
-        loss: d.loss, duplicate: d.duplicate, clocks: d.clocks, retention: d.retention, autosync: d.autosync, push: d.push,
-        schema: Schema(types: d.types, deployed: d.deployed), timeline: timeline, expectations: t.expectations))
+    var file = ScenarioFile(
+      source: source, name: d.name ?? ScenarioParser.defaultName(forSource: source), about: d.about, devices: d.devices,
+      policy: d.policy ?? DeclarationParser.defaultPolicy, policyLocation: d.policyLocation, seed: d.seed, latency: d.latency,
+      loss: d.loss, duplicate: d.duplicate, clocks: d.clocks, retention: d.retention, autosync: d.autosync, push: d.push,
+      schema: Schema(types: d.types, deployed: d.deployed), timeline: timeline, expectations: t.expectations)
+    file.schemaLines = d.typeLines.merging(d.fieldLines) { a, _ in a }
+    if let line = d.deployedLine { file.schemaLines["deployed"] = line }
+    return .success(file)
   }
 
   /// Reports a problem at a scalar offset of line `lineIndex`. The message is only made when
