@@ -29,9 +29,31 @@ enum SVGText {
     return out
   }
 
-  /// Estimated width of `s` in tenths of a pixel at `size` px: 0.6 em per character, exact for
-  /// the monospace labels and generous for sans-serif text.
-  static func width(_ s: String, size: Int) -> Int { s.count * size * 6 }
+  /// Estimated width of `s` in tenths of a pixel at `size` px, on the generous side so that a
+  /// background box or a gap to the next label is never too small: 0.6 em per character in a
+  /// monospace font (1 em for a character outside ASCII, which may come from a fallback font);
+  /// in a sans-serif font, per-character widths at or above DejaVu Sans's (wider than Helvetica
+  /// or Arial), 10% more for bold.
+  static func width(_ s: String, size: Int, mono: Bool = true, bold: Bool = false) -> Int {
+    var em = 0  // thousandths of an em
+    for ch in s.unicodeScalars {
+      em += mono ? (ch.isASCII ? 600 : 1_000) : sansWidth(ch)
+    }
+    if bold { em = em * 11 / 10 }
+    return (em * size * 10 + 999) / 1_000
+  }
+
+  /// A sans-serif character's advance in thousandths of an em, rounded up over the common fonts.
+  static func sansWidth(_ ch: Unicode.Scalar) -> Int {
+    guard ch.isASCII else { return 1_000 }
+    switch ch {
+    case "i", "j", "l", " ", ".", ",", ":", ";", "'", "!", "|", "f", "t", "r", "(", ")", "[", "]", "-": return 420
+    case "m", "w", "M", "W", "%", "@": return 1_000
+    case "+", "=", "<", ">", "~", "#", "&": return 840
+    case "A"..."Z": return 800
+    default: return 650
+    }
+  }
 
   /// Greedy word wrap to at most `columns` characters per line.
   static func wrap(_ text: String, columns: Int) -> [String] {
@@ -41,6 +63,25 @@ enum SVGText {
       if line.isEmpty {
         line = String(word)
       } else if line.count + 1 + word.count <= columns {
+        line += " " + word
+      } else {
+        lines.append(line)
+        line = String(word)
+      }
+    }
+    if !line.isEmpty { lines.append(line) }
+    return lines
+  }
+
+  /// Greedy word wrap of sans-serif text at `size` px to lines of at most `width` tenths of a
+  /// pixel, as estimated by ``width(_:size:mono:bold:)`` (a longer word gets a line of its own).
+  static func wrap(_ text: String, width: Int, size: Int) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+      if line.isEmpty {
+        line = String(word)
+      } else if Self.width(line + " " + word, size: size, mono: false) <= width {
         line += " " + word
       } else {
         lines.append(line)

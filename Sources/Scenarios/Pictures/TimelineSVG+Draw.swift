@@ -1,17 +1,50 @@
 import Replica
 @_spi(Kernel) import Simulator
 
+/// The kinds of text in a picture. Each is written out as presentation attributes (no style
+/// sheet, no `paint-order`), which every converter reads; the class names stay as hooks.
+enum TextRole: String {
+  /// Title, subtitle, lane name, axis tick, intent label (monospace), window word (italic),
+  /// other small word, legend key, legend anomaly text, badge number.
+  case h, sub, lane, tick, m, w, k, lg, ax, badge
+
+  var size: Int {
+    switch self {
+    case .h: 15
+    case .sub, .ax: 12
+    case .lane: 13
+    case .tick, .w, .k: 10
+    case .m, .lg, .badge: 11
+    }
+  }
+
+  var weight: Int {
+    switch self {
+    case .h, .lane: 600
+    case .badge: 700
+    default: 400
+    }
+  }
+
+  var mono: Bool { self == .m }
+
+  var fill: String {
+    switch self {
+    case .sub, .tick, .w: TimelineStyle.muted
+    case .badge: "#ffffff"
+    default: TimelineStyle.ink
+    }
+  }
+}
+
 /// Colours and styles: one place, so the legend matches what is drawn.
 enum TimelineStyle {
-  static let css = """
-    text{font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;fill:#1f2328}\
-    .h{font-size:15px;font-weight:600}.sub{font-size:12px;fill:#59636e}\
-    .lane{font-size:13px;font-weight:600}.tick{font-size:10px;fill:#59636e}\
-    .m{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:11px}\
-    .w{font-size:10px;font-style:italic;fill:#59636e}.k{font-size:10px;fill:#1f2328}\
-    .lg{font-size:11px}.ax{font-size:12px}.bad{fill:#cf222e}.info{fill:#0969da}\
-    .m,.w,.k{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
-    """
+  static let sans = "-apple-system, 'Segoe UI', Helvetica, Arial, sans-serif"
+  static let mono = "ui-monospace, SFMono-Regular, Menlo, Consolas, 'DejaVu Sans Mono', monospace"
+  static let ink = "#1f2328"
+  static let muted = "#59636e"
+  static let blue = "#0969da"
+  static let green = "#1a7f37"
 
   /// Message kinds: colour, dash pattern (the marker id is the kind's number).
   static let messages: [(kind: MessageKind, color: String, dash: String?)] = [
@@ -44,27 +77,35 @@ enum TimelineStyle {
 extension TimelineDrawing {
   typealias S = SVGText
 
+  static let bottomRow = 120
+
+  /// The picture. The root sets `stroke="none"` (the default everywhere, said out loud for
+  /// converters that stroke text and shapes otherwise) and the sans-serif font family.
   mutating func draw() -> String {
     out = ""
+    taken = []
     let legend = legendHeight()
-    let legendTop = lanesBottom + 250 + (gapLabels.map(\.row).max() ?? 0) * 120
+    let legendTop = lanesBottom + 250 + (bottomLabels.map(\.0.row).max() ?? 0) * Self.bottomRow
     let height = legendTop + legend
     out +=
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(S.n(width))\" height=\"\(S.n(height))\" viewBox=\"0 0 \(S.n(width)) \(S.n(height))\">\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(S.n(width))\" height=\"\(S.n(height))\" viewBox=\"0 0 \(S.n(width)) \(S.n(height))\""
+      + " stroke=\"none\" font-family=\"\(TimelineStyle.sans)\">\n"
     out += "<title>\(S.escape("\(report.scenario) — policy \(report.policy), seed \(report.seed)"))</title>\n"
-    out += "<style>\(TimelineStyle.css)</style>\n"
     drawDefs()
     out += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
+    reserveLaidOutLabels()
     drawHeader()
     drawLanes()
     drawWindows()
     drawAxis()
     drawBreaks()
+    drawBottomLabels()
     drawMessages()
     drawStores()
+    // Links under the words and marks they run past; badges clear of both.
+    drawAnomalyLinks()
     drawMarks()
     drawIntents()
-    drawAnomalyLinks()
     drawLegend(top: legendTop)
     out += "</svg>\n"
     return out
@@ -76,17 +117,96 @@ extension TimelineDrawing {
       out += "<marker id=\"h\(m.kind.rawValue)\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
       out += "<path d=\"M0,1L10,5L0,9z\" fill=\"\(m.color)\"/></marker>\n"
     }
-    out += "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
-    out +=
-      "<rect width=\"6\" height=\"6\" fill=\"#eef1f4\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#d0d7de\" stroke-width=\"2\"/></pattern>\n"
     out += "</defs>\n"
   }
 
+  // MARK: Text
+
+  /// The box a label takes: its estimated width (``SVGText/width(_:size:mono:bold:)``), one em
+  /// above the baseline and a fifth of one below.
+  static func box(_ text: String, _ role: TextRole, x: Int, y: Int, anchor: String? = nil, weight: Int? = nil) -> Box {
+    let w = SVGText.width(text, size: role.size, mono: role.mono, bold: (weight ?? role.weight) >= 600)
+    let x0 = anchor == "middle" ? x - w / 2 : anchor == "end" ? x - w : x
+    return Box(x0: x0, y0: y - role.size * 10, x1: x0 + w, y1: y + role.size * 2)
+  }
+
+  /// A `<text>` with its font written out as attributes. With `backdrop`, a white box (85%
+  /// opaque) goes behind it first, so lines under the label fade instead of crossing it: the
+  /// plain way every converter draws, where a white outline (`paint-order: stroke`) is not.
+  func text(
+    _ role: TextRole, _ s: String, x: Int, y: Int, fill: String? = nil, weight: Int? = nil, anchor: String? = nil, extraClass: String? = nil,
+    tooltip: String? = nil, backdrop: Bool = false
+  ) -> String {
+    var o = ""
+    if backdrop {
+      let b = Self.box(s, role, x: x, y: y, anchor: anchor, weight: weight)
+      let top = y - role.size * 10 + 5
+      o +=
+        "<rect x=\"\(S.n(b.x0 - 15))\" y=\"\(S.n(top))\" width=\"\(S.n(b.x1 - b.x0 + 30))\" height=\"\(S.n(y + role.size * 2 + 5 - top))\" fill=\"#ffffff\" fill-opacity=\"0.85\"/>"
+    }
+    o += "<text class=\"\(role.rawValue)\(extraClass.map { " " + $0 } ?? "")\" x=\"\(S.n(x))\" y=\"\(S.n(y))\""
+    if let anchor { o += " text-anchor=\"\(anchor)\"" }
+    if role.mono { o += " font-family=\"\(TimelineStyle.mono)\"" }
+    o += " font-size=\"\(role.size)\""
+    let w = weight ?? role.weight
+    if w != 400 { o += " font-weight=\"\(w)\"" }
+    if role == .w { o += " font-style=\"italic\"" }
+    o += " fill=\"\(fill ?? role.fill)\">"
+    if let tooltip { o += "<title>\(S.escape(tooltip))</title>" }
+    return o + S.escape(s) + "</text>"
+  }
+
+  /// Diagonal hatching inside a rectangle, drawn as plain lines (a `<pattern>` comes out solid
+  /// black in some converters).
+  static func hatch(x0: Int, y0: Int, x1: Int, y1: Int) -> String {
+    var d = ""
+    var c = x0 + y0 + 40
+    while c < x1 + y1 {
+      let a = max(x0, c - y1)
+      let b = min(x1, c - y0)
+      if a < b { d += "M\(S.n(a)),\(S.n(c - a))L\(S.n(b)),\(S.n(c - b))" }
+      c += 85
+    }
+    return "<rect x=\"\(S.n(x0))\" y=\"\(S.n(y0))\" width=\"\(S.n(x1 - x0))\" height=\"\(S.n(y1 - y0))\" fill=\"#eef1f4\"/>"
+      + (d.isEmpty ? "" : "<path d=\"\(d)\" stroke=\"#d0d7de\" stroke-width=\"1\"/>")
+  }
+
+  /// Marks the laid-out labels and the intents as taken, before anything is placed around them.
+  mutating func reserveLaidOutLabels() {
+    for lane in lanes {
+      taken.append(Self.box(lane.name, .lane, x: 120, y: lane.line + 45))
+      for (p, item) in nearLabels[lane.node] ?? [] { taken.append(Self.box(p.text, item.role, x: p.x, y: nearY(lane, row: p.row))) }
+    }
+    for i in history.intents {
+      let lane = lanes[laneOf[Int(i.device)]]
+      let x = axis.x(i.trueTime)
+      taken.append(Box(x0: x - 90, y0: lane.line - 90, x1: x + 90, y1: lane.line + 90))
+      if let p = intentLabels[i.id] { taken.append(Self.box(p.text, .m, x: p.x, y: labelY(lane, row: p.row))) }
+    }
+    for (p, item) in bottomLabels { taken.append(Self.box(p.text, item.role, x: p.x, y: bottomY(p.row))) }
+  }
+
+  /// The first of `candidates` whose box touches nothing taken; else the nearest free spot
+  /// around the first, in steps of its box's size; else the first.
+  func freeSpot(_ candidates: [(Int, Int)], box: (Int, Int) -> Box) -> (Int, Int) {
+    func free(_ c: (Int, Int)) -> Bool { !taken.contains { $0.intersects(box(c.0, c.1)) } }
+    if let c = candidates.first(where: free) { return c }
+    let (x, y) = candidates[0]
+    let b = box(x, y)
+    let (w, h) = (b.x1 - b.x0 + 20, b.y1 - b.y0 + 20)
+    for r in 1...8 {
+      for (dx, dy) in [(0, -1), (0, 1), (-1, 0), (1, 0), (-1, -1), (1, -1), (-1, 1), (1, 1)] where free((x + dx * r * w, y + dy * r * h)) {
+        return (x + dx * r * w, y + dy * r * h)
+      }
+    }
+    return candidates[0]
+  }
+
   mutating func drawHeader() {
-    out += "<text class=\"h\" x=\"16\" y=\"24\">\(S.escape(report.scenario))</text>\n"
+    out += text(.h, report.scenario, x: 160, y: 240) + "\n"
     var sub = "policy \(report.policy) · seed \(report.seed) · found \(report.verdict) · \(report.converged ? "converged" : "not converged")"
     if !history.hasEvents { sub += " · no trace kept (run with the full trace for messages)" }
-    out += "<text class=\"sub\" x=\"16\" y=\"44\">\(S.escape(sub))</text>\n"
+    out += text(.sub, sub, x: 160, y: 440) + "\n"
   }
 
   mutating func drawLanes() {
@@ -104,38 +224,36 @@ extension TimelineDrawing {
       let x1 = max(axis.x(w.end), x0 + 20)
       if w.kind == .settle {
         out +=
-          "<rect x=\"\(S.n(x0))\" y=\"\(S.n(lanesTop))\" width=\"\(S.n(x1 - x0))\" height=\"\(S.n(lanesBottom - lanesTop))\" fill=\"#dafbe1\" opacity=\"0.55\"/>\n"
-        out += "<text class=\"w\" x=\"\(S.n(x0 + 30))\" y=\"\(S.n(lanesTop + 110))\" style=\"fill:#1a7f37\">settle</text>\n"
+          "<rect x=\"\(S.n(x0))\" y=\"\(S.n(lanesTop))\" width=\"\(S.n(x1 - x0))\" height=\"\(S.n(lanesBottom - lanesTop))\" fill=\"#dafbe1\" fill-opacity=\"0.55\"/>\n"
         continue
       }
       let lane = lanes[laneOf[w.node]]
-      let fill: String
+      let (y0, y1) = (lane.top + 20, lane.bottom - 20)
       switch w.kind {
-      case .offline: fill = "url(#hatch)"
-      case .down: fill = "#ffd8d3"
-      default: fill = "#fff1b8"
+      case .offline: out += Self.hatch(x0: x0, y0: y0, x1: x1, y1: y1) + "\n"
+      default:
+        let fill = w.kind == .down ? "#ffd8d3" : "#fff1b8"
+        out += "<rect x=\"\(S.n(x0))\" y=\"\(S.n(y0))\" width=\"\(S.n(x1 - x0))\" height=\"\(S.n(y1 - y0))\" fill=\"\(fill)\"/>\n"
       }
-      out +=
-        "<rect x=\"\(S.n(x0))\" y=\"\(S.n(lane.top + 20))\" width=\"\(S.n(x1 - x0))\" height=\"\(S.n(lane.bottom - lane.top - 40))\" fill=\"\(fill)\"/>\n"
     }
     for lane in lanes {
       out +=
-        "<line x1=\"\(S.n(Self.left - 100))\" y1=\"\(S.n(lane.line))\" x2=\"\(S.n(width - 100))\" y2=\"\(S.n(lane.line))\" stroke=\"#8c959f\" stroke-width=\"1\"/>\n"
-      out += "<text class=\"lane\" x=\"12\" y=\"\(S.n(lane.line + 45))\">\(S.escape(lane.name))</text>\n"
+        "<line x1=\"\(S.n(left - 100))\" y1=\"\(S.n(lane.line))\" x2=\"\(S.n(width - 100))\" y2=\"\(S.n(lane.line))\" stroke=\"#8c959f\" stroke-width=\"1\"/>\n"
+      out += text(.lane, lane.name, x: 120, y: lane.line + 45) + "\n"
     }
   }
 
   /// Tick labels: the start of every busy stretch first, then round steps where they fit.
   mutating func drawAxis() {
-    var taken: [(Int, Int)] = []
+    var spans: [(Int, Int)] = []
     var kept: [Int64] = []
     let ticks = axis.ticks
     for pass in [true, false] {
       for (t, start) in ticks where start == pass {
         let x = axis.x(VirtualTime(nanoseconds: t))
-        let half = SVGText.width(TimeText.moment(t), size: 10) / 2
-        guard !taken.contains(where: { x - half < $0.1 + 100 && x + half + 100 > $0.0 }) else { continue }
-        taken.append((x - half, x + half))
+        let half = SVGText.width(TimeText.moment(t), size: TextRole.tick.size, mono: false) / 2
+        guard !spans.contains(where: { x - half < $0.1 + 100 && x + half + 100 > $0.0 }) else { continue }
+        spans.append((x - half, x + half))
         kept.append(t)
       }
     }
@@ -144,21 +262,16 @@ extension TimelineDrawing {
       let label = TimeText.moment(t)
       out +=
         "<line x1=\"\(S.n(x))\" y1=\"\(S.n(lanesTop - 60))\" x2=\"\(S.n(x))\" y2=\"\(S.n(lanesBottom))\" stroke=\"#d8dee4\" stroke-width=\"0.6\"/>\n"
-      out += "<text class=\"tick\" x=\"\(S.n(x))\" y=\"\(S.n(lanesTop - 120))\" text-anchor=\"middle\">\(S.escape(label))</text>\n"
+      out += text(.tick, label, x: x, y: lanesTop - 120, anchor: "middle") + "\n"
+      taken.append(Self.box(label, .tick, x: x, y: lanesTop - 120, anchor: "middle"))
     }
   }
 
-  /// The length of each idle gap, placed under the lanes.
-  var gapLabels: [Placed] {
-    let gaps = axis.breaks.map { b in (x: (b.x0 + b.x1) / 2, text: TimeText.gap(b.t1 - b.t0)) }
-    return Self.pack(gaps.map { ($0.x - SVGText.width($0.text, size: 10) / 2, $0.text) }, size: 10)
-  }
-
-  /// Each idle gap: the lifelines interrupted by `//`, and its length under the lanes.
+  /// Each idle gap: the lifelines interrupted by `//` (its length is written under the lanes).
   mutating func drawBreaks() {
-    for (b, p) in zip(axis.breaks, gapLabels) {
+    for b in axis.breaks {
       let mid = (b.x0 + b.x1) / 2
-      out += "<g><title>\(S.escape("\(p.text) with nothing happening, left out"))</title>"
+      out += "<g><title>\(S.escape("\(TimeText.gap(b.t1 - b.t0)) with nothing happening, left out"))</title>"
       for y in [lanesTop - 30] + lanes.map(\.line) {
         out += "<rect x=\"\(S.n(mid - 60))\" y=\"\(S.n(y - 20))\" width=\"12\" height=\"4\" fill=\"#ffffff\"/>"
         for dx in [-45, 25] {
@@ -166,7 +279,17 @@ extension TimelineDrawing {
             "<line x1=\"\(S.n(mid + dx))\" y1=\"\(S.n(y + 50))\" x2=\"\(S.n(mid + dx + 20))\" y2=\"\(S.n(y - 50))\" stroke=\"#59636e\" stroke-width=\"1.2\"/>"
         }
       }
-      out += "<text class=\"tick\" x=\"\(S.n(p.x))\" y=\"\(S.n(lanesBottom + 120 + p.row * 120))\">\(S.escape(p.text))</text></g>\n"
+      out += "</g>\n"
+    }
+  }
+
+  /// Baseline of a row under the lanes.
+  func bottomY(_ row: Int) -> Int { lanesBottom + 120 + row * Self.bottomRow }
+
+  /// The gap lengths and the start of settling, under the lanes.
+  mutating func drawBottomLabels() {
+    for (p, item) in bottomLabels {
+      out += text(item.role, p.text, x: p.x, y: bottomY(p.row), fill: item.fill, tooltip: item.tooltip) + "\n"
     }
   }
 
@@ -194,14 +317,12 @@ extension TimelineDrawing {
           out +=
             "<path d=\"M\(S.n(xe - 40)),\(S.n(ye - 40))L\(S.n(xe + 40)),\(S.n(ye + 40))M\(S.n(xe - 40)),\(S.n(ye + 40))L\(S.n(xe + 40)),\(S.n(ye - 40))\" stroke=\"\(c)\" stroke-width=\"2\"/>"
         }
-        if end.delivered, let note = messageNote(m) {
-          let above = ye < from.line ? -60 : 110
-          out += "<text class=\"k\" x=\"\(S.n(xe + 40))\" y=\"\(S.n(ye + above))\" style=\"fill:\(color)\">\(S.escape(note))</text>"
-        }
         if end.duplicate {
-          let lx = xs + (xe - xs) * 6 / 10 + 40
-          let ly = from.line + (ye - from.line) * 6 / 10
-          out += "<text class=\"k\" x=\"\(S.n(lx))\" y=\"\(S.n(ly))\" style=\"fill:\(color)\">dup</text>"
+          // Along the arrow, where no other word is.
+          let spots = [6, 5, 7, 4, 8, 3].map { k in (xs + (xe - xs) * k / 10 + 40, from.line + (ye - from.line) * k / 10 + 35) }
+          let (lx, ly) = freeSpot(spots) { Self.box("dup", .k, x: $0, y: $1) }
+          taken.append(Self.box("dup", .k, x: lx, y: ly))
+          out += text(.k, "dup", x: lx, y: ly, fill: color, backdrop: true)
         }
         out += "</g>\n"
       }
@@ -240,6 +361,7 @@ extension TimelineDrawing {
         "server: \(history.names.record(s.key)) from \(history.names.node(s.device)) (#\(s.seq)) at \(TimeText.moment(s.time.nanoseconds)): \(name)"
         + history.names.storeResult(s)
       out += "<g><title>\(S.escape(tip))</title><rect x=\"\(S.n(x - 35))\" y=\"\(S.n(y - 35))\" width=\"7\" height=\"7\" fill=\"\(color)\"/></g>\n"
+      taken.append(Box(x0: x - 35, y0: y - 35, x1: x + 35, y1: y + 35))
     }
   }
 
@@ -263,12 +385,14 @@ extension TimelineDrawing {
     }
     for lane in lanes {
       for (p, item) in nearLabels[lane.node] ?? [] {
-        let near = -lane.side == 0 ? 1 : -lane.side
-        let y = near > 0 ? lane.line + 130 + p.row * Self.nearRowHeight : lane.line - 60 - p.row * Self.nearRowHeight
-        out +=
-          "<text class=\"\(item.cssClass)\" x=\"\(S.n(p.x))\" y=\"\(S.n(y))\"><title>\(S.escape(item.tooltip))</title>\(S.escape(p.text))</text>\n"
+        out += text(item.role, p.text, x: p.x, y: nearY(lane, row: p.row), fill: item.fill, tooltip: item.tooltip, backdrop: true) + "\n"
       }
     }
+  }
+
+  /// Baseline of a near-side label row (towards the server; below the server's lifeline).
+  func nearY(_ lane: Lane, row: Int) -> Int {
+    lane.side <= 0 ? lane.line + 130 + row * Self.nearRowHeight : lane.line - 60 - row * Self.nearRowHeight
   }
 
   mutating func drawIntents() {
@@ -277,7 +401,7 @@ extension TimelineDrawing {
       let x = axis.x(i.trueTime)
       let bad = anomalyOf[i.id] != nil
       let violation = anomalyOf[i.id]?.contains { report.anomalies[$0 - 1].kind.isViolation } ?? false
-      let hue = violation ? TimelineStyle.red : "#0969da"
+      let hue = violation ? TimelineStyle.red : TimelineStyle.blue
       let fill = i.ignored != nil ? "#ffffff" : (bad ? hue : "#1f2328")
       let stroke = i.ignored != nil ? "#8c959f" : (bad ? hue : "#ffffff")
       var tip = history.names.describe(i) + " — device clock \(i.deviceTime)"
@@ -293,8 +417,7 @@ extension TimelineDrawing {
           let y1 = y + (lane.side < 0 ? 30 : -100)
           out += "<line x1=\"\(S.n(x))\" y1=\"\(S.n(y0))\" x2=\"\(S.n(x))\" y2=\"\(S.n(y1))\" stroke=\"#afb8c1\" stroke-width=\"0.8\"/>"
         }
-        let cls = bad ? (violation ? "m bad" : "m info") : "m"
-        out += "<text class=\"\(cls)\" x=\"\(S.n(p.x))\" y=\"\(S.n(y))\">\(S.escape(p.text))</text>"
+        out += text(.m, p.text, x: p.x, y: y, fill: bad ? hue : nil, extraClass: bad ? (violation ? "bad" : "info") : nil, backdrop: true)
       }
       out += "</g>\n"
     }

@@ -26,16 +26,18 @@ extension TimelineDrawing {
         sample: { x, y in
           "<line x1=\"\(S.n(x))\" y1=\"\(S.n(y))\" x2=\"\(S.n(x + 180))\" y2=\"\(S.n(y))\" stroke=\"#59636e\" stroke-width=\"1.3\"/><path d=\"M\(S.n(x + 140)),\(S.n(y - 40))L\(S.n(x + 220)),\(S.n(y + 40))M\(S.n(x + 140)),\(S.n(y + 40))L\(S.n(x + 220)),\(S.n(y - 40))\" stroke=\"\(TimelineStyle.drop)\" stroke-width=\"2\"/>"
         }, text: "dropped"))
-    items.append(KeyItem(sample: { x, y in "<text class=\"k\" x=\"\(S.n(x))\" y=\"\(S.n(y + 35))\">dup</text>" }, text: "duplicate copy"))
+    items.append(KeyItem(sample: { [self] x, y in text(.k, "dup", x: x, y: y + 35) }, text: "duplicate copy"))
     items.append(KeyItem(sample: { x, y in "<circle cx=\"\(S.n(x + 110))\" cy=\"\(S.n(y))\" r=\"4.5\" fill=\"#1f2328\"/>" }, text: "intent"))
     items.append(
       KeyItem(
         sample: { x, y in "<rect x=\"\(S.n(x + 75))\" y=\"\(S.n(y - 35))\" width=\"7\" height=\"7\" fill=\"#59636e\"/>" }, text: "server decision"))
-    for (fill, text) in [("url(#hatch)", "offline"), ("#ffd8d3", "server down"), ("#fff1b8", "background"), ("#dafbe1", "settle")] {
+    for (fill, text) in [(nil, "offline"), ("#ffd8d3", "server down"), ("#fff1b8", "background"), ("#dafbe1", "settle")] {
       items.append(
         KeyItem(
           sample: { x, y in
-            "<rect x=\"\(S.n(x))\" y=\"\(S.n(y - 60))\" width=\"22\" height=\"12\" fill=\"\(fill)\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/>"
+            let hatch = fill == nil ? Self.hatch(x0: x, y0: y - 60, x1: x + 220, y1: y + 60) : ""
+            return hatch
+              + "<rect x=\"\(S.n(x))\" y=\"\(S.n(y - 60))\" width=\"22\" height=\"12\" fill=\"\(fill ?? "none")\" stroke=\"#d0d7de\" stroke-width=\"0.5\"/>"
           }, text: text))
     }
     items.append(
@@ -62,7 +64,7 @@ extension TimelineDrawing {
     var row = 0
     var out: [(KeyItem, Int, Int)] = []
     for item in keyItems {
-      let w = 260 + SVGText.width(item.text, size: 11) + 180
+      let w = 260 + SVGText.width(item.text, size: TextRole.lg.size, mono: false) + 180
       if x + w > width - 100 {
         row += 1
         x = 160
@@ -73,14 +75,14 @@ extension TimelineDrawing {
     return out
   }
 
-  /// Columns of anomaly text per line.
-  var anomalyColumns: Int { max(40, (width - 700) / 70) }
+  /// The width anomaly text may take (estimated), from x = 42 px to 10 px before the edge.
+  var anomalyWidth: Int { max(3_000, width - 520) }
 
   var anomalyLines: [[String]] {
     report.anomalies.map { a in
       let place = a.place
       let head = "\(a.kind.rawValue)\(a.kind.isViolation ? "" : " (informational)")\(place.isEmpty ? "" : " · " + place) — "
-      return SVGText.wrap(head + a.explanation, columns: anomalyColumns)
+      return SVGText.wrap(head + a.explanation, width: anomalyWidth, size: TextRole.ax.size)
     }
   }
 
@@ -94,11 +96,11 @@ extension TimelineDrawing {
     for (item, x, row) in keyLayout {
       let y = top + row * Self.keyRow + 60
       out += item.sample(x, y)
-      out += "<text class=\"lg\" x=\"\(S.n(x + 260))\" y=\"\(S.n(y + 40))\">\(S.escape(item.text))</text>\n"
+      out += text(.lg, item.text, x: x + 260, y: y + 40) + "\n"
     }
     var y = top + ((keyLayout.last?.2 ?? 0) + 1) * Self.keyRow + 250
     let heading = report.anomalies.isEmpty ? "No anomalies." : "Anomalies (\(report.verdict))"
-    out += "<text class=\"ax\" x=\"16\" y=\"\(S.n(y))\" style=\"font-weight:600\">\(S.escape(heading))</text>\n"
+    out += text(.ax, heading, x: 160, y: y, weight: 600) + "\n"
     y += 80
     for (k, lines) in anomalyLines.enumerated() {
       let a = report.anomalies[k]
@@ -106,7 +108,7 @@ extension TimelineDrawing {
       out += "<g><title>\(S.escape(a.explanation))</title>"
       out += badge(k + 1, x: 260, y: y - 40, violation: a.kind.isViolation)
       for (j, line) in lines.enumerated() {
-        out += "<text class=\"ax\" x=\"42\" y=\"\(S.n(y + j * Self.anomalyLine))\">\(S.escape(line))</text>"
+        out += text(.ax, line, x: 420, y: y + j * Self.anomalyLine)
       }
       out += "</g>\n"
       y += (lines.count - 1) * Self.anomalyLine + 60
@@ -115,70 +117,74 @@ extension TimelineDrawing {
 
   /// A numbered disc: red for a violation, blue for an informational anomaly.
   func badge(_ number: Int, x: Int, y: Int, violation: Bool) -> String {
-    let color = violation ? TimelineStyle.red : "#0969da"
-    return "<circle cx=\"\(S.n(x))\" cy=\"\(S.n(y))\" r=\"8\" fill=\"\(color)\"/>"
-      + "<text x=\"\(S.n(x))\" y=\"\(S.n(y + 38))\" text-anchor=\"middle\" style=\"font-size:11px;font-weight:700;fill:#ffffff\">\(number)</text>"
+    let color = violation ? TimelineStyle.red : TimelineStyle.blue
+    return "<circle cx=\"\(S.n(x))\" cy=\"\(S.n(y))\" r=\"8\" fill=\"\(color)\"/>" + text(.badge, "\(number)", x: x, y: y + 38, anchor: "middle")
+  }
+
+  /// The room a badge takes: its disc, and its number's estimated box.
+  static func badgeBox(_ number: Int, x: Int, y: Int) -> Box {
+    let digits = box("\(number)", .badge, x: x, y: y + 38, anchor: "middle")
+    return Box(x0: min(x - 80, digits.x0), y0: y - 80, x1: max(x + 80, digits.x1), y1: y + 80)
   }
 
   /// Each anomaly: its intents ringed in red, the loser linked to the write that beat it, the
   /// decisive server decision ringed, and a numbered badge, all with the explanation as tooltip.
   mutating func drawAnomalyLinks() {
-    var badges: [String: Int] = [:]
     for (k, a) in report.anomalies.enumerated() {
-      let color = a.kind.isViolation ? TimelineStyle.red : "#0969da"
+      let color = a.kind.isViolation ? TimelineStyle.red : TimelineStyle.blue
       var g = "<g><title>\(S.escape("\(k + 1). \(a.kind.rawValue): \(a.explanation)"))</title>"
-      var badgeAt: (Int, Int)?
+      // Where the badge may go, best first: along the link, else beside the mark.
+      var spots: [(Int, Int)] = []
+      let decided = decisionOf[k].flatMap { storeAt["\($0.store.seq):\($0.store.key)"] }
       if let (loser, winner) = a.pair(in: history) {
         let (xl, yl) = point(loser)
         let (xw, yw) = point(winner)
         let path: String
+        let steps = [5, 4, 6, 3, 7, 2, 8]
         if laneOf[Int(loser.device)] == laneOf[Int(winner.device)] {
           let lane = lanes[laneOf[Int(loser.device)]]
           let near = lane.side == 0 ? 1 : -lane.side
-          let cy = lane.line + near * 320
-          path = "M\(S.n(xl)),\(S.n(yl))Q\(S.n((xl + xw) / 2)),\(S.n(cy)) \(S.n(xw)),\(S.n(yw))"
-          badgeAt = ((xl + xw) / 2, lane.line + near * 160)
+          let (cx, cy) = ((xl + xw) / 2, lane.line + near * 320)
+          path = "M\(S.n(xl)),\(S.n(yl))Q\(S.n(cx)),\(S.n(cy)) \(S.n(xw)),\(S.n(yw))"
+          spots = steps.map { t in
+            let u = 10 - t
+            return ((u * u * xl + 2 * u * t * cx + t * t * xw) / 100, (u * u * yl + 2 * u * t * cy + t * t * yw) / 100)
+          }
         } else {
           let ym = (yl + yw) / 2
           path = "M\(S.n(xl)),\(S.n(yl))C\(S.n(xl)),\(S.n(ym)) \(S.n(xw)),\(S.n(ym)) \(S.n(xw)),\(S.n(yw))"
-          badgeAt = ((xl + xw) / 2, ym)
+          spots = steps.map { t in
+            let u = 10 - t
+            let (a, b) = (u * u * (u + 3 * t), t * t * (3 * u + t))
+            return ((a * xl + b * xw) / 1_000, (u * u * u * yl + 3 * u * t * (u + t) * ym + t * t * t * yw) / 1_000)
+          }
         }
-        g += "<path d=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" stroke-dasharray=\"7 3\" opacity=\"0.9\"/>"
-        if let f = a.field?.name, let key = a.record?.key, let fi = a.field?.index,
-          let s = history.decisiveStore(key: key, field: fi, loser: loser.id), let (sx, sy) = storeAt["\(s.seq):\(s.key)"]
-        {
-          g += "<rect x=\"\(S.n(sx - 80))\" y=\"\(S.n(sy - 80))\" width=\"16\" height=\"16\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.6\"/>"
+        g += "<path d=\"\(path)\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" stroke-dasharray=\"7 3\" stroke-opacity=\"0.9\"/>"
+        if let (sx, sy) = decided {
           g +=
-            "<line x1=\"\(S.n(xw))\" y1=\"\(S.n(yw))\" x2=\"\(S.n(sx))\" y2=\"\(S.n(sy))\" stroke=\"\(color)\" stroke-width=\"1\" stroke-dasharray=\"2 3\" opacity=\"0.8\"/>"
-          let kept = s.stored.flatMap { fi < $0.fields.count ? Vocabulary.writer($0.fields[fi].writer) : nil } ?? "?"
-          g += decisionNote("\(f)←\(kept), not i\(loser.id)", x: sx, y: sy, color: color)
+            "<line x1=\"\(S.n(xw))\" y1=\"\(S.n(yw))\" x2=\"\(S.n(sx))\" y2=\"\(S.n(sy))\" stroke=\"\(color)\" stroke-width=\"1\" stroke-dasharray=\"2 3\" stroke-opacity=\"0.8\"/>"
         }
+        spots += (1...4).map { (spots[0].0 - $0 * 180, spots[0].1) }
       } else if let first = a.intents.first.flatMap({ history.intent($0) }) {
         let (x, y) = point(first)
-        badgeAt = (x - 220, y)
+        spots = (0...4).map { (x - 220 - $0 * 180, y) } + [(x + 220, y)]
         // A delete undone: link it to the save that brought the record back.
-        if a.kind == .resurrection, first.kind == .delete, let s = history.revivingStore(key: first.record),
-          let (sx, sy) = storeAt["\(s.seq):\(s.key)"]
-        {
+        if a.kind == .resurrection, first.kind == .delete, let (sx, sy) = decided {
           g +=
-            "<path d=\"M\(S.n(x)),\(S.n(y))C\(S.n(x)),\(S.n((y + sy) / 2)) \(S.n(sx)),\(S.n((y + sy) / 2)) \(S.n(sx)),\(S.n(sy))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" stroke-dasharray=\"7 3\" opacity=\"0.9\"/>"
-          g += "<rect x=\"\(S.n(sx - 80))\" y=\"\(S.n(sy - 80))\" width=\"16\" height=\"16\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.6\"/>"
-          g += decisionNote("\(history.names.record(first.record)) saved again", x: sx, y: sy, color: color)
+            "<path d=\"M\(S.n(x)),\(S.n(y))C\(S.n(x)),\(S.n((y + sy) / 2)) \(S.n(sx)),\(S.n((y + sy) / 2)) \(S.n(sx)),\(S.n(sy))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" stroke-dasharray=\"7 3\" stroke-opacity=\"0.9\"/>"
         }
       }
-      if let (bx, by) = badgeAt {
-        // Several anomalies on one mark: their badges side by side.
-        let n = badges["\(bx),\(by)", default: 0]
-        badges["\(bx),\(by)"] = n + 1
-        g += badge(k + 1, x: bx - n * 180, y: by, violation: a.kind.isViolation)
+      if let (sx, sy) = decided {
+        g += "<rect x=\"\(S.n(sx - 80))\" y=\"\(S.n(sy - 80))\" width=\"16\" height=\"16\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.6\"/>"
+      }
+      if !spots.isEmpty {
+        // Clear of every label and of the badges before it.
+        let (bx, by) = freeSpot(spots) { Self.badgeBox(k + 1, x: $0, y: $1) }
+        taken.append(Self.badgeBox(k + 1, x: bx, y: by))
+        g += badge(k + 1, x: bx, y: by, violation: a.kind.isViolation)
       }
       out += g + "</g>\n"
     }
-  }
-
-  /// A few words under a decisive server decision.
-  func decisionNote(_ text: String, x: Int, y: Int, color: String) -> String {
-    "<text class=\"k\" x=\"\(S.n(x + 100))\" y=\"\(S.n(y + 130))\" style=\"fill:\(color)\">\(S.escape(text))</text>"
   }
 
   func point(_ i: Intent) -> (Int, Int) { (axis.x(i.trueTime), lanes[laneOf[Int(i.device)]].line) }

@@ -11,7 +11,10 @@ import Replica
 ///     try AtomicFile.write(TimelineSVG.render(result), to: "fat-note-lww.svg")
 ///
 /// The SVG is self-contained (no scripts, no external fonts or images) and byte-for-byte the
-/// same for the same run on any machine.
+/// same for the same run on any machine. It has no style sheet: fonts and colours are
+/// presentation attributes, and a label sits on a translucent white box rather than behind a
+/// white outline, so converters (rsvg-convert, ImageMagick's own renderer) draw the words as a
+/// browser does. Labels are laid out so that none overlaps another.
 ///
 /// - Important: Arrows, windows and server decisions come from the full trace: run with
 ///   `keepEvents: true` (or use ``render(_:seed:policy:)``). A hash-only result still shows the
@@ -52,13 +55,13 @@ struct TimelineDrawing {
     var width: Int
   }
 
-  static let left = 1_200
   static let rowHeight = 150
   static let nearRowHeight = 130
-  static let monoSize = 11
 
   let history: RunHistory
   let report: RunReport
+  /// Where the time axis starts: right of the widest lane name.
+  let left: Int
   var lanes: [Lane] = []
   var laneOf: [Int] = []
   var axis: TimeAxis
@@ -67,26 +70,54 @@ struct TimelineDrawing {
   var lanesBottom = 0
   var intentLabels: [IntentID: Placed] = [:]
   var nearLabels: [Int: [(Placed, NearItem)]] = [:]
+  /// Under the lanes: the length of each idle gap and the start of the settle period.
+  var bottomLabels: [(Placed, NearItem)] = []
   var anomalyOf: [IntentID: [Int]] = [:]
+  /// The server decision each anomaly hinges on, by the anomaly's index.
+  var decisionOf: [Int: Decision] = [:]
   /// Where each server decision was drawn, by `"seq:key"`.
   var storeAt: [String: (Int, Int)] = [:]
+  /// What is already drawn where a badge or a free-floating word could go.
+  var taken: [Box] = []
   var out = ""
 
-  /// Something written on the near side of a lane: a window, a kill, a clock jump, a fact.
+  /// Something written beside a lane or under the lanes: a window, a kill, a clock jump, a fact,
+  /// a word on a reply, the note under a decisive server decision.
   struct NearItem {
-    var cssClass: String
+    var role: TextRole
     var tooltip: String
+    var fill: String? = nil
+  }
+
+  /// An anomaly's decisive server decision and the few words written under it.
+  struct Decision {
+    var store: RunHistory.Store
+    var note: String
+  }
+
+  /// An axis-aligned rectangle in tenths of a pixel.
+  struct Box {
+    var x0: Int
+    var y0: Int
+    var x1: Int
+    var y1: Int
+
+    func intersects(_ o: Box) -> Bool { x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1 }
   }
 
   init(_ result: ScenarioRunner.Result) {
     history = RunHistory(result)
     report = result.report
-    axis = TimeAxis(times: Self.moments(history), start: Self.left, target: 6_000)
+    let names = (0..<history.deviceCount).map(history.names.node) + [history.names.node(history.serverNode)]
+    let widest = names.map { SVGText.width($0, size: TextRole.lane.size, mono: false, bold: true) }.max() ?? 0
+    left = max(1_200, 120 + widest + 200)
+    axis = TimeAxis(times: Self.moments(history), start: left, target: 6_000)
     for (k, a) in report.anomalies.enumerated() {
       for id in a.intents {
         guard let i = history.intent(id) else { continue }
         anomalyOf[i.id, default: []].append(k + 1)
       }
+      decisionOf[k] = decision(a)
     }
     layoutLanes()
   }
@@ -123,6 +154,7 @@ struct TimelineDrawing {
     }
     placeIntentLabels()
     placeNearLabels()
+    placeBottomLabels()
     lanesTop = 820
     var y = lanesTop
     for i in lanes.indices {
@@ -135,17 +167,21 @@ struct TimelineDrawing {
     }
     lanesBottom = y
     var right = axis.end + 300
+    for (t, _) in axis.ticks {
+      right = max(right, axis.x(VirtualTime(nanoseconds: t)) + SVGText.width(TimeText.moment(t), size: TextRole.tick.size, mono: false) / 2 + 100)
+    }
     for p in intentLabels.values { right = max(right, p.x + p.width + 200) }
     for items in nearLabels.values { for (p, _) in items { right = max(right, p.x + p.width + 200) } }
+    for (p, _) in bottomLabels { right = max(right, p.x + p.width + 200) }
     width = max(right, 8_000)
   }
 
   /// Packs labels into rows: each goes in the lowest row where it does not touch the previous one.
-  static func pack(_ items: [(x: Int, text: String)], size: Int) -> [Placed] {
+  static func pack(_ items: [(x: Int, text: String)], role: TextRole) -> [Placed] {
     var rowEnds: [Int] = []
     var placed: [Placed] = []
     for item in items {
-      let w = SVGText.width(item.text, size: size)
+      let w = SVGText.width(item.text, size: role.size, mono: role.mono, bold: role.weight >= 600)
       var row = 0
       while row < rowEnds.count, rowEnds[row] + 80 > item.x { row += 1 }
       if row == rowEnds.count { rowEnds.append(0) }
@@ -158,28 +194,77 @@ struct TimelineDrawing {
   mutating func placeIntentLabels() {
     for d in 0..<history.deviceCount {
       let mine = history.intents.filter { Int($0.device) == d }.sorted { ($0.trueTime, $0.id) < ($1.trueTime, $1.id) }
-      let placed = Self.pack(mine.map { (axis.x($0.trueTime) + 60, shortLabel($0)) }, size: Self.monoSize)
+      let placed = Self.pack(mine.map { (axis.x($0.trueTime) + 60, shortLabel($0)) }, role: .m)
       for (i, p) in zip(mine, placed) { intentLabels[i.id] = p }
       lanes[laneOf[d]].farRows = max(1, (placed.map(\.row).max() ?? 0) + 1)
     }
   }
 
+  /// Words on the near side of each lane (towards the server), packed in rows so none touch:
+  /// windows and marks, the word on a reply that changes what the device does next, and under
+  /// the server's lifeline the note of each decisive decision (several anomalies on one
+  /// decision stack, one row each).
   mutating func placeNearLabels() {
     var items: [Int: [(x: Int, text: String, item: NearItem)]] = [:]
     for w in history.windows where w.node >= 0 {
       let tip = "\(history.names.node(w.node)): \(w.label) from \(TimeText.moment(w.start.nanoseconds)) to \(TimeText.moment(w.end.nanoseconds))"
-      items[w.node, default: []].append((axis.x(w.start) + 40, w.label, NearItem(cssClass: "w", tooltip: tip)))
+      items[w.node, default: []].append((axis.x(w.start) + 40, w.label, NearItem(role: .w, tooltip: tip)))
     }
     for m in history.marks {
       let (text, tip) = markText(m)
-      items[m.node, default: []].append((axis.x(m.time) + 50, text, NearItem(cssClass: "k", tooltip: tip)))
+      items[m.node, default: []].append((axis.x(m.time) + 50, text, NearItem(role: .k, tooltip: tip)))
+    }
+    for m in history.messages {
+      guard let note = messageNote(m) else { continue }
+      let color = TimelineStyle.message(m.kind).color
+      for end in m.ends where end.delivered {
+        items[m.to, default: []].append((axis.x(end.time) + 40, note, NearItem(role: .k, tooltip: messageTooltip(m, end), fill: color)))
+      }
+    }
+    for (k, a) in report.anomalies.enumerated() {
+      guard let d = decisionOf[k] else { continue }
+      let color = a.kind.isViolation ? TimelineStyle.red : TimelineStyle.blue
+      let tip = "\(k + 1). \(a.kind.rawValue): \(a.explanation)"
+      items[history.serverNode, default: []].append((axis.x(d.store.time) + 100, d.note, NearItem(role: .k, tooltip: tip, fill: color)))
     }
     for (node, list) in items {
-      let sorted = list.sorted { ($0.x, $0.text) < ($1.x, $1.text) }
-      let placed = Self.pack(sorted.map { ($0.x, $0.text) }, size: 10)
+      let sorted = list.sorted { ($0.x, $0.text, $0.item.tooltip) < ($1.x, $1.text, $1.item.tooltip) }
+      let placed = Self.pack(sorted.map { ($0.x, $0.text) }, role: .k)
       nearLabels[node] = Array(zip(placed, sorted.map(\.item)))
       lanes[laneOf[node]].nearRows = max(1, (placed.map(\.row).max() ?? 0) + 1)
     }
+  }
+
+  /// Under the lanes, packed in rows: the length of each idle gap, and where settling starts.
+  mutating func placeBottomLabels() {
+    var items: [(x: Int, text: String, item: NearItem)] = []
+    for b in axis.breaks {
+      let text = TimeText.gap(b.t1 - b.t0)
+      let x = (b.x0 + b.x1) / 2 - SVGText.width(text, size: TextRole.tick.size, mono: false) / 2
+      items.append((x, text, NearItem(role: .tick, tooltip: "\(text) with nothing happening, left out")))
+    }
+    for w in history.windows where w.kind == .settle {
+      let tip = "settle from \(TimeText.moment(w.start.nanoseconds)): every fault healed, every device online, syncing until quiescent"
+      items.append((axis.x(w.start) + 30, "settle", NearItem(role: .w, tooltip: tip, fill: TimelineStyle.green)))
+    }
+    let sorted = items.sorted { ($0.x, $0.text) < ($1.x, $1.text) }
+    bottomLabels = Array(zip(Self.pack(sorted.map { ($0.x, $0.text) }, role: .k), sorted.map(\.item)))
+  }
+
+  /// The server decision an anomaly hinges on: the save that replaced the lost value, or the
+  /// save that brought a deleted record back.
+  func decision(_ a: Anomaly) -> Decision? {
+    if let (loser, _) = a.pair(in: history) {
+      guard let f = a.field?.name, let key = a.record?.key, let fi = a.field?.index,
+        let s = history.decisiveStore(key: key, field: fi, loser: loser.id)
+      else { return nil }
+      let kept = s.stored.flatMap { fi < $0.fields.count ? Vocabulary.writer($0.fields[fi].writer) : nil } ?? "?"
+      return Decision(store: s, note: "\(f)←\(kept), not i\(loser.id)")
+    }
+    guard a.kind == .resurrection, let first = a.intents.first.flatMap({ history.intent($0) }), first.kind == .delete,
+      let s = history.revivingStore(key: first.record)
+    else { return nil }
+    return Decision(store: s, note: "\(history.names.record(first.record)) saved again")
   }
 
   func markText(_ m: RunHistory.Mark) -> (String, String) {
