@@ -63,6 +63,29 @@ import Testing
     #expect(r.code == .success)
     #expect(r.stdout.contains("warning: Highlight.color is required and has no default"))
     #expect(r.stdout.contains("warning: Highlight.note is a non-optional reference"))
+    // Each warning says where the declaration is.
+    #expect(r.stdout.contains("  unsafe-schema:11: warning: Highlight.color is required"))
+  }
+
+  @Test func checkJSONCarriesDiagnosticsAndPlacedFindings() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("check-json-\(getpid()).scenario").path
+    try "devices a\nat 1s a frobnicate n1\npolicy crdt winner=clok\n".write(toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let r = runCLI("check", "unsafe-schema", path, "nope", "--format", "json")
+    #expect(r.code == .dataError)
+    #expect(r.stderr.isEmpty, "\(r.stderr)")
+    let value = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]
+    let files = try #require(value)
+    #expect(files.count == 3)
+    let findings = try #require(files[0]["findings"] as? [[String: Any]])
+    #expect(findings.map { $0["line"] as? Int } == [11, 12])
+    #expect(findings.allSatisfy { $0["severity"] as? String == "warning" })
+    #expect(files[1]["ok"] as? Bool == false)
+    let diagnostics = try #require(files[1]["diagnostics"] as? [[String: Any]])
+    #expect(diagnostics.map { [$0["line"] as? Int, $0["column"] as? Int] } == [[2, 9], [3, 1], [3, 20]])
+    #expect(diagnostics.last?["suggestion"] as? String == "clock")
+    #expect((diagnostics.first?["message"] as? String)?.hasPrefix("unknown action 'frobnicate'") == true)
+    #expect((files[2]["error"] as? String)?.hasPrefix("no scenario named 'nope'") == true)
   }
 
   @Test func policiesListsEveryPreset() {

@@ -117,18 +117,25 @@ enum ScenarioOptions {
     do {
       return try ScenarioLocator.load(nameOrPath)
     } catch {
-      switch error {
-      case .invalid(let errors):
-        console.err(errors.rendered())
-        throw CommandExit(code: .dataError)
-      case .notFound:
-        console.err("Error: \(sentence(error.description))\nSee 'sim-cli list' for the named scenarios.\n")
-      case .fileNotFound:
-        console.err("Error: \(sentence(error.description))\nA path names a scenario file; a bare name (no .scenario, no /) names one of 'sim-cli list'.\n")
-      case .unreadable:
-        console.err("Error: \(sentence(error.description))\n")
-      }
-      throw CommandExit(code: .usage)
+      throw CommandExit(code: report(error, console: console))
     }
   }
+
+  /// Prints why a scenario could not be loaded; the exit code: 65 for a file that does not
+  /// parse, 64 for one that cannot be found or read.
+  static func report(_ error: Scenario.LoadError, console: Console) -> ExitCode {
+    switch error {
+    case .invalid(let errors):
+      console.err(errors.rendered())
+      return .dataError
+    case .notFound:
+      console.err("Error: \(sentence(error.description))\nSee 'sim-cli list' for the named scenarios.\n")
+    case .fileNotFound:
+      console.err("Error: \(sentence(error.description))\nA path names a scenario file; a bare name (no .scenario, no /) names one of 'sim-cli list'.\n")
+    case .unreadable:
+      console.err("Error: \(sentence(error.description))\n")
+    }
+    return .usage
+  }
+
 }
