@@ -33,15 +33,17 @@ import Testing
     #expect(runCLI("fuzz", "--seeds", "1..12", "--out", out).stderr.contains("already exists; add --resume"))
   }
 
-  @Test func aFailingSeedIsReportedWithItsProfileAndAMinimalScenario() throws {
+  @Test func aFailingSeedIsReportedWithItsSignatureProfileAndAMinimalScenario() throws {
     let dir = temporaryPath("mins")
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let r = runCLI("fuzz", "--seeds", "2..2", "--policy", "memory-outbox", "--jobs", "1", "--minimize-to", dir)
     #expect(r.code == .failure)
-    #expect(r.stdout.hasPrefix("FAIL seed 2 · policy memory-outbox · workload default\n  profile: devices "))
-    #expect(r.stdout.contains("stranded-record"))
+    #expect(
+      r.stdout.hasPrefix(
+        "FAIL lost-edit + stranded-record (text=whole, outbox=memory) · signature 1, first at seed 2 · policy memory-outbox · workload default\n  profile: devices "
+      ))
     #expect(r.stdout.contains("keeps lost-edit"))
-    let path = dir + "/default-seed-2-min.scenario"
+    let path = dir + "/default-lost-edit+stranded-record-seed-2.scenario"
     #expect(r.stdout.contains("reproduce: sim-cli run \(path)"))
     let replay = runCLI("run", path)
     #expect(replay.code == .failure)

@@ -3,16 +3,21 @@ import Replica
 import Scenarios
 @_spi(Kernel) import Simulator
 
-/// `sim-cli fuzz`: random workloads against a policy, every failure shrunk to a scenario.
+/// `sim-cli fuzz`: random workloads against a policy; failing seeds grouped by signature, the
+/// first seed of each shrunk to a scenario.
 enum FuzzCommand {
   static let spec = CommandSpec(
-    name: "fuzz", summary: "Fuzz a policy over random workloads; shrink every failure to a scenario file.",
+    name: "fuzz", summary: "Fuzz a policy over random workloads; shrink each kind of failure to a scenario file.",
     discussion: """
       Each seed draws its own fault profile (swarm testing) and timeline of intents, shaped by
       --scenario's devices and schema or by the built-in workload (2–5 devices, the essay's
-      Note / Stroke / Preference schema). Results are the same for any --jobs; with --out they
-      are JSON Lines, one record per seed in seed order, flushed as written. Exit 1 when a seed
-      fails.
+      Note / Stroke / Preference schema). Failing seeds are grouped by signature: their
+      violation kinds and the policy axes that usually cause them. Each signature is printed
+      once, at its first seed, with that seed shrunk to a minimal scenario; the summary counts
+      seeds by kind and by signature. Results are the same for any --jobs; with --out they are
+      JSON Lines, one record per seed in seed order, flushed as written. Ctrl-C or SIGTERM stops
+      cleanly, prints the summary and the command that continues (exit 130 or 143; a second
+      Ctrl-C stops at once). Exit 1 when a seed fails.
       """,
     options: [
       .value("--scenario", "FILE|NAME", "Shape workloads from this scenario's devices and schema."),
@@ -25,7 +30,9 @@ enum FuzzCommand {
       .value("--out", "FILE.jsonl", "Write one JSON line per seed."),
       .flag("--resume", "Continue an interrupted campaign from --out."),
       .value("--max-failures", "N", "Stop after N failing seeds."),
-      .value("--minimize-to", "DIR", "Write shrunk scenario files here (else they are printed)."),
+      .value("--minimize-to", "DIR", "Write one shrunk scenario file per signature here (else they are printed)."),
+      .flag("--quiet", "Print only the final summary line (and errors)."),
+      .flag("--verbose", "Print every failing seed too, not only each signature's first."),
       Formats.option,
     ],
     examples: [
@@ -76,6 +83,8 @@ enum FuzzCommand {
     if args.value("--max-failures") != nil {
       maxFailures = Int(try IntegerOption.require(args, "--max-failures", default: 1, in: 1...UInt64(Int.max), spec: spec, console: console))
     }
+    let (quiet, verbose) = (args.has("--quiet"), args.has("--verbose"))
+    if quiet && verbose { throw usage("--quiet and --verbose cannot be used together.", console) }
     let minimizeTo = args.value("--minimize-to")
     if let dir = minimizeTo {
       do {
@@ -86,7 +95,7 @@ enum FuzzCommand {
     }
 
     // Output file and resume.
-    var previousFailures = 0
+    var findings = FuzzFindings(settings: policy.settings)
     var output: JSONLinesFile?
     if let path = args.value("--out") {
       let file: JSONLinesFile
@@ -99,139 +108,181 @@ enum FuzzCommand {
       }
       for record in file.existing {
         plan.skip.insert(record.seed)
-        if record.violations > 0 { previousFailures += 1 }
+        findings.add(record, minimized: record.minimized, earlier: true)
       }
       output = file
     } else if args.has("--resume") {
       throw usage("--resume needs --out FILE.jsonl: the campaign to continue.", console)
     }
 
-    let campaign = FuzzCampaign(shape: shape, policy: policy, seeds: plan, jobs: jobs, shrink: true)
-    let json = args.value("--format") == "json"
-    let progress = Progress(total: plan.count, console: console, previous: plan.skip.count)
+    let campaign = FuzzCampaign(shape: shape, policy: policy, seeds: plan, jobs: jobs, shrink: false)
+    let context = ReportContext(policy: policy, shape: shape, intents: args.value("--intents") != nil ? shape.intents : nil)
+    let mode = OutputMode(json: args.value("--format") == "json", quiet: quiet, verbose: verbose)
+    let session = FuzzSession(findings: findings)
+    let progress = FuzzProgress(
+      console: console, total: plan.count, previous: plan.skip.count, timeLimit: timeLimit,
+      interval: isatty(STDERR_FILENO) != 0 ? 1 : FuzzProgress.quietInterval)
     let clock = WallClock()
-    let tally = Tally(previousFailures: previousFailures)
-    let outputBox = output
-    // A hidden hook for the resume test: die by SIGKILL right after the N-th record is written,
-    // a deterministic point in place of a timed kill.
-    let killAfter = ProcessInfo.processInfo.environment["SIM_CLI_TEST_KILL_AFTER"].flatMap(Int.init)
-    let (limit, cap, workload) = (timeLimit, maxFailures, shape)
+    let interrupt = InterruptWatch()
+    defer { interrupt.stop() }
+    let hooks = TestHooks(ProcessInfo.processInfo.environment)
+    let (limit, cap, workload, results) = (timeLimit, maxFailures, shape, output)
+    // Shrink a new signature's first seed only where the result goes: a file, or the text.
+    let shrinks = minimizeTo != nil || (!mode.json && !mode.quiet)
     campaign.run(
-      shouldStop: { limit.map { clock.elapsedSeconds >= $0 } ?? false },
+      shouldStop: { interrupt.isSet || (limit.map { clock.elapsedSeconds >= $0 } ?? false) },
       emit: { outcome in
+        // A stop request drops the seeds not yet written: only written seeds count as done.
+        if interrupt.isSet { return false }
         var record = outcome.record
-        var shrunkPath: String?
-        if let shrunk = outcome.shrunk, let dir = minimizeTo {
-          let path = (dir as NSString).appendingPathComponent(shrunk.file.source)
-          do {
-            try AtomicFile.write(shrunk.text, to: path)
-            shrunkPath = path
-          } catch {
-            console.err("warning: \(error)\n")
+        let finding = session.findings.finding(for: record)
+        let kindsSeen = session.findings.kindsSeen
+        var shrunk: Shrinker.Result?
+        var shown = MinimalScenario.inline
+        if case .new(let signature, let keep) = finding, shrinks {
+          shrunk = minimalScenario(seed: record.seed, signature: signature, keep: keep, shape: workload, policy: policy)
+          if let shrunk, let dir = minimizeTo {
+            let path = (dir as NSString).appendingPathComponent(shrunk.file.source)
+            do {
+              try AtomicFile.write(shrunk.text, to: path)
+              record.minimized = path
+              shown = .written(path)
+            } catch {
+              console.err("warning: \(error)\n")  // printed in full instead
+            }
+          } else if !mode.verbose && session.findings.groups.count >= inlineScenarios {
+            shown = .withheld
           }
-          record.minimized = shrunkPath
         }
-        if let outputBox, !outputBox.append(record.jsonLine) { return false }  // the disk is full: stop, resumable
-        let failures = tally.add(record)
-        if let killAfter, tally.count == killAfter { kill(getpid(), SIGKILL) }
-        if record.failed && !json {
-          console.out(report(outcome, path: shrunkPath, policy: policy, shape: workload))
+        if let results, !results.append(record.jsonLine) { return false }  // the disk is full: stop, resumable
+        let printed = shrunk != nil && !mode.json && !mode.quiet && shown.isInline
+        session.findings.add(record, minimized: record.minimized, timelineLines: shrunk?.file.timeline.count, printed: printed)
+        session.written += 1
+        session.lastSeed = record.seed
+        if record.failed { session.failed.append(record) }
+        if let killAfter = hooks.killAfter, session.written == killAfter { kill(getpid(), SIGKILL) }
+        if !mode.json && !mode.quiet {
+          switch finding {
+          case .passed:
+            break
+          case .known(let index):
+            let group = session.findings.groups[index]
+            if mode.verbose { console.out(seedReport(outcome, signature: group.signature, firstSeed: group.firstSeed, context: context)) }
+          case .new(let signature, _):
+            if mode.verbose { console.out(seedReport(outcome, signature: signature, firstSeed: record.seed, context: context)) }
+            let brief = !mode.verbose && signature.kinds.allSatisfy(kindsSeen.contains)
+            let number = session.findings.groups.count
+            console.out(
+              signatureReport(outcome, signature: signature, number: number, brief: brief, shrunk: shrunk, scenario: shown, context: context))
+          }
         }
-        if record.failed { tally.failed.append(record) }
-        progress.tick(failures: failures, elapsed: clock.elapsedSeconds)
-        return cap.map { failures < $0 } ?? true
+        if let after = hooks.signalAfter, session.written == after {
+          kill(getpid(), hooks.signal)
+          interrupt.waitForSignal(seconds: 10)
+        }
+        if !mode.quiet { progress.tick(failing: session.findings.failing, signatures: session.findings.groups.count, elapsed: clock.elapsedSeconds) }
+        if interrupt.isSet { return false }
+        return cap.map { session.findings.failing < $0 } ?? true
       })
+    let elapsed = clock.elapsedSeconds
+    interrupt.stop()
     if let output, let reason = output.failure {
       throw CLIError.io(
         what: "'\(output.path)'", reason: reason,
         hint:
-          "\(tally.count) record\(tally.count == 1 ? "" : "s") of this run were written; free space, then continue with the same command and --resume."
+          "\(session.written) record\(session.written == 1 ? "" : "s") of this run were written; free space, then continue with the same command and --resume."
       )
     }
-    let elapsed = clock.elapsedSeconds
-    let done = tally.count
+    let done = session.written
+    let complete = plan.count.map { UInt64(done) >= $0 } ?? false
+    let stoppedBy = complete ? nil : interrupt.received
+    var continuation: (message: String, command: String)?
+    if let stoppedBy {
+      let next = session.lastSeed.map { $0 < plan.upper ? $0 + 1 : $0 } ?? plan.lower
+      let command = continueCommand(args, nextSeed: next, lastSeed: plan.upper, timeLeft: timeLimit.map { $0 - elapsed })
+      let how =
+        if let output {
+          "\(done) record\(done == 1 ? "" : "s") of this run written to \(output.path); continue with:"
+        } else {
+          "there is no --out to resume from (pass --out FILE.jsonl to make a campaign resumable); the seeds not run yet:"
+        }
+      continuation = ("stopped by \(InterruptWatch.name(stoppedBy)): \(how)\n  \(command)\n", command)
+    }
     let rate = elapsed > 0 ? Double(done) / elapsed : 0
-    if json {
+    if mode.json {
       let summary = CampaignSummary(
-        policy: policy.description, scenario: shape.name, seeds: done, failing: tally.failures, seedsPerSecond: Int(rate.rounded()),
-        failures: tally.failed)
+        policy: policy.description, scenario: shape.name, seeds: done, failing: session.findings.failing, seedsPerSecond: Int(rate.rounded()),
+        failures: session.failed, signatures: session.findings.groups.map(SignatureSummary.init),
+        stoppedBy: stoppedBy.map(InterruptWatch.name), continueWith: continuation?.command)
       console.out(summary.jsonLine + "\n")
+      if let continuation { console.err(continuation.message) }
     } else {
+      var text = ""
+      if !mode.quiet && session.findings.failing > 0 { text += summaryTables(session.findings) }
+      if let continuation { text += continuation.message }
       let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
-      console.out(
-        "fuzz \(policy) on \(shape.name): \(done) seeds\(resumed), \(tally.failures) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")\n"
-      )
+      text +=
+        "fuzz \(policy) on \(shape.name): \(done) seeds\(resumed), \(session.findings.failing) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")"
+      text += stoppedBy.map { " · stopped by \(InterruptWatch.name($0))\n" } ?? "\n"
+      console.out(text)
     }
-    return tally.failures == 0 ? .success : .failure
+    if let stoppedBy { return InterruptWatch.exitCode(stoppedBy) }
+    return session.findings.failing == 0 ? .success : .failure
   }
 
-  /// The failure report: the profile first, the anomalies, the minimal scenario, the commands.
-  static func report(_ o: FuzzOutcome, path: String?, policy: PolicySpec, shape: WorkloadShape) -> String {
-    var out = "FAIL seed \(o.record.seed) · policy \(policy) · workload \(shape.name)\n"
-    out += "  profile: \(o.profile)\n"
-    for a in o.violations.prefix(5) {
-      let place = a.place
-      out += "  • \(a.kind.rawValue) \(place): \(a.explanation)\n"
-    }
-    if o.violations.count > 5 { out += "  … and \(o.violations.count - 5) more\n" }
-    let again = "sim-cli fuzz --seeds \(o.record.seed)..\(o.record.seed) --policy '\(policy)'" + (shape.base.map { " --scenario \($0.source)" } ?? "")
-    if let shrunk = o.shrunk {
-      if let path {
-        out += "  minimal scenario (\(shrunk.file.timeline.count) timeline lines, keeps \(shrunk.kind.rawValue)): \(path)\n"
-        out += "  reproduce: sim-cli run \(path)\n"
-      } else {
-        out += "  minimal scenario (\(shrunk.file.timeline.count) timeline lines, keeps \(shrunk.kind.rawValue)):\n"
-        for line in shrunk.text.split(separator: "\n", omittingEmptySubsequences: false) { out += "    | \(line)\n" }
-      }
-    }
-    out += "  again:     \(again)\n"
-    return out
+  /// The first seed of a new signature shrunk to a minimal scenario keeping `keep`, named for
+  /// the signature and the seed (`default-lost-edit+stale-overwrite-seed-12`).
+  static func minimalScenario(seed: UInt64, signature: FuzzSignature, keep: AnomalyKind, shape: WorkloadShape, policy: PolicySpec) -> Shrinker.Result?
+  {
+    let (file, _) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
+    guard var shrunk = Shrinker.shrink(file, seed: seed, policy: policy, kind: keep) else { return nil }
+    shrunk.file.name = "\(shape.name)-\(signature.slug)-seed-\(seed)"
+    shrunk.file.source = shrunk.file.name + ".scenario"
+    return shrunk
   }
 }
 
-/// Counts shared by the emitting threads (emission is serialized by the campaign).
-final class Tally: @unchecked Sendable {
-  var count = 0
-  var failures: Int
+/// How much `fuzz` prints on stdout.
+struct OutputMode: Sendable {
+  /// `--format json`: one object at the end.
+  var json: Bool
+  /// `--quiet`: the final summary line only (and errors).
+  var quiet: Bool
+  /// `--verbose`: every failing seed too.
+  var verbose: Bool
+}
+
+/// What the emitting closure keeps between seeds (emission is serialized by the campaign).
+final class FuzzSession: @unchecked Sendable {
+  var findings: FuzzFindings
+  /// Records written by this run.
+  var written = 0
+  /// The last seed written by this run.
+  var lastSeed: UInt64?
+  /// This run's failing records, as `--format json` lists them.
   var failed: [FuzzRecord] = []
-  init(previousFailures: Int) { failures = previousFailures }
-  func add(_ r: FuzzRecord) -> Int {
-    count += 1
-    if r.failed { failures += 1 }
-    return failures
+
+  init(findings: FuzzFindings) { self.findings = findings }
+}
+
+/// Hidden hooks for the tests of interruption: die by SIGKILL right after the N-th record is
+/// written (`SIM_CLI_TEST_KILL_AFTER`), or send the process SIGINT (or `TERM`, with
+/// `SIM_CLI_TEST_SIGNAL=TERM`) right after it (`SIM_CLI_TEST_SIGNAL_AFTER`): deterministic
+/// points in place of timed kills.
+struct TestHooks: Sendable {
+  var killAfter: Int?
+  var signalAfter: Int?
+  var signal: Int32
+
+  init(_ environment: [String: String]) {
+    killAfter = environment["SIM_CLI_TEST_KILL_AFTER"].flatMap { Int($0) }
+    signalAfter = environment["SIM_CLI_TEST_SIGNAL_AFTER"].flatMap { Int($0) }
+    signal = environment["SIM_CLI_TEST_SIGNAL"] == "TERM" ? SIGTERM : SIGINT
   }
 }
 
-/// The stderr progress line, at most once a second.
-final class Progress: @unchecked Sendable {
-  let total: UInt64?
-  let console: Console
-  var done = 0
-  var lastPrint = 0.0
-  let previous: Int
-
-  init(total: UInt64?, console: Console, previous: Int) {
-    self.total = total
-    self.console = console
-    self.previous = previous
-  }
-
-  func tick(failures: Int, elapsed: Double) {
-    done += 1
-    guard elapsed - lastPrint >= 1 else { return }
-    lastPrint = elapsed
-    let rate = Double(done) / max(elapsed, 1e-9)
-    var line =
-      "fuzz: \(done + previous)\(total.map { "/\(Int($0) + previous)" } ?? "") seeds · \(BenchCommand.group(rate)) seeds/s · \(failures) failing · \(Int(elapsed))s elapsed"
-    if let total {
-      let left = Double(Int(total) - done) / max(rate, 1e-9)
-      line += " · ETA \(Int(left.rounded()))s"
-    }
-    console.err(line + "\n")
-  }
-}
-
-/// `fuzz --format json`: the campaign in one object, its failing records as `--out` writes them.
+/// `fuzz --format json`: the campaign in one object, its failing records as `--out` writes them
+/// and its signatures; after a stop by a signal, which one and the command that continues.
 struct CampaignSummary: Encodable {
   var policy: String
   var scenario: String
@@ -239,10 +290,32 @@ struct CampaignSummary: Encodable {
   var failing: Int
   var seedsPerSecond: Int
   var failures: [FuzzRecord]
+  var signatures: [SignatureSummary]
+  var stoppedBy: String?
+  var continueWith: String?
 
   var jsonLine: String {
     let e = JSONEncoder()
     e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: (try? e.encode(self)) ?? Data(), as: UTF8.self)
+  }
+}
+
+/// One signature in `fuzz --format json`.
+struct SignatureSummary: Encodable {
+  var signature: String
+  var kinds: [String]
+  var axes: [String]
+  var seeds: Int
+  var firstSeed: UInt64
+  var minimized: String?
+
+  init(_ group: FuzzFindings.Group) {
+    signature = group.signature.text
+    kinds = group.signature.kinds.map(\.rawValue)
+    axes = group.signature.axes
+    seeds = group.seeds
+    firstSeed = group.firstSeed
+    minimized = group.minimized
   }
 }

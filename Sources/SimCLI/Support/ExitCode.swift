@@ -13,4 +13,8 @@ public enum ExitCode: Int32, Sendable {
   /// A file or standard output could not be written (a full disk, a closed device): nothing
   /// was judged wrong, but the results did not all reach their destination.
   case ioError = 74
+  /// Stopped by Ctrl-C (SIGINT) after finishing cleanly: 128 + 2, as shells report it.
+  case interrupted = 130
+  /// Stopped by SIGTERM after finishing cleanly: 128 + 15.
+  case terminated = 143
 }

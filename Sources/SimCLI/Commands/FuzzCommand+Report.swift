@@ -1,0 +1,175 @@
+import Foundation
+import Replica
+import Scenarios
+@_spi(Kernel) import Simulator
+
+/// What `fuzz` prints: a block per new signature, a block per failing seed with `--verbose`,
+/// and the summary. Every function here is pure: the same findings print the same text.
+extension FuzzCommand {
+  /// What every block needs to know about the campaign.
+  struct ReportContext: Sendable {
+    var policy: PolicySpec
+    var shape: WorkloadShape
+    /// `--intents` when given other than the default (the `again` line repeats it).
+    var intents: Int?
+  }
+
+  /// How a new signature's minimal scenario is shown.
+  enum MinimalScenario {
+    /// Written to this path.
+    case written(String)
+    /// Printed in full (no `--minimize-to`).
+    case inline
+    /// Not printed: too many signatures to print each scenario in full.
+    case withheld
+
+    var isInline: Bool { if case .inline = self { true } else { false } }
+  }
+
+  /// Signatures whose minimal scenario is printed in full when there is no `--minimize-to`; the
+  /// ones after say how to save theirs, so that a campaign's output stays a screenful.
+  static let inlineScenarios = 3
+
+  /// The block for the first seed of a new signature: the signature, the seed's profile, one
+  /// anomaly of each kind, the minimal scenario and the commands that replay it. A `brief` block
+  /// (for a signature whose kinds all came in earlier ones) leaves out the profile and anomalies.
+  static func signatureReport(
+    _ outcome: FuzzOutcome, signature: FuzzSignature, number: Int, brief: Bool, shrunk: Shrinker.Result?, scenario: MinimalScenario,
+    context: ReportContext
+  ) -> String {
+    let seed = outcome.record.seed
+    var out = "FAIL \(signature.text) · signature \(number), first at seed \(seed) · policy \(context.policy) · workload \(context.shape.name)\n"
+    if brief {
+      out += "  (each of its kinds is shown above)\n"
+    } else {
+      out += "  profile: \(outcome.profile)\n"
+      var shown = 0
+      for kind in signature.kinds {
+        guard let anomaly = outcome.violations.first(where: { $0.kind == kind }) else { continue }
+        out += "  • \(anomaly.kind.rawValue) \(anomaly.place): \(anomaly.explanation)\n"
+        shown += 1
+      }
+      if outcome.violations.count > shown { out += "  … and \(outcome.violations.count - shown) more\n" }
+    }
+    out += minimalScenarioLines(shrunk, scenario)
+    out += "  again:     \(againCommand(seed: seed, context: context))\n"
+    return out
+  }
+
+  /// The block for one failing seed (`--verbose`): its profile, its first anomalies, its
+  /// signature and the command that runs it again.
+  static func seedReport(_ outcome: FuzzOutcome, signature: FuzzSignature, firstSeed: UInt64, context: ReportContext) -> String {
+    let seed = outcome.record.seed
+    var out = "FAIL seed \(seed) · policy \(context.policy) · workload \(context.shape.name)\n"
+    out += "  profile: \(outcome.profile)\n"
+    for anomaly in outcome.violations.prefix(5) {
+      out += "  • \(anomaly.kind.rawValue) \(anomaly.place): \(anomaly.explanation)\n"
+    }
+    if outcome.violations.count > 5 { out += "  … and \(outcome.violations.count - 5) more\n" }
+    out += "  signature: \(signature.text)\(firstSeed == seed ? "" : " (first at seed \(firstSeed))")\n"
+    out += "  again:     \(againCommand(seed: seed, context: context))\n"
+    return out
+  }
+
+  static func minimalScenarioLines(_ shrunk: Shrinker.Result?, _ scenario: MinimalScenario) -> String {
+    guard let shrunk else { return "  minimal scenario: the shrinker could not reproduce the failure\n" }
+    let what = "minimal scenario (\(shrunk.file.timeline.count) timeline lines, keeps \(shrunk.kind.rawValue))"
+    switch scenario {
+    case .written(let path):
+      return "  \(what): \(path)\n  reproduce: sim-cli run \(CrashReport.shellWord(path))\n"
+    case .inline:
+      var out = "  \(what):\n"
+      for line in shrunk.text.split(separator: "\n", omittingEmptySubsequences: false) { out += "    | \(line)\n" }
+      return out
+    case .withheld:
+      return "  \(what): not printed; pass --minimize-to DIR to save one per signature\n"
+    }
+  }
+
+  /// `sim-cli fuzz --seeds N..N --policy '…'`, with the options that shape the workload.
+  static func againCommand(seed: UInt64, context: ReportContext) -> String {
+    var command = "sim-cli fuzz --seeds \(seed)..\(seed) --policy '\(context.policy)'"
+    if let base = context.shape.base { command += " --scenario \(CrashReport.shellWord(base.source))" }
+    if let intents = context.intents { command += " --intents \(intents)" }
+    return command
+  }
+
+  /// The tables that end a campaign with failing seeds: anomalies by kind (seeds with the kind,
+  /// anomalies in all), then the signatures, most seeds first.
+  static func summaryTables(_ findings: FuzzFindings) -> String {
+    var kindRows: [[String]] = [["kind", "seeds", "anomalies", ""]]
+    for informational in [false, true] {
+      for (index, kind) in AnomalyKind.allCases.enumerated() where kind.isViolation != informational && findings.seedsByKind[index] > 0 {
+        kindRows.append([
+          kind.rawValue, BenchCommand.group(Double(findings.seedsByKind[index])), BenchCommand.group(Double(findings.totalsByKind[index])),
+          informational ? "informational" : "",
+        ])
+      }
+    }
+    var out = "\nby kind:\n" + table(kindRows, rightAligned: [false, true, true, false])
+    let ordered = findings.groups.enumerated().sorted { a, b in
+      a.element.seeds != b.element.seeds ? a.element.seeds > b.element.seeds : a.element.firstSeed < b.element.firstSeed
+    }
+    var signatureRows: [[String]] = [["seeds", "first", "signature", "minimal scenario"]]
+    for (number, group) in ordered {
+      let minimal: String
+      if let path = group.minimized {
+        minimal = path + (group.timelineLines.map { " (\($0) lines)" } ?? "")
+      } else if group.printed {
+        minimal = "(signature \(number + 1) above)"
+      } else if group.earlier {
+        minimal = "(found by an earlier run, not saved)"
+      } else {
+        minimal = "(not saved: pass --minimize-to DIR)"
+      }
+      signatureRows.append([BenchCommand.group(Double(group.seeds)), String(group.firstSeed), group.signature.text, minimal])
+    }
+    out += "\nby signature:\n" + table(signatureRows, rightAligned: [true, true, false, false])
+    return out
+  }
+
+  /// Rows as aligned columns, indented two spaces; trailing spaces trimmed.
+  static func table(_ rows: [[String]], rightAligned: [Bool]) -> String {
+    var widths = [Int](repeating: 0, count: rightAligned.count)
+    for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
+    var out = ""
+    for row in rows {
+      var cells: [String] = []
+      for (i, cell) in row.enumerated() where i < widths.count {
+        let pad = String(repeating: " ", count: widths[i] - cell.count)
+        cells.append(rightAligned[i] ? pad + cell : cell + pad)
+      }
+      var line = "  " + cells.joined(separator: "  ")
+      while line.last == " " { line.removeLast() }
+      out += line + "\n"
+    }
+    return out
+  }
+
+  /// The command that continues an interrupted campaign: the same options in their declared
+  /// order, with `--resume` when there is a results file; without one, the seeds not yet run
+  /// (`--seeds NEXT..LAST`). A `--time` budget becomes the time that was left of it.
+  static func continueCommand(_ args: ParsedArguments, nextSeed: UInt64, lastSeed: UInt64, timeLeft: Double?) -> String {
+    let resumable = args.value("--out") != nil
+    var words = ["sim-cli", "fuzz"]
+    for option in spec.options {
+      let name = option.name
+      if name == "--resume" { continue }
+      if name == "--seeds" && !resumable {
+        words += [name, "\(nextSeed)..\(lastSeed)"]
+        continue
+      }
+      if name == "--time", args.value(name) != nil, let timeLeft {
+        words += [name, "\(max(1, Int(timeLeft.rounded(.up))))s"]
+        continue
+      }
+      if option.valueName == nil {
+        if args.has(name) { words.append(name) }
+      } else if let value = args.value(name) {
+        words += [name, value]
+      }
+    }
+    if resumable { words.append("--resume") }
+    return words.map(CrashReport.shellWord).joined(separator: " ")
+  }
+}

@@ -1,0 +1,99 @@
+import Replica
+import Scenarios
+
+/// A campaign's results as the final summary shows them: failing seeds grouped by
+/// ``FuzzSignature`` in the order their first seeds came, and anomaly counts by kind.
+///
+/// Records must be added in seed order (the campaign emits them so); everything here then
+/// depends on the records alone, never on timing or `--jobs`. A resumed campaign adds the
+/// records already in its `--out` file first, so its groups are those of an uninterrupted one.
+struct FuzzFindings: Sendable {
+  /// The failing seeds of one signature.
+  struct Group: Sendable {
+    /// What the seeds have in common.
+    var signature: FuzzSignature
+    /// The first seed (the one shrunk).
+    var firstSeed: UInt64
+    /// How many seeds have this signature.
+    var seeds = 1
+    /// The kind the first seed's shrink keeps.
+    var kept: AnomalyKind
+    /// Where the first seed's minimal scenario was written, if it was.
+    var minimized: String?
+    /// Timeline lines of the minimal scenario, when it was shrunk in this run.
+    var timelineLines: Int?
+    /// Whether its minimal scenario was printed in full.
+    var printed = false
+    /// Found by the earlier run of a resumed campaign (already printed there).
+    var earlier: Bool
+  }
+
+  /// What a record adds.
+  enum Finding: Equatable {
+    /// No violation.
+    case passed
+    /// A signature seen before, at `groups[index]`.
+    case known(index: Int)
+    /// A new signature, whose first seed is to be shrunk keeping `keep`.
+    case new(FuzzSignature, keep: AnomalyKind)
+  }
+
+  /// The settings of the policy under test (they decide the signatures' axes).
+  let settings: PolicySettings
+  /// Groups in the order of their first seeds.
+  private(set) var groups: [Group] = []
+  /// `groups` by kinds, for lookup only (never iterated: its order is per process).
+  private var groupIndex: [[AnomalyKind]: Int] = [:]
+  /// The kinds kept by the groups' minimal scenarios so far, in the order they were chosen.
+  private(set) var covered: [AnomalyKind] = []
+  /// The kinds of all groups so far, in the order they first came.
+  private(set) var kindsSeen: [AnomalyKind] = []
+  /// Seeds added.
+  private(set) var seeds = 0
+  /// Failing seeds added.
+  private(set) var failing = 0
+  /// Per kind (``AnomalyKind/allCases`` order): seeds with at least one anomaly of the kind.
+  private(set) var seedsByKind = [Int](repeating: 0, count: AnomalyKind.allCases.count)
+  /// Per kind (``AnomalyKind/allCases`` order): anomalies of the kind over all seeds.
+  private(set) var totalsByKind = [Int](repeating: 0, count: AnomalyKind.allCases.count)
+
+  init(settings: PolicySettings) { self.settings = settings }
+
+  /// What `record` would add, without adding it.
+  func finding(for record: FuzzRecord) -> Finding {
+    guard let signature = FuzzSignature(record: record, settings: settings) else { return .passed }
+    if let index = groupIndex[signature.kinds] { return .known(index: index) }
+    return .new(signature, keep: signature.kindToKeep(covered: covered))
+  }
+
+  /// Adds the next record in seed order; `minimized`, `timelineLines` and `printed` describe
+  /// its minimal scenario when it is the first of its signature. Returns what it added.
+  @discardableResult
+  mutating func add(_ record: FuzzRecord, minimized: String? = nil, timelineLines: Int? = nil, printed: Bool = false, earlier: Bool = false)
+    -> Finding
+  {
+    let finding = finding(for: record)
+    seeds += 1
+    for (index, count) in record.counts.enumerated() where index < totalsByKind.count && count > 0 {
+      seedsByKind[index] += 1
+      totalsByKind[index] += count
+    }
+    switch finding {
+    case .passed:
+      break
+    case .known(let index):
+      failing += 1
+      groups[index].seeds += 1
+    case .new(let signature, let keep):
+      failing += 1
+      groupIndex[signature.kinds] = groups.count
+      if !covered.contains(keep) { covered.append(keep) }
+      for kind in signature.kinds where !kindsSeen.contains(kind) { kindsSeen.append(kind) }
+      groups.append(
+        Group(
+          signature: signature, firstSeed: record.seed, kept: keep, minimized: minimized, timelineLines: timelineLines, printed: printed,
+          earlier: earlier))
+    }
+    return finding
+  }
+}

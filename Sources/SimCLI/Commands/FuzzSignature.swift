@@ -1,0 +1,101 @@
+import Replica
+import Scenarios
+
+/// What a failing fuzz seed has in common with others: the violation kinds it reported, and the
+/// policy axes (of the policy under test) that usually cause them.
+///
+///     lost-edit + stale-overwrite (granularity=record, save=all-keys, text=whole, winner=arrival)
+///
+/// Seeds are grouped by their kinds alone; within one campaign the axes follow from the kinds,
+/// since the policy is the same for every seed. Everything here is a pure function of a record
+/// and the policy's settings, so a resumed campaign groups its old records the same way.
+struct FuzzSignature: Hashable, Sendable {
+  /// The violation kinds, in report order (``AnomalyKind/ordinal``), none twice.
+  var kinds: [AnomalyKind]
+  /// The axes of the policy's settings that usually cause these kinds, as `key=value`, in the
+  /// order of the kinds and then of ``FuzzSignature/usualAxes(of:)``, none twice.
+  var axes: [String]
+
+  /// The signature of a failing record, or nil when the record found no violation.
+  init?(record: FuzzRecord, settings: PolicySettings) {
+    var kinds: [AnomalyKind] = []
+    for (index, kind) in AnomalyKind.allCases.enumerated() where kind.isViolation && index < record.counts.count && record.counts[index] > 0 {
+      kinds.append(kind)
+    }
+    guard !kinds.isEmpty else { return nil }
+    self.init(kinds: kinds, settings: settings)
+  }
+
+  /// The signature of `kinds` (sorted into report order) under a policy with `settings`.
+  init(kinds: [AnomalyKind], settings: PolicySettings) {
+    var sorted: [AnomalyKind] = []
+    for kind in AnomalyKind.allCases where kinds.contains(kind) { sorted.append(kind) }
+    self.kinds = sorted
+    var axes: [String] = []
+    for kind in sorted {
+      for axis in Self.usualAxes(of: kind) where axis.isSet(settings) && !axes.contains(axis.name) {
+        axes.append(axis.name)
+      }
+    }
+    self.axes = axes
+  }
+
+  /// For people: `lost-edit + stranded-record (unit=mark-first, granularity=record)`.
+  var text: String {
+    kinds.map(\.rawValue).joined(separator: " + ") + " (" + (axes.isEmpty ? "no usual policy axis" : axes.joined(separator: ", ")) + ")"
+  }
+
+  /// For file names: the kinds joined by `+`, e.g. `lost-edit+stale-overwrite`.
+  var slug: String { kinds.map(\.rawValue).joined(separator: "+") }
+
+  /// One policy setting that usually causes a kind of violation.
+  struct Axis: Sendable {
+    /// `granularity=record`.
+    var name: String
+    /// Whether `settings` have it.
+    var isSet: @Sendable (PolicySettings) -> Bool
+  }
+
+  /// The axis values that usually cause `kind`: those of the test helpers' advice (SimTesting's
+  /// `ViolationAdvice`), plus the outbox axes for a lost edit, which the oracle blames when an
+  /// edit never left its device. Kinds no axis causes (duplicate-event, phantom-value: a merge
+  /// decision) have none.
+  static func usualAxes(of kind: AnomalyKind) -> [Axis] {
+    switch kind {
+    case .lostEdit:
+      [
+        Axis(name: "granularity=record") { $0.granularity == .record },
+        Axis(name: "save=all-keys") { $0.save == .allKeys },
+        Axis(name: "text=whole") { $0.text == .whole },
+        // An edit whose outbox entry was lost never reaches the server (the oracle says so).
+        Axis(name: "unit=mark-first") { $0.unit == .markFirst },
+        Axis(name: "outbox=memory") { $0.outbox == .memory },
+      ]
+    case .staleOverwrite:
+      [Axis(name: "winner=clock") { $0.winner == .clock }, Axis(name: "winner=arrival") { $0.winner == .arrival }]
+    case .resurrection:
+      [Axis(name: "delete=hard") { $0.delete == .hard }, Axis(name: "refetch=naive") { $0.refetch == .naive }]
+    case .droppedEvent:
+      [
+        Axis(name: "unit=mark-first") { $0.unit == .markFirst },
+        Axis(name: "outbox=memory") { $0.outbox == .memory },
+        Axis(name: "token=before-apply") { $0.token == .beforeApply },
+      ]
+    case .strandedRecord:
+      [Axis(name: "unit=mark-first") { $0.unit == .markFirst }, Axis(name: "outbox=memory") { $0.outbox == .memory }]
+    case .divergence:
+      [Axis(name: "refetch=naive") { $0.refetch == .naive }, Axis(name: "token=before-apply") { $0.token == .beforeApply }]
+    case .duplicateEvent, .phantomValue, .concurrentOverwrite, .deleteUpdateConflict:
+      []
+    }
+  }
+
+  /// The kind a shrink of this signature's first seed keeps: the first of its kinds that no
+  /// earlier signature's minimal scenario keeps (`covered`), so that the files together show
+  /// as many kinds as possible, else its first. Divergence comes last: it is kept only when
+  /// nothing more specific explains the failure (as the shrinker itself chooses).
+  func kindToKeep(covered: [AnomalyKind]) -> AnomalyKind {
+    let preferred = kinds.filter { $0 != .divergence } + kinds.filter { $0 == .divergence }
+    return preferred.first { !covered.contains($0) } ?? preferred[0]
+  }
+}
