@@ -121,10 +121,22 @@ extension SimTestFailure {
   /// The axes the run's policy has.
   static func _settings(_ report: RunReport) -> PolicySettings? { report.settings }
 
-  /// How to replay the run: the `sim-cli` command, or the Swift call when the policy is your own.
+  /// How to replay the run: the `sim-cli` command, or the Swift call when the policy is your own;
+  /// first, for a scenario that is not a file, how to save it as one.
   static func _reproduce(_ report: RunReport, call: String) -> String {
     var out = "\nreproduce:\n"
-    let scenario = "scenario: \(_swiftString(report.source)), seed: \(report.seed)"
+    var source = report.source
+    if let file = report.fileToSave {
+      source = file
+      if case .text(let text) = report.origin {
+        out += "  the scenario is text in the test, not a file; save it as \(file), without the 4-space indent:\n\n"
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) { out += line.isEmpty ? "\n" : "    \(line)\n" }
+        out += "\n  then:\n"
+      } else {
+        out += "  save the scenario (ScenarioFile.rendered()) as \(file), then:\n"
+      }
+    }
+    let scenario = "scenario: \(_swiftString(source)), seed: \(report.seed)"
     if let type = report.customPolicyType {
       out += "  \(report.policy) is your own policy, which sim-cli cannot load; replay the run in Swift:\n"
       out += "  \(call)(\(call == "expectViolations" ? "…, " : "")\(scenario), policy: \(type)())\n"

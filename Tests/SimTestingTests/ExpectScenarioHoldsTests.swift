@@ -77,6 +77,19 @@ import Testing
     #expect(message.contains("lost-edit (1)\n  • n1.body: "))
   }
 
+  @Test func anInlineScenarioIsReproducedByItsText() throws {
+    let report = ScenarioRunner.run(try inlineScenario(Self.wrongTitle)).report
+    #expect(report.fileToSave == "inline.scenario")
+    #expect(report.reproduction == "sim-cli run inline.scenario --seed 1 --policy field-lww-hlc")
+    #expect(report.text.contains("reproduce: save the scenario as inline.scenario (the text it was parsed from), then: sim-cli run inline.scenario"))
+    let message = try #require(SimTestFailure.checkExpectations(report)?.message)
+    #expect(message.contains("  the scenario is text in the test, not a file; save it as inline.scenario, without the 4-space indent:\n\n"))
+    for line in Self.wrongTitle.split(separator: "\n") { #expect(message.contains("\n    \(line)\n")) }
+    #expect(message.contains("  then:\n  sim-cli run inline.scenario --seed 1 --policy field-lww-hlc\n"))
+    // A file or a built-in scenario needs no saving.
+    #expect(ScenarioRunner.run(try Scenario.load("fat-note-lww")).report.fileToSave == nil)
+  }
+
   @Test func theBuiltInScenariosHoldWhatTheySay() {
     // fat-note-lww expects its lost edit: the file holds, although the run has a violation.
     let report = expectScenarioHolds(scenario: "fat-note-lww")

@@ -96,7 +96,12 @@ extension RunReport {
       out += "  \(e.passed ? "✓" : "✗") \(line): \(e.text)\(e.actual.map { " — found \($0)" } ?? "")\n"
     }
     out += "\n\(stats.intents) intents · \(stats.events) events · \(stats.messages) messages · \(stats.simulatedTime) simulated\n"
-    out += "reproduce: \(reproduction)\n"
+    if let file = fileToSave {
+      let how = if case .text = origin { "the text it was parsed from" } else { "ScenarioFile.rendered()" }
+      out += "reproduce: save the scenario as \(file) (\(how)), then: \(reproduction)\n"
+    } else {
+      out += "reproduce: \(reproduction)\n"
+    }
     return out
   }
 }

@@ -75,9 +75,30 @@ public struct RunReport: Hashable, Sendable {
   /// Every expectation held.
   public var passed: Bool { expectations.allSatisfy(\.passed) }
 
-  /// The exact command that replays this run.
+  /// Where the scenario came from: a file, the built-in ones, text in code, or code.
+  public var origin: ScenarioOrigin
+
+  /// Whether `sim-cli` can run the scenario as the report names it: a file or a built-in one.
+  /// Otherwise ``reproduction`` names a file to save it as first (``fileToSave``).
+  public var isOnDisk: Bool {
+    switch origin {
+    case .file, .builtIn: true
+    case .text, .code: false
+    }
+  }
+
+  /// For a scenario parsed from text or built in code, the file name ``reproduction`` runs once
+  /// the scenario is saved there (`inline.scenario`); nil for a file or a built-in scenario.
+  public var fileToSave: String? {
+    guard !isOnDisk else { return nil }
+    let base = source.split(separator: "/").last.map(String.init) ?? source
+    return base.hasSuffix(".scenario") ? base : (base.isEmpty ? scenario : base) + ".scenario"
+  }
+
+  /// The exact command that replays this run (for a scenario that is not a file, once it is
+  /// saved as ``fileToSave``).
   public var reproduction: String {
-    "sim-cli run \(shellQuote(source)) --seed \(seed) --policy \(shellQuote(policy))"
+    "sim-cli run \(shellQuote(fileToSave ?? source)) --seed \(seed) --policy \(shellQuote(policy))"
   }
 
   init(
@@ -88,6 +109,7 @@ public struct RunReport: Hashable, Sendable {
     source = file.source
     policy = policyName
     self.customPolicyType = customPolicyType
+    origin = file.origin
     self.settings = settings
     self.seed = seed
     traceHash = world.trace.hash

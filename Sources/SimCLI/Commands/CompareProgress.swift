@@ -8,7 +8,7 @@ import Foundation
 /// seconds: a quick comparison writes nothing.
 final class CompareProgress: @unchecked Sendable {
   enum Style: Equatable, Sendable {
-    /// Rewrites one line with `\r`; the writer must reach the terminal unfiltered.
+    /// Rewrites one line with `\r` (through ``Console/status``).
     case terminal
     /// Whole lines, a few at most.
     case lines
@@ -33,26 +33,17 @@ final class CompareProgress: @unchecked Sendable {
     self.elapsed = elapsed
   }
 
-  /// Progress for `console`: in place when stderr is this process's terminal (written straight
-  /// to it, since the console shows control characters as `�`), else lines through the console.
+  /// Progress for `console`: in place when its stderr is a terminal, else whole lines.
   static func standard(total: Int, seedsPerRun: Int, console: Console) -> CompareProgress {
     let clock = WallClock()
-    if stderrIsTerminal(console) {
+    if console.stderrIsTerminal {
+      let status = console.status
       return CompareProgress(
         total: total, seedsPerRun: seedsPerRun, style: .terminal,
-        write: { text in
-          var bytes = Array(text.utf8)
-          _ = bytes.withUnsafeMutableBytes { Foundation.write(STDERR_FILENO, $0.baseAddress!, $0.count) }
-        }, elapsed: { clock.elapsedSeconds })
+        // The lines come as `\r ESC[K text`; the console's status line does that part itself.
+        write: { text in status(text.replacingOccurrences(of: "\r\u{1B}[K", with: "")) }, elapsed: { clock.elapsedSeconds })
     }
     return CompareProgress(total: total, seedsPerRun: seedsPerRun, style: .lines, write: console.err, elapsed: { clock.elapsedSeconds })
-  }
-
-  /// Whether stderr is a terminal and `console` writes this process's streams. A console that
-  /// captures text (a test's) reports stdout as not a terminal; when the process's stdout is
-  /// one, that tells the two apart, and the in-place line stays out of a test run.
-  static func stderrIsTerminal(_ console: Console) -> Bool {
-    isatty(STDERR_FILENO) != 0 && console.stdoutIsTerminal == (isatty(STDOUT_FILENO) != 0)
   }
 
   /// The line as it stands: `comparing: 37/169 runs of 20 seeds…`.

@@ -121,7 +121,7 @@ enum FuzzCommand {
     let session = FuzzSession(findings: findings)
     let progress = FuzzProgress(
       console: console, total: plan.count, previous: plan.skip.count, timeLimit: timeLimit,
-      interval: isatty(STDERR_FILENO) != 0 ? 1 : FuzzProgress.quietInterval)
+      interval: console.stderrIsTerminal ? 1 : FuzzProgress.quietInterval)
     let clock = WallClock()
     let interrupt = InterruptWatch()
     defer { interrupt.stop() }
@@ -172,6 +172,7 @@ enum FuzzCommand {
             if mode.verbose { console.out(seedReport(outcome, signature: signature, firstSeed: record.seed, context: context)) }
             let brief = !mode.verbose && signature.kinds.allSatisfy(kindsSeen.contains)
             let number = session.findings.groups.count
+            progress.clear()
             console.out(
               signatureReport(outcome, signature: signature, number: number, brief: brief, shrunk: shrunk, scenario: shown, context: context))
           }
@@ -185,6 +186,7 @@ enum FuzzCommand {
         return cap.map { session.findings.failing < $0 } ?? true
       })
     let elapsed = clock.elapsedSeconds
+    progress.clear()
     interrupt.stop()
     if let output, let reason = output.failure {
       throw CLIError.io(

@@ -38,7 +38,13 @@ final class FuzzProgress: @unchecked Sendable {
     var line = "fuzz: \(done + previous)\(of) seeds · \(BenchCommand.group(rate)) seeds/s · \(failing) failing"
     line += " · \(signatures) signature\(signatures == 1 ? "" : "s") · \(Int(elapsed))s elapsed"
     if let eta = Self.eta(done: done, total: total, elapsed: elapsed, timeLimit: timeLimit) { line += " · ETA \(Int(eta.rounded()))s" }
-    console.err(line + "\n")
+    if console.stderrIsTerminal { console.status(line) } else { console.err(line + "\n") }
+  }
+
+  /// Erases the in-place line on a terminal before results are printed; the next tick draws it
+  /// again.
+  func clear() {
+    if console.stderrIsTerminal && lastPrint > 0 { console.status("") }
   }
 
   /// Seconds left: the time left of the `--time` budget, or the seeds left at the rate so far,

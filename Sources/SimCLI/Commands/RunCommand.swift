@@ -131,7 +131,8 @@ enum ScenarioOptions {
     case .notFound:
       console.err("Error: \(sentence(error.description))\nSee 'sim-cli list' for the named scenarios.\n")
     case .fileNotFound:
-      console.err("Error: \(sentence(error.description))\nA path names a scenario file; a bare name (no .scenario, no /) names one of 'sim-cli list'.\n")
+      console.err(
+        "Error: \(sentence(error.description))\nA path names a scenario file; a bare name (no .scenario, no /) names one of 'sim-cli list'.\n")
     case .unreadable:
       console.err("Error: \(sentence(error.description))\n")
     }

@@ -14,6 +14,13 @@ public struct Console: Sendable {
   public var stdoutIsTerminal: Bool
   /// `NO_COLOR` was set.
   public var noColor: Bool
+  /// Whether stderr is a terminal, where ``status`` rewrites one line in place.
+  public var stderrIsTerminal: Bool = false
+  /// Rewrites the one-line status on a terminal's stderr (`\r`, the text, erase to the end of the
+  /// line); an empty string erases it. The text is sanitized like everything else; only the
+  /// console's own control sequence reaches the terminal. Does nothing where stderr is not a
+  /// terminal: progress there is written as whole lines with ``err``.
+  public var status: @Sendable (String) -> Void = { _ in }
   /// Write failures of the standard streams (a full disk, a closed device).
   let failures: WriteFailures
 
@@ -37,6 +44,12 @@ public struct Console: Sendable {
     let failures = console.failures
     console.out = { text in failures.write(Console.sanitized(text), to: STDOUT_FILENO) }
     console.err = { text in failures.write(Console.sanitized(text), to: STDERR_FILENO) }
+    if isatty(STDERR_FILENO) != 0 {
+      console.stderrIsTerminal = true
+      console.status = { text in
+        failures.write("\r" + Console.sanitized(text.replacingOccurrences(of: "\n", with: " ")) + "\u{1B}[K", to: STDERR_FILENO)
+      }
+    }
     return console
   }
 
