@@ -143,33 +143,39 @@ public func expectViolations(_ expected: [AnomalyKind: Int], in report: RunRepor
 /// - Parameters:
 ///   - policy: a preset and overrides (`"field-lww-hlc delete=hard"`).
 ///   - seeds: the seeds to run, each its own workload and fault profile.
-///   - shape: what the workloads look like (devices, schema, intents per seed).
+///   - workload: a scenario, named or by path as for ``expectScenarioHolds(scenario:seed:policy:filePath:sourceLocation:)-(_,_,String?,_,_)``,
+///     whose devices and schema shape the workloads — your own schema; nil: the built-in Note /
+///     Stroke / Preference workload.
+///   - shape: the intents per seed, and the device counts of the built-in workload.
 ///   - jobs: parallel workers; the outcome is the same for any number.
 ///   - stopAtFirstFailure: stop at the first failing seed (the default keeps tests fast).
+///   - filePath: the calling test file, from which scenario names are looked up.
 ///   - sourceLocation: where the issue is recorded (the caller, by default).
 /// - Returns: the summary, or nil when `policy` or the environment's seeds do not parse.
 @discardableResult
 public func expectFuzzPasses(
-  policy: String = "append-only", seeds: ClosedRange<UInt64>, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
-  stopAtFirstFailure: Bool = true, sourceLocation: Testing.SourceLocation = #_sourceLocation
+  policy: String = "append-only", seeds: ClosedRange<UInt64>, workload: String? = nil, shape: WorkloadShape = WorkloadShape(),
+  jobs: Int = 1, stopAtFirstFailure: Bool = true, filePath: String = #filePath, sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> FuzzSummary? {
   _recordFuzz(
-    _Checks.fuzz(.spec(policy), seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure, testName: _testName()),
-    sourceLocation)
+    _Checks.fuzz(
+      .spec(policy), seeds: seeds, workload: workload, near: filePath, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure,
+      testName: _testName()), sourceLocation)
 }
 
 /// Fuzzes a policy of your own over `seeds`; see the preset form.
 ///
 ///     expectFuzzPasses(policy: PreferLongerTitle(), seeds: 1...20)
-///     expectFuzzPasses(policy: PreferLongerTitle(), seeds: 1...20, shape: WorkloadShape(base: notes))
+///     expectFuzzPasses(policy: PreferLongerTitle(), seeds: 1...20, workload: "notes")   // scenarios/notes.scenario's schema
 @discardableResult
 public func expectFuzzPasses(
-  policy: some SyncPolicy, seeds: ClosedRange<UInt64>, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
-  stopAtFirstFailure: Bool = true, sourceLocation: Testing.SourceLocation = #_sourceLocation
+  policy: some SyncPolicy, seeds: ClosedRange<UInt64>, workload: String? = nil, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
+  stopAtFirstFailure: Bool = true, filePath: String = #filePath, sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> FuzzSummary? {
   _recordFuzz(
-    _Checks.fuzz(.custom(policy), seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure, testName: _testName()),
-    sourceLocation)
+    _Checks.fuzz(
+      .custom(policy), seeds: seeds, workload: workload, near: filePath, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure,
+      testName: _testName()), sourceLocation)
 }
 
 // MARK: Recording

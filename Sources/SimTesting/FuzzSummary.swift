@@ -64,7 +64,7 @@ public func fuzz(
 }
 
 /// Fuzzes a policy of your own: the same as the preset form, with the generated scenarios naming
-/// the spec closest to its settings (``PolicySpec/closest(to:)``) and records carrying its name.
+/// the spec closest to its settings (`PolicySpec.closest(to:)`) and records carrying its name.
 ///
 ///     let summary = fuzz(policy: PreferLongerTitle(), seeds: 1...20)
 public func fuzz(

@@ -11,6 +11,8 @@ extension SimTestFailure {
     case .fuzzFailed(let summary): Self._fuzz(summary)
     case .scenarioNotLoaded(let name, let error): Self._notLoaded(name, error)
     case .invalidPolicy(let spec, let error): Self._invalidPolicy(spec, error)
+    case .unusableWorkload(let name, let reason):
+      "scenario \(_swiftString(name)) cannot shape a fuzz workload: \(reason).\n"
     case .invalidEnvironment(let variable, let value, let reason):
       "\(variable)=\(_shellQuote(value)) in the environment cannot be used: \(reason).\n"
     }

@@ -17,6 +17,8 @@ public enum SimTestFailure: Error, Sendable, CustomStringConvertible {
   case scenarioNotLoaded(nameOrPath: String, error: Scenario.LoadError)
   /// A policy spec did not parse.
   case invalidPolicy(spec: String, error: PolicySpec.ParseError)
+  /// The scenario named as a fuzz workload cannot shape one (it declares no record types).
+  case unusableWorkload(nameOrPath: String, reason: String)
   /// An environment variable the helpers read (`SIM_FUZZ_SEED`, `SIM_FUZZ_SEEDS`) holds
   /// something they cannot use.
   case invalidEnvironment(variable: String, value: String, reason: String)
@@ -123,9 +125,20 @@ enum _Checks {
   /// `SIM_FUZZ_SEEDS`: the summary (nil when the policy or the environment is unusable), and the
   /// failure to record.
   static func fuzz(
-    _ policy: _PolicyChoice, seeds: ClosedRange<UInt64>, shape: WorkloadShape, jobs: Int, stopAtFirstFailure: Bool,
-    testName: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    _ policy: _PolicyChoice, seeds: ClosedRange<UInt64>, workload: String? = nil, near testFile: String = "", shape: WorkloadShape,
+    jobs: Int, stopAtFirstFailure: Bool, testName: String?, environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> (FuzzSummary?, SimTestFailure?) {
+    var shape = shape
+    if let workload {
+      switch SimTestFailure._load(workload, near: testFile) {
+      case .success(let file):
+        guard !file.schema.types.isEmpty else {
+          return (nil, .unusableWorkload(nameOrPath: workload, reason: "it declares no record types, and a workload makes records of its types"))
+        }
+        shape.base = file
+      case .failure(let failure): return (nil, failure)
+      }
+    }
     let chosen: FuzzSeeds
     switch FuzzSeeds.resolve(seeds, environment: environment) {
     case .success(let s): chosen = s

@@ -102,15 +102,19 @@ public func XCTAssertViolations(_ expected: [AnomalyKind: Int], in report: RunRe
 
 /// Fuzzes a preset spec over `seeds` and fails at the first failing seed with its profile, its
 /// anomalies, its shrunk scenario and the commands that replay it. `SIM_FUZZ_SEED` and
-/// `SIM_FUZZ_SEEDS` replace the seeds, as for ``expectFuzzPasses(policy:seeds:shape:jobs:stopAtFirstFailure:sourceLocation:)-(String,_,_,_,_,_)``.
+/// `SIM_FUZZ_SEEDS` replace the seeds, and `workload` names a scenario whose schema shapes the
+/// workloads, as for the Swift Testing helper `expectFuzzPasses`.
 ///
 ///     XCTAssertFuzzPasses(policy: "append-only", seeds: 1...30)
 @discardableResult
 public func XCTAssertFuzzPasses(
-  policy: String = "append-only", seeds: ClosedRange<UInt64>, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
-  stopAtFirstFailure: Bool = true, file: StaticString = #filePath, line: UInt = #line
+  policy: String = "append-only", seeds: ClosedRange<UInt64>, workload: String? = nil, shape: WorkloadShape = WorkloadShape(),
+  jobs: Int = 1, stopAtFirstFailure: Bool = true, file: StaticString = #filePath, line: UInt = #line
 ) -> FuzzSummary? {
-  _failFuzz(_Checks.fuzz(.spec(policy), seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure, testName: nil), file, line)
+  _failFuzz(
+    _Checks.fuzz(
+      .spec(policy), seeds: seeds, workload: workload, near: "\(file)", shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure,
+      testName: nil), file, line)
 }
 
 /// Fuzzes a policy of your own over `seeds`.
@@ -118,11 +122,13 @@ public func XCTAssertFuzzPasses(
 ///     XCTAssertFuzzPasses(policy: PreferLongerTitle(), seeds: 1...20)
 @discardableResult
 public func XCTAssertFuzzPasses(
-  policy: some SyncPolicy, seeds: ClosedRange<UInt64>, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
+  policy: some SyncPolicy, seeds: ClosedRange<UInt64>, workload: String? = nil, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
   stopAtFirstFailure: Bool = true, file: StaticString = #filePath, line: UInt = #line
 ) -> FuzzSummary? {
   _failFuzz(
-    _Checks.fuzz(.custom(policy), seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure, testName: nil), file, line)
+    _Checks.fuzz(
+      .custom(policy), seeds: seeds, workload: workload, near: "\(file)", shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure,
+      testName: nil), file, line)
 }
 
 // MARK: Failing

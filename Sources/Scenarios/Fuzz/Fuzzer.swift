@@ -106,7 +106,7 @@ public enum Fuzzer {
   }
 
   /// Runs one seed under a policy of your own; the generated scenario's `policy` line is the
-  /// spec closest to its settings (``PolicySpec/closest(to:)``), and the record carries its name.
+  /// spec closest to its settings (`PolicySpec.closest(to:)`), and the record carries its name.
   public static func run(seed: UInt64, shape: WorkloadShape, policy: some SyncPolicy) -> Case {
     _run(seed: seed, shape: shape, spec: PolicySpec.closest(to: policy.settings), custom: policy)
   }

@@ -82,7 +82,7 @@ public struct RecordRef: Hashable, Sendable, CustomStringConvertible {
 
 /// A field of a record's type, by index, with its name.
 public struct FieldRef: Hashable, Sendable, CustomStringConvertible {
-  /// The field's index in its record type's ``RecordType/fields``.
+  /// The field's index in its record type's `RecordType.fields`.
   public var index: Int
   /// The field's name (`body`).
   public var name: String

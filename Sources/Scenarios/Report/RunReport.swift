@@ -41,7 +41,7 @@ public struct RunReport: Hashable, Sendable {
   /// `policy: PreferLongerTitle()`), e.g. `"PreferLongerTitle"`; nil for a preset spec. Failure
   /// messages use it to write the Swift call that replays the run.
   public var customPolicyType: String?
-  /// The axes the policy ran with: the spec's, or a custom policy's ``SyncPolicy/settings``.
+  /// The axes the policy ran with: the spec's, or a custom policy's `SyncPolicy.settings`.
   public var settings: PolicySettings
   /// The seed the run used: the file's, unless the caller gave another.
   public var seed: UInt64

@@ -44,8 +44,8 @@ public enum ScenarioRunner {
     _run(prepare(file), seed: seed, spec: policy, custom: nil, keepEvents: keepEvents, recordObservations: recordObservations)
   }
 
-  /// Runs `file` under a policy of your own (or a ``StandardPolicy`` value) instead of the
-  /// file's `policy` line; reports name it by its ``SyncPolicy/name``.
+  /// Runs `file` under a policy of your own (or a `StandardPolicy` value) instead of the
+  /// file's `policy` line; reports name it by its `SyncPolicy.name`.
   ///
   ///     let report = ScenarioRunner.run(file, policy: PreferLongerTitle()).report
   public static func run(
