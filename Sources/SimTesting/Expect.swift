@@ -3,7 +3,7 @@ import Testing
 // Swift Testing helpers: each records one issue whose comment is ``SimTestFailure/message``.
 //
 // A scenario is named as `sim-cli` names it: `scenarios/NAME.scenario` next to the calling test
-// file or in any folder above it (whatever the working directory), then the built-in ones; or a
+// file or in any folder above it up to the package root (whatever the working directory), then the built-in ones; or a
 // path, taken from the test file's folder first. A policy is a preset spec as text
 // (`policy: "field-lww-hlc delete=hard"`) or a policy of your own (`policy: PreferLongerTitle()`);
 // without one, the scenario's own `policy` line. A scenario that cannot be loaded or parsed, or a

@@ -2,8 +2,10 @@ import Foundation
 
 /// How the helpers find a scenario a test names, whatever the working directory (an IDE may run
 /// tests from `/`): a path is taken relative to the calling test file's folder first; a name is
-/// looked for as `scenarios/NAME.scenario` in that folder and every folder above it (so a
-/// package's `scenarios/` folder is found from `Tests/MyTests/`), then among the built-in ones.
+/// looked for as `scenarios/NAME.scenario` in that folder and every folder above it up to the
+/// package's root, the first with a `Package.swift` (so a package's `scenarios/` folder is found
+/// from `Tests/MyTests/`, and a package nested in another repository does not see that
+/// repository's scenarios), then among the built-in ones.
 enum ScenarioLookup {
   static func load(_ nameOrPath: String, near testFile: String) throws(Scenario.LoadError) -> ScenarioFile {
     let here = URL(fileURLWithPath: testFile).deletingLastPathComponent()
@@ -15,8 +17,7 @@ enum ScenarioLookup {
       return try Scenario.load(nameOrPath)
     }
     var searched: [String] = []
-    var dir = here
-    for _ in 0..<16 {
+    for dir in searchedFolders(from: here) {
       let folder = dir.appendingPathComponent("scenarios")
       searched.append(folder.path)
       let file = folder.appendingPathComponent(nameOrPath + ".scenario")
@@ -24,23 +25,18 @@ enum ScenarioLookup {
         // Named as the test names it: `sim-cli run NAME` from the package finds the same file.
         return try Scenario.load(contentsOf: file, source: nameOrPath)
       }
-      let parent = dir.deletingLastPathComponent()
-      if parent.path == dir.path { break }
-      dir = parent
     }
     return try Scenario.builtIn(nameOrPath, searched: searched)
   }
-}
 
-extension ScenarioLookup {
-  /// Every `scenarios/` folder from the test file's folder up, nearest first.
-  static func folders(near testFile: String) -> [URL] {
+  /// `start` and the folders above it, nearest first, up to and including the first that holds
+  /// a `Package.swift` (the package's root), or 16 levels when none does (an Xcode project).
+  static func searchedFolders(from start: URL) -> [URL] {
     var result: [URL] = []
-    var dir = URL(fileURLWithPath: testFile).deletingLastPathComponent()
+    var dir = start
     for _ in 0..<16 {
-      let folder = dir.appendingPathComponent("scenarios")
-      var isDirectory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue { result.append(folder) }
+      result.append(dir)
+      if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { break }
       let parent = dir.deletingLastPathComponent()
       if parent.path == dir.path { break }
       dir = parent
@@ -49,8 +45,22 @@ extension ScenarioLookup {
   }
 }
 
+extension ScenarioLookup {
+  /// Every `scenarios/` folder from the test file's folder up to the package's root, nearest first.
+  static func folders(near testFile: String) -> [URL] {
+    var result: [URL] = []
+    for dir in searchedFolders(from: URL(fileURLWithPath: testFile).deletingLastPathComponent()) {
+      let folder = dir.appendingPathComponent("scenarios")
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue { result.append(folder) }
+    }
+    return result
+  }
+}
+
 /// The names of the scenarios a test can run by name, sorted: every `NAME.scenario` in the
-/// `scenarios/` folders the helpers search (next to the calling test file and above it) and,
+/// `scenarios/` folders the helpers search (next to the calling test file and above it, up to
+/// the package's root) and,
 /// with `includingBuiltIn`, the built-in scenarios too. For a parameterized test:
 ///
 ///     @Test(arguments: scenarioNames())

@@ -110,7 +110,7 @@ import Testing
     #expect(try String(contentsOfFile: out, encoding: .utf8) == complete)
   }
 
-  @Test func theShardsConcatenateIntoTheUnshardedCampaign() throws {
+  @Test func theShardsTogetherHoldExactlyTheUnshardedLines() throws {
     var all: [String] = []
     for k in 1...2 {
       let out = temporaryPath("shard\(k)") + ".jsonl"

@@ -33,7 +33,9 @@ enum RunCommand {
     let result = ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: keepEvents)
     if let path = args.value("--trace") {
       do throws(AtomicFile.WriteError) {
-        try AtomicFile.write(TraceExport.jsonLines(result), to: path)
+        let lines = TraceExport.jsonLines(result)
+        try AtomicFile.write(lines, to: path)
+        console.err("wrote trace \(path) (\(lines.utf8.count { $0 == 10 }) lines)\n")
       } catch {
         throw CLIError.io(what: "'\(error.path)'", reason: error.reason, hint: nil)
       }
@@ -41,6 +43,7 @@ enum RunCommand {
     if let path = args.value("--timeline") {
       do throws(AtomicFile.WriteError) {
         try AtomicFile.write(TimelineSVG.render(result), to: path)
+        console.err("wrote timeline \(path)\n")
       } catch {
         throw CLIError.io(what: "'\(error.path)'", reason: error.reason, hint: nil)
       }

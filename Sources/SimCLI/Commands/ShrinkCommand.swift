@@ -87,6 +87,7 @@ enum ShrinkCommand {
       let minimal = ScenarioRunner.run(result.file, keepEvents: true)
       do throws(AtomicFile.WriteError) {
         try AtomicFile.write(TimelineSVG.render(minimal), to: svg)
+        console.err("wrote timeline \(svg)\n")
       } catch {
         throw CLIError.io(what: "'\(error.path)'", reason: error.reason, hint: nil)
       }
