@@ -109,7 +109,9 @@ public enum SimCLI {
         -h, --help                Show help (also: sim-cli COMMAND --help, sim-cli help COMMAND).
         --version                 Print the version.
 
-      Exit codes: 0 ok · 1 expectation failed or violation found · 64 usage · 65 bad scenario · 70 internal error.
+      Exit codes: 0 ok · 1 expectation failed or violation found · 64 usage · 65 bad scenario
+        · 70 internal error · 74 an output could not be written · 130/143 stopped by Ctrl-C/SIGTERM.
+      Environment: CONFLICT_SIM_SCENARIOS (a scenarios folder searched first), NO_COLOR.
 
       """
     return text
