@@ -119,6 +119,15 @@ public func expectViolations(
   _record(_Checks.violations(expected, nameOrPath, seed: seed, .spec(policy), near: filePath), sourceLocation)
 }
 
+/// The same under a policy of your own.
+@discardableResult
+public func expectViolations(
+  _ expected: [AnomalyKind: Int], scenario nameOrPath: String, seed: UInt64? = nil, policy: some SyncPolicy,
+  filePath: String = #filePath, sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> RunReport? {
+  _record(_Checks.violations(expected, nameOrPath, seed: seed, .custom(policy), near: filePath), sourceLocation)
+}
+
 /// Records an issue unless `report`'s violations are exactly `expected`. Returns whether they were.
 @discardableResult
 public func expectViolations(_ expected: [AnomalyKind: Int], in report: RunReport, sourceLocation: Testing.SourceLocation = #_sourceLocation)

@@ -28,8 +28,10 @@ public func XCTAssertScenarioHolds(
 }
 
 /// Fails when an expectation of the report's scenario failed.
-public func XCTAssertScenarioHolds(_ report: RunReport, file: StaticString = #filePath, line: UInt = #line) {
+@discardableResult
+public func XCTAssertScenarioHolds(_ report: RunReport, file: StaticString = #filePath, line: UInt = #line) -> Bool {
   _ = _fail((report, SimTestFailure.checkExpectations(report)), file, line)
+  return report.passed
 }
 
 // MARK: No violations
@@ -57,8 +59,10 @@ public func XCTAssertNoViolations(
 /// that replays the run, and what usually causes each kind.
 ///
 ///     XCTAssertNoViolations(ScenarioRunner.run(file).report)
-public func XCTAssertNoViolations(_ report: RunReport, file: StaticString = #filePath, line: UInt = #line) {
+@discardableResult
+public func XCTAssertNoViolations(_ report: RunReport, file: StaticString = #filePath, line: UInt = #line) -> Bool {
   _ = _fail((report, SimTestFailure.check(report)), file, line)
+  return report.violations.isEmpty
 }
 
 // MARK: A known loss
@@ -93,9 +97,21 @@ public func XCTAssertViolations(
   _fail(_Checks.violations(expected, nameOrPath, seed: seed, .spec(policy), near: "\(file)"), file, line)
 }
 
-/// Fails unless `report`'s violations are exactly `expected`.
-public func XCTAssertViolations(_ expected: [AnomalyKind: Int], in report: RunReport, file: StaticString = #filePath, line: UInt = #line) {
-  _ = _fail((report, SimTestFailure.check(report, expecting: expected)), file, line)
+/// The same under a policy of your own.
+@discardableResult
+public func XCTAssertViolations(
+  _ expected: [AnomalyKind: Int], scenario nameOrPath: String, seed: UInt64? = nil, policy: some SyncPolicy,
+  file: StaticString = #filePath, line: UInt = #line
+) -> RunReport? {
+  _fail(_Checks.violations(expected, nameOrPath, seed: seed, .custom(policy), near: "\(file)"), file, line)
+}
+
+/// Fails unless `report`'s violations are exactly `expected`. Returns whether they were.
+@discardableResult
+public func XCTAssertViolations(_ expected: [AnomalyKind: Int], in report: RunReport, file: StaticString = #filePath, line: UInt = #line) -> Bool {
+  let failure = SimTestFailure.check(report, expecting: expected)
+  _ = _fail((report, failure), file, line)
+  return failure == nil
 }
 
 // MARK: Fuzzing

@@ -124,4 +124,24 @@ import Testing
     #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write("x", to: folder.path + "/missing/out.txt") }
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.txt"])
   }
+
+  /// `/dev/stdout` and friends are the process's own descriptors: written in place, in order,
+  /// never replaced by a rename (which, with stdout redirected to a file, lost the report).
+  @Test func theProcesssOwnStreamsAreWrittenThroughTheirDescriptor() throws {
+    #expect(AtomicFile.ownDescriptor("/dev/stdout") == 1)
+    #expect(AtomicFile.ownDescriptor("/dev/stderr") == 2)
+    #expect(AtomicFile.ownDescriptor("/dev/fd/1") == 1)
+    #expect(AtomicFile.ownDescriptor("/dev/fd/987654") == nil)  // not open: an ordinary path
+    #expect(AtomicFile.ownDescriptor("/tmp/stdout") == nil)
+    #expect(AtomicFile.problem(writing: "/dev/stdout") == nil)
+    // A descriptor of our own, pointing at a file: the write lands after what is there.
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("own-\(getpid()).txt").path
+    defer { unlink(path) }
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    #expect(AtomicFile.writeAll("report\n", to: fd) == nil)
+    try AtomicFile.write("trace\n", to: "/dev/fd/\(fd)")
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "report\ntrace\n")
+  }
 }

@@ -8,7 +8,7 @@ import Replica
 /// oracle's explanation as a tooltip and in the legend. Long idle stretches are drawn as breaks.
 ///
 ///     let result = ScenarioRunner.run(try Scenario.load("fat-note-lww"), keepEvents: true)
-///     try AtomicFile.write(TimelineSVG.render(result), to: "fat-note-lww.svg")
+///     try TimelineSVG.render(result).write(toFile: "fat-note-lww.svg", atomically: true, encoding: .utf8)
 ///
 /// The SVG is self-contained (no scripts, no external fonts or images) and byte-for-byte the
 /// same for the same run on any machine. It has no style sheet: fonts and colours are

@@ -99,6 +99,8 @@ extension RunReport {
     if let file = fileToSave {
       let how = if case .text = origin { "the text it was parsed from" } else { "ScenarioFile.rendered()" }
       out += "reproduce: save the scenario as \(file) (\(how)), then: \(reproduction)\n"
+    } else if customPolicyType != nil {
+      out += "reproduce in Swift (sim-cli cannot load the policy \(policy)): \(reproduction)\n"
     } else {
       out += "reproduce: \(reproduction)\n"
     }

@@ -96,9 +96,15 @@ public struct RunReport: Hashable, Sendable {
   }
 
   /// The exact command that replays this run (for a scenario that is not a file, once it is
-  /// saved as ``fileToSave``).
+  /// saved as ``fileToSave``). For a policy of your own, which `sim-cli` cannot load, the Swift
+  /// call that replays it: `ScenarioRunner.run(try Scenario.load("notes"), seed: 3, policy: PreferLongerTitle())`.
   public var reproduction: String {
-    "sim-cli run \(shellQuote(fileToSave ?? source)) --seed \(seed) --policy \(shellQuote(policy))"
+    let file = fileToSave ?? source
+    if let type = customPolicyType {
+      let quoted = "\"" + file.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+      return "ScenarioRunner.run(try Scenario.load(\(quoted)), seed: \(seed), policy: \(type.hasSuffix(")") ? type : type + "()"))"
+    }
+    return "sim-cli run \(shellQuote(file)) --seed \(seed) --policy \(shellQuote(policy))"
   }
 
   init(

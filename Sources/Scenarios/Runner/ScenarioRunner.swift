@@ -80,7 +80,14 @@ public enum ScenarioRunner {
     if let retention = file.retention, !spec.overrides.contains(where: { $0.key == "retention" }) {
       spec.settings.retention = retention
     }
-    let syncPolicy: any SyncPolicy = custom ?? StandardPolicy(spec: spec)
+    // The file's `retention` line sets the server's retention for a policy of one's own too, as
+    // it does for a preset whose spec does not name one.
+    let syncPolicy: any SyncPolicy =
+      if let custom {
+        if let retention = file.retention, custom.settings.retention != retention { _RetentionOf(base: custom, retention: retention) } else { custom }
+      } else {
+        StandardPolicy(spec: spec)
+      }
     let push: Probability? =
       switch file.push {
       case .on: .always
@@ -99,10 +106,20 @@ public enum ScenarioRunner {
     var oracle = Oracle(world: world, recordNames: plan.recordNames)
     let anomalies = oracle.judge()
     let report = RunReport(
-      file: file, policyName: syncPolicy.name, customPolicyType: custom.map { String(describing: type(of: $0)) },
+      file: file, policyName: syncPolicy.name, customPolicyType: custom.flatMap(Self.typeToName),
       settings: syncPolicy.settings, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged,
       recordNames: plan.recordNames)
     return Result(report: report, world: world, recordNames: plan.recordNames)
+  }
+
+  /// How a report names a policy value's type for the Swift call that replays it; nil for a
+  /// `StandardPolicy` whose name is the spec of its settings, which `sim-cli` runs by that name.
+  static func typeToName(_ policy: any SyncPolicy) -> String? {
+    if let standard = policy as? StandardPolicy {
+      if case .success(let spec) = PolicySpec.parse(standard.name), spec.settings == standard.settings { return nil }
+      return "StandardPolicy(name: \"\(standard.name)\", settings: …)"
+    }
+    return String(describing: type(of: policy))
   }
 
   /// Compiles a checked scenario into a plan.
@@ -184,5 +201,30 @@ public enum ScenarioRunner {
     case (.duration(let d), _): .date(d.nanoseconds)
     case (.identifier(let id), _): keys[id].map { .ref($0) } ?? .null
     }
+  }
+}
+
+/// A policy of one's own with the scenario's retention: everything else is the policy's.
+struct _RetentionOf: SyncPolicy {
+  var base: any SyncPolicy
+  var retention: SimDuration
+  var name: String { base.name }
+  var settings: PolicySettings {
+    var settings = base.settings
+    settings.retention = retention
+    return settings
+  }
+  var tracksVersions: Bool { base.tracksVersions }
+  func serverSave(_ write: RecordWrite, current: RecordState?, context: MergeContext) -> SaveDecision {
+    base.serverSave(write, current: current, context: context)
+  }
+  func serverDelete(_ write: RecordWrite, current: RecordState, context: MergeContext) -> RecordState? {
+    base.serverDelete(write, current: current, context: context)
+  }
+  func deviceApply(remote: RecordState, local: RecordState?, pending: FieldMask?, context: MergeContext) -> RecordState {
+    base.deviceApply(remote: remote, local: local, pending: pending, context: context)
+  }
+  func resolveConflict(client: RecordState, server: RecordState, ancestor: RecordState?, context: MergeContext) -> RecordState {
+    base.resolveConflict(client: client, server: server, ancestor: ancestor, context: context)
   }
 }

@@ -23,7 +23,7 @@ enum CompareCommand {
       .value("--policies", "all|P,P", "The policies to compare (default all presets)."),
       .value("--seeds", "A..B", "The seeds to run each pair on (default 1..20)."),
       .value("--jobs", "N", "Parallel workers; the core count by default."),
-      .value("--format", "FORMAT", "Output format.", choices: ["text", "json", "markdown"]),
+      .value("--format", "FORMAT", "Output format (default text: fits 100 columns).", choices: ["text", "json", "markdown"]),
     ],
     examples: ["sim-cli compare --format markdown", "sim-cli compare --scenario default --policies cloudkit-default,append-only --seeds 1..1000"])
 

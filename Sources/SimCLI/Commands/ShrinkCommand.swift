@@ -10,7 +10,8 @@ enum ShrinkCommand {
     discussion: """
       Shrinks the run of FILE|NAME with --seed N, or with --fuzz the fuzz case of seed N whose
       workload FILE|NAME shapes ('default' for the built-in workload). Keeps the first violation's
-      kind (or --kind). Prints the minimal scenario and the command that replays it.
+      kind (or --kind). Prints the minimal scenario and the command that replays it. Exit 1 when
+      it shrank a failure (the run fails), 0 when the run shows nothing to shrink.
       """,
     positionals: [.init(name: "FILE|NAME", help: "A scenario file or name; with --fuzz, the workload shape or 'default'.")],
     options: [

@@ -42,8 +42,11 @@ public struct Console: Sendable {
     var console = Console(
       out: { _ in }, err: { _ in }, stdoutIsTerminal: isatty(STDOUT_FILENO) != 0, noColor: environment["NO_COLOR"].map { !$0.isEmpty } ?? false)
     let failures = console.failures
-    console.out = { text in failures.write(Console.sanitized(text), to: STDOUT_FILENO) }
-    console.err = { text in failures.write(Console.sanitized(text), to: STDERR_FILENO) }
+    let colour = !console.noColor
+    let outColour = colour && console.stdoutIsTerminal
+    let errColour = colour && isatty(STDERR_FILENO) != 0
+    console.out = { text in failures.write(Console.coloured(Console.sanitized(text), outColour), to: STDOUT_FILENO) }
+    console.err = { text in failures.write(Console.coloured(Console.sanitized(text), errColour), to: STDERR_FILENO) }
     if isatty(STDERR_FILENO) != 0 {
       console.stderrIsTerminal = true
       console.status = { text in
@@ -51,6 +54,27 @@ public struct Console: Sendable {
       }
     }
     return console
+  }
+
+  /// `text` (already sanitized) with colour for a terminal when `on`: a passed mark green, a
+  /// failed one red, `FAIL` and `Error:` at the start of a line bold red. Only on a terminal and
+  /// without `NO_COLOR`; files, pipes and tests get the plain text.
+  public static func coloured(_ text: String, _ on: Bool) -> String {
+    guard on else { return text }
+    let red = "\u{1B}[31m"
+    let boldRed = "\u{1B}[1;31m"
+    let green = "\u{1B}[32m"
+    let reset = "\u{1B}[0m"
+    var out = ""
+    out.reserveCapacity(text.utf8.count + 32)
+    for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      if i > 0 { out += "\n" }
+      var line = String(line)
+      for word in ["FAIL", "Error:"] where line.hasPrefix(word) { line = boldRed + word + reset + line.dropFirst(word.count) }
+      line = line.replacingOccurrences(of: "✓", with: green + "✓" + reset).replacingOccurrences(of: "✗", with: red + "✗" + reset)
+      out += line
+    }
+    return out
   }
 
   /// Why writing stdout failed, if it did (`No space left on device`).

@@ -3,8 +3,24 @@ import Foundation
 /// Writes output files so that a reader never sees half of one and nothing that is not a plain
 /// file gets replaced: a new or regular file is written to a temporary file in the same folder
 /// and renamed over it; a symbolic link is followed (the link stays, its target is written that
-/// way); anything else — a device such as `/dev/stdout`, a FIFO — is written through, in place.
+/// way); anything else — a device, a FIFO — is written through, in place. `/dev/stdout`,
+/// `/dev/stderr` and `/dev/fd/N` are the process's own open descriptors, written in order after
+/// what the process already wrote there, whatever they are (a pipe, a terminal, a file).
 package enum AtomicFile {
+  /// The descriptor `path` names when it is one of the process's own streams, else nil.
+  package static func ownDescriptor(_ path: String) -> Int32? {
+    switch path {
+    case "/dev/stdout": return STDOUT_FILENO
+    case "/dev/stderr": return STDERR_FILENO
+    default:
+      for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+        guard let n = Int32(path.dropFirst(prefix.count)), n >= 0, fcntl(n, F_GETFD) != -1 else { return nil }
+        return n
+      }
+      return nil
+    }
+  }
+
   /// Why a write failed: the path and the system's reason.
   package struct WriteError: Error, CustomStringConvertible {
     package var path: String
@@ -16,6 +32,7 @@ package enum AtomicFile {
   /// link — or nil when a write may succeed. Commands ask before a long run, so a typo in an
   /// output path costs nothing; a write can still fail later (a full disk, a permission).
   package static func problem(writing path: String) -> String? {
+    if ownDescriptor(path) != nil { return nil }
     var info = stat()
     if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) != 0 {
       return "it is a symbolic link to something that does not exist"
@@ -28,6 +45,10 @@ package enum AtomicFile {
   }
 
   package static func write(_ text: String, to path: String) throws(WriteError) {
+    if let fd = ownDescriptor(path) {
+      if let reason = writeAll(text, to: fd) { throw WriteError(path: path, reason: reason) }
+      return
+    }
     var target = path
     var info = stat()
     if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
