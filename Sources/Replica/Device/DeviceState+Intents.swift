@@ -78,11 +78,9 @@ extension DeviceState {
     case .replace(_, let field, let old, let new):
       guard var r = live else { return ignore(_absence(key), .replace(field: field, old: old, new: new, removed: [])) }
       var t = r.fields[Int(field)].value.textValue ?? TextValue()
-      let before = Set(t.visibleAtomIDs)
-      guard t.replace(old, with: new, by: id) else {
+      guard let removed = t.replaceReturningRemoved(old, with: new, by: id) else {
         return ignore("the text \"\(old)\" is not in it on this device", .replace(field: field, old: old, new: new, removed: []))
       }
-      let removed = before.subtracting(t.visibleAtomIDs).sorted()
       r.fields[Int(field)] = FieldValue(value: .text(t), writer: id, stamp: stamp)
       r.stamp = stamp
       stampVersions(&r)

@@ -182,12 +182,9 @@ extension Oracle {
       return
     }
     // Where each character is: visible, or removed by which intent.
-    var state: [AtomID: IntentID] = [:]
-    var duplicates: [AtomID] = []
-    for a in text.atoms {
-      if state[a.id] != nil, a.isVisible { duplicates.append(a.id) }
-      state[a.id] = a.deletedBy
-    }
+    let state = TextAtomStates(text)
+    let duplicates = state.duplicates
+    let finalString = text.string
     if let d = duplicates.first {
       let i = log[d.intent]
       anomalies.append(
@@ -224,8 +221,9 @@ extension Oracle {
       case .create(_, let values), .set(let values):
         guard let v = values.first(where: { $0.field == f }), case .text(let t) = v.value else { continue }
         // A write of the text the field ends with is not lost.
-        if t.string == text.string { continue }
-        inserted = t.string.unicodeScalars.count
+        let written = t.string
+        if written == finalString { continue }
+        inserted = written.unicodeScalars.count
       case .append(let field, let s) where field == f:
         inserted = s.unicodeScalars.count
       case .replace(let field, _, let new, let gone) where field == f:
@@ -249,8 +247,8 @@ extension Oracle {
       let finalWriter = record.fields[Int(f)].writer
       let winner = finalWriter != 0 && finalWriter != intent.id ? log[finalWriter] : nil
       lose(
-        intent, f: f, spec: spec, record: record, intents: intents, finalText: "a version of \(r).\(spec.name) without it (\(quote(text.string)))",
-        endedAs: quote(text.string), winner: winner)
+        intent, f: f, spec: spec, record: record, intents: intents, finalText: "a version of \(r).\(spec.name) without it (\(quote(finalString)))",
+        endedAs: quote(finalString), winner: winner)
     }
   }
 }
