@@ -12,9 +12,9 @@ extension SimTestFailure {
     case .scenarioNotLoaded(let name, let error): Self._notLoaded(name, error)
     case .invalidPolicy(let spec, let error): Self._invalidPolicy(spec, error)
     case .unusableWorkload(let name, let reason):
-      "scenario \(_swiftString(name)) cannot shape a fuzz workload: \(reason).\n"
+      "scenario \(swiftStringLiteral(name)) cannot shape a fuzz workload: \(reason).\n"
     case .invalidEnvironment(let variable, let value, let reason):
-      "\(variable)=\(_shellQuote(value)) in the environment cannot be used: \(reason).\n"
+      "\(variable)=\(shellQuote(value)) in the environment cannot be used: \(reason).\n"
     }
   }
 
@@ -138,7 +138,7 @@ extension SimTestFailure {
         out += "  save the scenario (ScenarioFile.rendered()) as \(file), then:\n"
       }
     }
-    let scenario = "scenario: \(_swiftString(source)), seed: \(report.seed)"
+    let scenario = "scenario: \(swiftStringLiteral(source)), seed: \(report.seed)"
     if let type = report.customPolicyType {
       out += "  \(report.policy) is your own policy, which sim-cli cannot load; replay the run in Swift:\n"
       out += "  \(call)(\(call == "expectViolations" ? "…, " : "")\(scenario), policy: \(type)())\n"
@@ -193,17 +193,17 @@ extension SimTestFailure {
       out +=
         "  \(custom.name) is your own policy, which sim-cli cannot load; replay it in Swift (XCTest: XCTAssertNoViolations, XCTAssertFuzzPasses):\n"
       if let minimal {
-        commands.append(("expectNoViolations(scenario: \(_swiftString(minimal)), policy: \(type)())", "the minimal scenario, once saved"))
+        commands.append(("expectNoViolations(scenario: \(swiftStringLiteral(minimal)), policy: \(type)())", "the minimal scenario, once saved"))
       }
     } else {
-      if let minimal { commands.append(("sim-cli run \(_shellQuote(minimal))", "the minimal scenario, once saved")) }
+      if let minimal { commands.append(("sim-cli run \(shellQuote(minimal))", "the minimal scenario, once saved")) }
       if cliShape {
-        let scenario = s.shape.base.map { " --scenario \(_shellQuote($0.source))" } ?? ""
-        commands.append(("sim-cli fuzz --seeds \(seed)..\(seed) --policy \(_shellQuote(s.policy.description))\(scenario)", "the original seed"))
+        let scenario = s.shape.base.map { " --scenario \(shellQuote($0.source))" } ?? ""
+        commands.append(("sim-cli fuzz --seeds \(seed)..\(seed) --policy \(shellQuote(s.policy.description))\(scenario)", "the original seed"))
       }
     }
     // This very test, on the failing seed alone.
-    let filter = s.testName.map { " --filter \(_shellQuote($0))" } ?? ""
+    let filter = s.testName.map { " --filter \(shellQuote($0))" } ?? ""
     commands.append(("SIM_FUZZ_SEED=\(seed) swift test\(filter)", "this test, on seed \(seed) only"))
     out += _commands(commands)
     if let variable = s.replayedFrom {
@@ -219,28 +219,17 @@ extension SimTestFailure {
     switch error {
     case .invalid:
       return
-        "scenario \(_swiftString(name)) does not parse:\n\n\(error.description)\n\nfix the lines above; `sim-cli check \(_shellQuote(name))` reports the same diagnostics.\n"
+        "scenario \(swiftStringLiteral(name)) does not parse:\n\n\(error.description)\n\nfix the lines above; `sim-cli check \(shellQuote(name))` reports the same diagnostics.\n"
     case .notFound, .fileNotFound, .unreadable:
       return
-        "could not load scenario \(_swiftString(name)): \(error.description)\n\npass the name of a file in scenarios/ (`sim-cli list` shows them) or a path ending in .scenario.\n"
+        "could not load scenario \(swiftStringLiteral(name)): \(error.description)\n\npass the name of a file in scenarios/ (`sim-cli list` shows them) or a path ending in .scenario.\n"
     }
   }
 
   static func _invalidPolicy(_ spec: String, _ error: PolicySpec.ParseError) -> String {
-    var out = "invalid policy \(_swiftString(spec)): \(error.message)\n\n"
+    var out = "invalid policy \(swiftStringLiteral(spec)): \(error.message)\n\n"
     out += "  \(spec)\n  \(String(repeating: " ", count: max(0, error.offset)))^\n\n"
     out += "a policy is a preset and key=value overrides, e.g. \"field-lww-hlc delete=tombstone\"; `sim-cli policies` lists them.\n"
     return out
   }
-}
-
-/// `"text"` as a Swift string literal.
-func _swiftString(_ s: String) -> String {
-  "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-}
-
-/// A shell word: bare when safe, else single-quoted (the same rule as `RunReport.reproduction`).
-func _shellQuote(_ s: String) -> String {
-  let safe = s.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic && $0.isASCII) || "0123456789-_./=".unicodeScalars.contains($0) }
-  return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }

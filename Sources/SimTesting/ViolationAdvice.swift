@@ -37,7 +37,7 @@ enum ViolationAdvice {
       }
       for pair in missing { _ = changed._set(pair.key, pair.value) }
       if !missing.isEmpty {
-        let spec = isCustom ? "" : "; as a spec: \(_shellQuote(PolicySpec.closest(to: changed).description))"
+        let spec = isCustom ? "" : "; as a spec: \(shellQuote(PolicySpec.closest(to: changed).description))"
         out += "    fix: \(missing.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) — \(entry.does)\(spec)\n"
       } else if !entry.remedy.isEmpty {
         out +=

@@ -101,8 +101,7 @@ public struct RunReport: Hashable, Sendable {
   public var reproduction: String {
     let file = fileToSave ?? source
     if let type = customPolicyType {
-      let quoted = "\"" + file.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-      return "ScenarioRunner.run(try Scenario.load(\(quoted)), seed: \(seed), policy: \(type.hasSuffix(")") ? type : type + "()"))"
+      return "ScenarioRunner.run(try Scenario.load(\(swiftStringLiteral(file))), seed: \(seed), policy: \(type.hasSuffix(")") ? type : type + "()"))"
     }
     return "sim-cli run \(shellQuote(file)) --seed \(seed) --policy \(shellQuote(policy))"
   }
@@ -139,7 +138,13 @@ public struct RunReport: Hashable, Sendable {
   }
 }
 
-func shellQuote(_ s: String) -> String {
+/// A shell word: bare when safe, else single-quoted.
+package func shellQuote(_ s: String) -> String {
   let safe = s.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic && $0.isASCII) || "0123456789-_./=".unicodeScalars.contains($0) }
   return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+/// A Swift string literal of `s`.
+package func swiftStringLiteral(_ s: String) -> String {
+  "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }
