@@ -80,6 +80,11 @@ import Testing
         == "sim-cli fuzz --policy 'crdt text=merge' --time 101s --out r.jsonl --resume")
     let noOut = ParsedArguments(command: "fuzz", values: ["--time": ["8h"]])
     #expect(
-      FuzzCommand.continueCommand(noOut, nextSeed: 5, lastSeed: .max, timeLeft: 0.1) == "sim-cli fuzz --seeds 5..18446744073709551615 --time 1s")
+      FuzzCommand.continueCommand(noOut, nextSeed: 5, lastSeed: .max, timeLeft: 0.1) == "sim-cli fuzz --seeds 5.. --time 1s")
+    // An open range is what --time campaigns run, and it parses back only with --time.
+    #expect(SeedRange.parse("5..", open: true) == SeedRange(lower: 5, upper: .max))
+    #expect(SeedRange.parse("5..") == nil)
+    #expect(runCLI("fuzz", "--seeds", "5..").code == .usage)
+    #expect(runCLI("compare", "--seeds", "5..").code == .usage)
   }
 }

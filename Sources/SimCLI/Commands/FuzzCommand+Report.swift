@@ -156,7 +156,7 @@ extension FuzzCommand {
       let name = option.name
       if name == "--resume" { continue }
       if name == "--seeds" && !resumable {
-        words += [name, "\(nextSeed)..\(lastSeed)"]
+        words += [name, lastSeed == UInt64.max ? "\(nextSeed).." : "\(nextSeed)..\(lastSeed)"]
         continue
       }
       if name == "--time", args.value(name) != nil, let timeLeft {

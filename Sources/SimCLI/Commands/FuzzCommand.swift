@@ -22,7 +22,7 @@ enum FuzzCommand {
     options: [
       .value("--scenario", "FILE|NAME", "Shape workloads from this scenario's devices and schema."),
       .value("--policy", "SPEC", "The policy under test (default append-only)."),
-      .value("--seeds", "A..B", "The seeds to run (default 1..1000; with --time, 1.. onwards)."),
+      .value("--seeds", "A..B", "The seeds to run (default 1..1000; with --time, 1.. onwards: A.. is open)."),
       .value("--intents", "N", "Intents per seed (default 50)."),
       .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
       .value("--jobs", "N", "Parallel workers; the core count by default."),
@@ -63,8 +63,9 @@ enum FuzzCommand {
     }
     var plan = SeedPlan(lower: 1, upper: timeLimit == nil ? 1_000 : .max)
     if let text = args.value("--seeds") {
-      guard let r = SeedRange.parse(text) else {
-        throw usage("invalid value '\(text)' for '--seeds': expected A..B with A <= B, e.g. 1..10000.", console)
+      guard let r = SeedRange.parse(text, open: timeLimit != nil) else {
+        let open = text.hasSuffix("..") && timeLimit == nil ? " (an open range A.. needs --time)" : ""
+        throw usage("invalid value '\(text)' for '--seeds': expected A..B with A <= B, e.g. 1..10000\(open).", console)
       }
       plan.lower = r.lower
       plan.upper = r.upper

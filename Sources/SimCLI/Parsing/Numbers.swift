@@ -53,9 +53,12 @@ struct SeedRange: Hashable, Sendable {
   var lower: UInt64
   var upper: UInt64
 
-  static func parse(_ text: String) -> SeedRange? {
+  /// `A..B`, `N` (one seed), or with `open` also `A..` (from A on, for a campaign that `--time`
+  /// bounds).
+  static func parse(_ text: String, open: Bool = false) -> SeedRange? {
     let parts = text.components(separatedBy: "..")
     if parts.count == 1, let n = Count.parse(parts[0], in: 0...UInt64.max) { return SeedRange(lower: n, upper: n) }
+    if open, parts.count == 2, parts[1].isEmpty, let a = Count.parse(parts[0], in: 0...UInt64.max) { return SeedRange(lower: a, upper: UInt64.max) }
     guard parts.count == 2, let a = Count.parse(parts[0], in: 0...UInt64.max), let b = Count.parse(parts[1], in: 0...UInt64.max), a <= b else {
       return nil
     }
