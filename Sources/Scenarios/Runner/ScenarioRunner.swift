@@ -117,7 +117,7 @@ public enum ScenarioRunner {
   static func typeToName(_ policy: any SyncPolicy) -> String? {
     if let standard = policy as? StandardPolicy {
       if case .success(let spec) = PolicySpec.parse(standard.name), spec.settings == standard.settings { return nil }
-      return "StandardPolicy(name: \"\(standard.name)\", settings: …)"
+      return "StandardPolicy(name: \(swiftStringLiteral(standard.name)), settings: …)"
     }
     return String(describing: type(of: policy))
   }
