@@ -11,10 +11,10 @@ package struct DeviceState: Sendable {
   /// through other devices' records (policy metadata).
   package internal(set) var causal = VersionVector()
   /// Local records by key: live ones, and locally deleted ones whose delete is still pending.
-  package internal(set) var store: [RecordKey: RecordState] = [:]
+  package internal(set) var store = RecordTable<RecordState>()
   /// The last server version of each record (the ancestor of an `if-unchanged` conflict; kept
   /// only under that save policy).
-  var ancestors: [RecordKey: RecordState] = [:]
+  var ancestors = RecordTable<RecordState>()
   package internal(set) var outbox = Outbox()
   /// The durable change token; nil until the first complete fetch (or after "token expired").
   package internal(set) var savedToken: Int64?
@@ -48,7 +48,7 @@ package struct DeviceState: Sendable {
 
   /// The records the user sees, in key order.
   package var visibleRecords: [RecordState] {
-    store.keys.sorted().compactMap { store[$0].flatMap { $0.isDeleted ? nil : $0 } }
+    store.compactMap { $0.value.isDeleted ? nil : $0.value }
   }
 
   package func visibleRecord(_ key: RecordKey) -> RecordState? {
@@ -305,7 +305,7 @@ package struct DeviceState: Sendable {
       if env.settings.refetch == .diff {
         // Rows the full refetch did not return are gone from the server: delete them,
         // except those with changes still pending.
-        for key in store.keys.sorted() where !refetchSeen.contains(key) {
+        for key in store.keys where !refetchSeen.contains(key) {
           guard let r = store[key], r.changeTag != 0, outbox.entry(for: key) == nil else { continue }
           setLocal(nil, for: key, effects: &effects)
         }

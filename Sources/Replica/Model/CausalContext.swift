@@ -5,43 +5,65 @@
 /// Causality is tracked per record and exactly (`oracle.md`): a device that has applied the
 /// iPad's third edit of a note has not thereby received its second, and knowing something about
 /// one record says nothing about another. In the common case — edits of a record arrive in
-/// order — a context is one integer.
+/// order — a context is one integer. Above the prefix it keeps runs of consecutive ordinals
+/// (intervals), not single ordinals: a record edited concurrently by many devices leaves holes
+/// (writes that lost and were never received), and the set between them stays a few intervals.
 ///
 ///     var c = CausalContext()
-///     c.insert(1); c.insert(3)     // prefix 1, extras [3]
+///     c.insert(1); c.insert(3)     // prefix 1, runs [3…3]
 ///     c.contains(2)                // false
-///     c.insert(2)                  // prefix 3, no extras
+///     c.insert(2)                  // prefix 3, no runs
 ///
-/// - Complexity: `contains` is O(log e) and `insert` O(e) for e extras; `formUnion` is
-///   O(e₁ + e₂).
+/// - Complexity: `contains` is O(log r) and `insert` O(r) for r runs above the prefix;
+///   `formUnion` is O(r₁ + r₂).
 package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
   /// Every ordinal in `1...prefix` is in the set.
   package private(set) var prefix: Int32 = 0
-  /// Ordinals above `prefix + 1`, sorted and distinct (nil while empty: no allocation).
-  @usableFromInline var _extras: [Int32]?
+  /// Runs of ordinals above `prefix + 1`, flat as `[lo₀, hi₀, lo₁, hi₁, …]`: sorted, disjoint
+  /// and not adjacent (`hiₖ + 1 < loₖ₊₁`), so every set has one representation (nil while
+  /// empty: no allocation).
+  @usableFromInline var _runs: [Int32]?
 
   package init() {}
 
   /// The ordinals above the contiguous prefix, in order.
-  package var extras: [Int32] { _extras ?? [] }
+  package var extras: [Int32] {
+    guard let runs = _runs else { return [] }
+    var out: [Int32] = []
+    for k in stride(from: 0, to: runs.count, by: 2) { out.append(contentsOf: runs[k]...runs[k + 1]) }
+    return out
+  }
+
+  /// The runs above the prefix, as closed ranges in order.
+  package var runs: [ClosedRange<Int32>] {
+    guard let runs = _runs else { return [] }
+    return stride(from: 0, to: runs.count, by: 2).map { runs[$0]...runs[$0 + 1] }
+  }
 
   /// Whether the set holds nothing.
-  package var isEmpty: Bool { prefix == 0 && _extras == nil }
+  package var isEmpty: Bool { prefix == 0 && _runs == nil }
 
   /// How many ordinals the set holds.
-  package var count: Int { Int(prefix) + (_extras?.count ?? 0) }
+  package var count: Int {
+    var n = Int(prefix)
+    if let runs = _runs {
+      for k in stride(from: 0, to: runs.count, by: 2) { n += Int(runs[k + 1] - runs[k]) + 1 }
+    }
+    return n
+  }
 
   @inlinable
   package func contains(_ ordinal: Int32) -> Bool {
     if ordinal <= prefix { return ordinal > 0 }
-    guard let extras = _extras else { return false }
+    guard let runs = _runs else { return false }
+    // The last run starting at or below `ordinal`.
     var lo = 0
-    var hi = extras.count
+    var hi = runs.count >> 1
     while lo < hi {
       let mid = (lo + hi) >> 1
-      if extras[mid] < ordinal { lo = mid + 1 } else { hi = mid }
+      if runs[mid << 1] <= ordinal { lo = mid + 1 } else { hi = mid }
     }
-    return lo < extras.count && extras[lo] == ordinal
+    return lo > 0 && ordinal <= runs[(lo << 1) - 1]
   }
 
   package mutating func insert(_ ordinal: Int32) {
@@ -51,76 +73,100 @@ package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
       _absorb()
       return
     }
-    var extras = _extras ?? []
-    _extras = nil
+    guard !contains(ordinal) else { return }
+    var runs = _runs ?? []
+    _runs = nil
+    // Index of the first run starting above `ordinal`.
     var lo = 0
-    var hi = extras.count
+    var hi = runs.count >> 1
     while lo < hi {
       let mid = (lo + hi) >> 1
-      if extras[mid] < ordinal { lo = mid + 1 } else { hi = mid }
+      if runs[mid << 1] <= ordinal { lo = mid + 1 } else { hi = mid }
     }
-    if lo == extras.count || extras[lo] != ordinal { extras.insert(ordinal, at: lo) }
-    _extras = extras
+    let joinsBefore = lo > 0 && runs[(lo << 1) - 1] + 1 == ordinal
+    let joinsAfter = lo < runs.count >> 1 && runs[lo << 1] == ordinal + 1
+    switch (joinsBefore, joinsAfter) {
+    case (true, true):
+      runs.removeSubrange(((lo << 1) - 1)...(lo << 1))
+    case (true, false):
+      runs[(lo << 1) - 1] = ordinal
+    case (false, true):
+      runs[lo << 1] = ordinal
+    case (false, false):
+      runs.insert(contentsOf: [ordinal, ordinal], at: lo << 1)
+    }
+    _runs = runs
     _checkInvariants()
   }
 
   /// Adds every ordinal of `other`.
   package mutating func formUnion(_ other: CausalContext) {
-    if other.prefix > prefix { prefix = other.prefix }
-    if let theirs = other._extras {
-      if let mine = _extras {
-        var merged: [Int32] = []
-        merged.reserveCapacity(mine.count + theirs.count)
-        var i = 0
-        var j = 0
-        while i < mine.count || j < theirs.count {
-          let next: Int32
-          if j == theirs.count || (i < mine.count && mine[i] < theirs[j]) {
-            next = mine[i]
-            i += 1
-          } else if i == mine.count || theirs[j] < mine[i] {
-            next = theirs[j]
-            j += 1
-          } else {
-            next = mine[i]
-            i += 1
-            j += 1
-          }
-          if next > prefix { merged.append(next) }
-        }
-        _extras = merged.isEmpty ? nil : merged
-      } else {
-        let above = theirs.filter { $0 > prefix }
-        _extras = above.isEmpty ? nil : above
+    guard let theirs = other._runs else {
+      if other.prefix > prefix {
+        prefix = other.prefix
+        _absorb()
       }
-    } else if let mine = _extras, mine.first! <= prefix {
-      let above = mine.filter { $0 > prefix }
-      _extras = above.isEmpty ? nil : above
+      return
     }
-    _absorb()
+    let newPrefix = max(prefix, other.prefix)
+    let mine = _runs ?? []
+    _runs = nil
+    var merged: [Int32] = []
+    merged.reserveCapacity(mine.count + theirs.count)
+    var top = newPrefix  // the highest ordinal covered so far (the prefix, then the last run)
+    var i = 0
+    var j = 0
+    while i < mine.count || j < theirs.count {
+      let lo: Int32
+      let hi: Int32
+      if j == theirs.count || (i < mine.count && mine[i] <= theirs[j]) {
+        (lo, hi) = (mine[i], mine[i + 1])
+        i += 2
+      } else {
+        (lo, hi) = (theirs[j], theirs[j + 1])
+        j += 2
+      }
+      guard hi > top else { continue }
+      if lo <= top + 1 {
+        // Continues the prefix or the last run.
+        if merged.isEmpty { prefix = hi } else { merged[merged.count - 1] = hi }
+        top = hi
+      } else {
+        if merged.isEmpty { prefix = top }
+        merged.append(lo)
+        merged.append(hi)
+        top = hi
+      }
+    }
+    if merged.isEmpty { prefix = max(prefix, top) }
+    _runs = merged.isEmpty ? nil : merged
+    _checkInvariants()
   }
 
-  /// Moves extras that continue the prefix into it.
+  /// Moves the runs that continue or overlap the prefix into it.
   mutating func _absorb() {
-    guard var extras = _extras else { return }
-    _extras = nil
+    guard var runs = _runs, runs[0] <= prefix + 1 else { return }
+    _runs = nil
     var k = 0
-    while k < extras.count, extras[k] <= prefix + 1 {
-      if extras[k] == prefix + 1 { prefix += 1 }
-      k += 1
+    while k < runs.count, runs[k] <= prefix + 1 {
+      prefix = max(prefix, runs[k + 1])
+      k += 2
     }
-    if k > 0 { extras.removeFirst(k) }
-    _extras = extras.isEmpty ? nil : extras
+    runs.removeFirst(k)
+    _runs = runs.isEmpty ? nil : runs
     _checkInvariants()
   }
 
   @inline(__always)
   func _checkInvariants() {
     #if DEBUG
-      if let e = _extras {
-        precondition(!e.isEmpty, "CausalContext: empty extras must be nil")
-        precondition(e[0] > prefix + 1, "CausalContext: an extra continues or overlaps the prefix")
-        for k in 1..<e.count { precondition(e[k - 1] < e[k], "CausalContext: extras not sorted and distinct") }
+      if let r = _runs {
+        precondition(!r.isEmpty && r.count % 2 == 0, "CausalContext: runs must be pairs, and empty runs nil")
+        precondition(r[0] > prefix + 1, "CausalContext: a run continues or overlaps the prefix")
+        for k in stride(from: 0, to: r.count, by: 2) {
+          precondition(r[k] <= r[k + 1], "CausalContext: a run ends before it starts")
+          if k > 0 { precondition(r[k - 1] + 1 < r[k], "CausalContext: runs not sorted, disjoint and apart") }
+        }
       }
     #endif
   }

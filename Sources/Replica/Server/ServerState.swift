@@ -8,9 +8,9 @@ package struct ServerState: Sendable {
   /// Per type: whether uploads are accepted (CloudKit-safe and deployed).
   let acceptsType: [Bool]
   /// Live records, tombstones and hard-delete markers, by key.
-  package private(set) var records: [RecordKey: RecordState] = [:]
+  package private(set) var records = RecordTable<RecordState>()
   /// The change-log position of each record's latest change.
-  var position: [RecordKey: Int64] = [:]
+  var position = RecordTable<Int64>()
   /// The change log: (position, key), positions increasing. Older entries of a record are
   /// skipped on read (`position[key]` tells the latest).
   var log: [(position: Int64, key: RecordKey)] = []
@@ -32,7 +32,7 @@ package struct ServerState: Sendable {
 
   /// The live records, in key order.
   package var liveRecords: [RecordState] {
-    records.keys.sorted().compactMap { records[$0].flatMap { $0.isDeleted ? nil : $0 } }
+    records.compactMap { $0.value.isDeleted ? nil : $0.value }
   }
 
   /// Handles a push. Returns the per-write results and whether anything changed.

@@ -125,14 +125,14 @@ extension SyncWorld {
     for d in devices.indices {
       var h = TraceHasher()
       let store = devices[d].store
-      for key in store.keys.sorted() { store[key]!.fold(into: &h) }
+      for (_, record) in store { record.fold(into: &h) }
       h.combine(devices[d].outbox.entries.count)
       trace.record(WorldTrace.finalState, at: now, node: Int32(d), Int64(bitPattern: h.value), Int64(store.count))
       note(.finalState(.device(Int32(d)), digest: h.value, records: store.count))
     }
     var h = TraceHasher()
     let records = server.records
-    for key in records.keys.sorted() { records[key]!.fold(into: &h) }
+    for (_, record) in records { record.fold(into: &h) }
     h.combine(server.head)
     trace.record(WorldTrace.finalState, at: now, node: serverNode.rawValue, Int64(bitPattern: h.value), Int64(records.count))
     note(.finalState(.server, digest: h.value, records: records.count))

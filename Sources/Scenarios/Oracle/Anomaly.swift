@@ -50,6 +50,13 @@ public struct AnomalyCounts: Hashable, Sendable, Sequence, CustomStringConvertib
 
   init(byOrdinal: [Int]) { self.byOrdinal = byOrdinal }
 
+  /// The counts of `anomalies`, by kind.
+  package init(_ anomalies: [Anomaly]) {
+    var counts = [Int](repeating: 0, count: AnomalyKind.allCases.count)
+    for a in anomalies { counts[a.kind.ordinal] += 1 }
+    byOrdinal = counts
+  }
+
   /// The count of one kind (0 when none was found).
   public subscript(kind: AnomalyKind) -> Int { byOrdinal[kind.ordinal] }
 

@@ -147,13 +147,16 @@ enum BenchCommand {
         "benchmark": "scale", "devices": .int(Int64(r.devices)), "intents": .int(Int64(r.intents)), "records": .int(Int64(r.records)),
         "events": .int(Int64(r.events)), "messages": .int(Int64(r.messages)), "simulatedTime": .string(r.simulated.description),
         "seconds": .double((r.seconds * 100).rounded() / 100), "peakResidentMiB": .int(Int64(mib.rounded())), "converged": .bool(r.converged),
+        "oracle": true, "oracleSeconds": .double((r.oracleSeconds * 100).rounded() / 100),
+        "anomalies": .object(Dictionary(uniqueKeysWithValues: r.anomalies.map { ($0.kind.rawValue, JSONValue.int(Int64($0.count))) })),
       ]
       console.out(value.serialized() + "\n")
     } else {
       console.out(
         """
         scale: \(group(Double(r.devices))) devices × \(group(Double(r.intents))) intents on \(group(Double(r.records))) records settled in \(format2(r.seconds)) s, peak memory \(group(mib)) MiB
-          \(group(Double(r.events))) events, \(group(Double(r.messages))) messages, \(r.simulated) simulated; \(r.converged ? "converged" : "NOT converged") (oracle not run at this size)
+          \(group(Double(r.events))) events, \(group(Double(r.messages))) messages, \(r.simulated) simulated; \(r.converged ? "converged" : "NOT converged")
+          oracle: \(format2(r.oracleSeconds)) s of the total; \(r.anomalies.total == 0 ? "no anomalies" : r.anomalies.filter { $0.count > 0 }.map { "\($0.count) \($0.kind)" }.joined(separator: ", "))
 
         """)
     }
