@@ -74,3 +74,20 @@ struct CausalContextTests {
     #expect(c.description.hasPrefix("{1…19, 21, 22,"))
   }
 }
+
+extension CausalContextTests {
+  @Test func subsetAgreesWithASet() {
+    var rng = SimRandom(seed: 11, stream: "causal-context-subset")
+    for trial in 0..<600 {
+      var sa = Set<Int32>()
+      var sb = Set<Int32>()
+      for _ in 0..<rng.int(in: 0..<20) { sa.insert(Int32(rng.int(in: 1..<25))) }
+      for _ in 0..<rng.int(in: 0..<20) { sb.insert(Int32(rng.int(in: 1..<25))) }
+      if rng.int(in: 0..<3) == 0 { sb.formUnion(sa) }
+      let a = Self.build(sa.shuffled(using: &rng))
+      let b = Self.build(sb.shuffled(using: &rng))
+      #expect(a.isSubset(of: b) == sa.isSubset(of: sb), "trial \(trial): \(a) ⊆ \(b)")
+      #expect(b.isSubset(of: a) == sb.isSubset(of: sa), "trial \(trial): \(b) ⊆ \(a)")
+    }
+  }
+}

@@ -99,6 +99,34 @@ package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
     _checkInvariants()
   }
 
+  /// Whether every ordinal of this set is in `other`. Runs are maximal, so each of ours must lie
+  /// inside one of theirs (or their prefix).
+  package func isSubset(of other: CausalContext) -> Bool {
+    // Their prefix stops below ours: the ordinal after it is ours, not theirs.
+    if prefix > other.prefix { return false }
+    guard let mine = _runs else { return true }
+    var k = 0
+    while k < mine.count {
+      if !other._covers(mine[k], mine[k + 1]) { return false }
+      k += 2
+    }
+    return true
+  }
+
+  /// Whether `lo...hi` is wholly in the set.
+  func _covers(_ lo: Int32, _ hi: Int32) -> Bool {
+    if hi <= prefix { return lo > 0 }
+    // `prefix + 1` is never in the set (runs start above it).
+    guard lo > prefix + 1, let runs = _runs else { return false }
+    var a = 0
+    var b = runs.count >> 1
+    while a < b {
+      let mid = (a + b) >> 1
+      if runs[mid << 1] <= lo { a = mid + 1 } else { b = mid }
+    }
+    return a > 0 && hi <= runs[(a << 1) - 1]
+  }
+
   /// Adds every ordinal of `other`.
   package mutating func formUnion(_ other: CausalContext) {
     guard let theirs = other._runs else {
@@ -106,6 +134,12 @@ package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
         prefix = other.prefix
         _absorb()
       }
+      return
+    }
+    // The common cases allocate nothing: one side already holds the other.
+    if other.isSubset(of: self) { return }
+    if isSubset(of: other) {
+      self = other
       return
     }
     let newPrefix = max(prefix, other.prefix)

@@ -54,6 +54,9 @@ package struct SyncWorld: Sendable {
   var inFlight: [InFlight?] = []
   var freeSlots: [Int32] = []
   package internal(set) var messagesSent = 0
+  /// Record copies carried by the messages sent (writes, results, fetched records): the work
+  /// that grows with devices × changes, for benchmarks. Never hashed.
+  package internal(set) var recordsSent = 0
 
   package init(_ config: WorldConfig) {
     self.config = config
@@ -258,6 +261,7 @@ package struct SyncWorld: Sendable {
 
   mutating func send(_ message: Message, from: NodeID, to: NodeID, session: UInt32) {
     messagesSent += 1
+    recordsSent += message.recordCount
     let t = network.send(from: from, to: to, at: now, using: &wires[from.index])
     trace.record(WorldTrace.send, at: now, node: from.rawValue, message.code, Int64(to.rawValue), Int64(message.recordCount))
     trace.fold { message.fold(into: &$0) }

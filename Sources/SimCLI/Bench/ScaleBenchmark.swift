@@ -13,6 +13,8 @@ enum ScaleBenchmark {
     var records: Int
     var events: Int
     var messages: Int
+    /// Record copies the messages carried.
+    var recordsMoved: Int
     var simulated: VirtualTime
     var seconds: Double
     var peakBytes: Int
@@ -58,7 +60,7 @@ enum ScaleBenchmark {
     let anomalies = oracle.judge()
     let oracleSeconds = judging.elapsedSeconds
     return Result(
-      devices: devices, intents: intents, records: records, events: world.eventsProcessed, messages: world.messagesSent,
+      devices: devices, intents: intents, records: records, events: world.eventsProcessed, messages: world.messagesSent, recordsMoved: world.recordsSent,
       simulated: world.now, seconds: clock.elapsedSeconds, peakBytes: peakResidentBytes(), converged: oracle.converged,
       oracleSeconds: oracleSeconds, anomalies: AnomalyCounts(anomalies))
   }

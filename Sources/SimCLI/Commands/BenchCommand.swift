@@ -1,21 +1,27 @@
 import Scenarios
 @_spi(Kernel) import Simulator
 
-/// `sim-cli bench [kernel|scenario|fuzz|scale]`: throughput figures.
+/// `sim-cli bench [kernel|scenario|fuzz|scale|curve]`: throughput figures.
 enum BenchCommand {
-  static let subjects = ["kernel", "scenario", "fuzz", "scale"]
+  static let subjects = ["kernel", "scenario", "fuzz", "scale", "curve"]
   static let spec = CommandSpec(
     name: "bench", summary: "Print throughput figures (events/s, runs/s, seeds/s, memory).",
     discussion: """
       kernel    events/s of a ping-pong workload at 16, 1,000 and 100,000 pending events, next to a
                 bare hand-written heap loop running the same workload (the yardstick).
       scenario  whole runs/s of a scenario (two-device-acceptance by default) on one core: world,
-                timeline, settle, oracle and report; also events and messages per run.
-      fuzz      seeds/s of the default fuzz workload (append-only) at 3 devices × 50 intents, one job.
-      scale     one run of 1,000 devices × 100,000 intents to settle: wall time and peak memory.
+                timeline, settle, oracle and report; also events and messages per run, and the
+                wall time per simulated event beside the kernel's (16 pending, measured too).
+      fuzz      seeds/s of the default fuzz workload (append-only) at 3 devices × 50 intents, one
+                job, and its cost per simulated event beside the kernel's.
+      scale     one run of 1,000 devices × 100,000 intents to settle, judged by the oracle: wall
+                time, peak memory and the anomalies found.
+      curve     the scale workload with the oracle as the devices grow (2, 5, 20, 100, 1,000 at
+                5,000 intents) and as the intents grow (50 … 50,000 at 20 devices): wall time
+                per event and per intent, and peak memory, per row (about a minute).
       Build with -c release: debug builds are many times slower.
       """,
-    positionals: [.init(name: "kernel|scenario|fuzz|scale", help: "Which benchmark (default: kernel).", optional: true)],
+    positionals: [.init(name: "kernel|scenario|fuzz|scale|curve", help: "Which benchmark (default: kernel).", optional: true)],
     options: [
       .value("--events", "N", "kernel: events per trial (default 2000000)."),
       .value("--trials", "N", "kernel: trials per size; the median is printed (default 3)."),
@@ -36,6 +42,8 @@ enum BenchCommand {
       return scenario(args, console)
     case "fuzz":
       return fuzz(args, console)
+    case "curve":
+      return curve(args, console)
     default:
       return scale(args, console)
     }
@@ -92,11 +100,15 @@ enum BenchCommand {
       console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench scenario'.\n")
     #endif
     let r = ScenarioBenchmark.measure(file, seconds: Double(seconds))
+    let kernel = kernelYardstick()
+    let perEvent = 1e9 / (r.runsPerSecond * Double(max(r.eventsPerRun, 1)))
     if args.value("--format") == "json" {
       let value: JSONValue = [
         "benchmark": "scenario", "scenario": .string(r.scenario), "runsPerSecond": .int(Int64(r.runsPerSecond.rounded())),
         "runs": .int(Int64(r.runs)), "eventsPerRun": .int(Int64(r.eventsPerRun)), "messagesPerRun": .int(Int64(r.messagesPerRun)),
         "nanosecondsPerMessage": .int(Int64(r.nanosecondsPerMessage.rounded())),
+        "nanosecondsPerEvent": .int(Int64(perEvent.rounded())), "kernelEventsPerSecond": .int(Int64(kernel.rounded())),
+        "costPerEventVsKernel": .double(ratio(perEvent, kernel)),
       ]
       console.out(value.serialized() + "\n")
     } else {
@@ -104,6 +116,7 @@ enum BenchCommand {
         """
         scenario \(r.scenario): \(group(r.runsPerSecond)) runs/s on one core (\(r.runs) runs, oracle included)
           \(r.eventsPerRun) events and \(r.messagesPerRun) messages per run; \(group(r.nanosecondsPerMessage)) ns of wall time per simulated message
+          \(group(perEvent)) ns per simulated event = \(format2(ratio(perEvent, kernel)))× the kernel's \(format2(1e9 / kernel)) ns (bench kernel, 16 pending: \(group(kernel)) events/s)
 
         """)
     }
@@ -119,16 +132,24 @@ enum BenchCommand {
       console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench fuzz'.\n")
     #endif
     let r = FuzzBenchmark.measure(devices: Int(devices), intents: Int(intents), seconds: Double(seconds))
+    let kernel = kernelYardstick()
+    let eventsPerSecond = r.seedsPerSecond * Double(r.eventsPerSeed)
+    let perEvent = 1e9 / max(eventsPerSecond, 1)
     if args.value("--format") == "json" {
       let value: JSONValue = [
         "benchmark": "fuzz", "seedsPerSecond": .int(Int64(r.seedsPerSecond.rounded())), "devices": .int(Int64(r.devices)),
         "intents": .int(Int64(r.intents)), "seeds": .int(Int64(r.seeds)), "eventsPerSeed": .int(Int64(r.eventsPerSeed)),
+        "eventsPerSecond": .int(Int64(eventsPerSecond.rounded())), "nanosecondsPerEvent": .int(Int64(perEvent.rounded())),
+        "kernelEventsPerSecond": .int(Int64(kernel.rounded())), "costPerEventVsKernel": .double(ratio(perEvent, kernel)),
       ]
       console.out(value.serialized() + "\n")
     } else {
       console.out(
-        "fuzz: \(group(r.seedsPerSecond)) seeds/s on one job (\(r.devices) devices × \(r.intents) intents, append-only, oracle included; \(r.seeds) seeds, \(r.eventsPerSeed) events per seed)\n"
-      )
+        """
+        fuzz: \(group(r.seedsPerSecond)) seeds/s on one job (\(r.devices) devices × \(r.intents) intents, append-only, oracle included; \(r.seeds) seeds, \(r.eventsPerSeed) events per seed)
+          \(group(eventsPerSecond)) simulated events/s = \(group(perEvent)) ns per event, \(format2(ratio(perEvent, kernel)))× the kernel's \(format2(1e9 / kernel)) ns (bench kernel, 16 pending: \(group(kernel)) events/s)
+
+        """)
     }
     return .success
   }
@@ -145,7 +166,7 @@ enum BenchCommand {
     if args.value("--format") == "json" {
       let value: JSONValue = [
         "benchmark": "scale", "devices": .int(Int64(r.devices)), "intents": .int(Int64(r.intents)), "records": .int(Int64(r.records)),
-        "events": .int(Int64(r.events)), "messages": .int(Int64(r.messages)), "simulatedTime": .string(r.simulated.description),
+        "events": .int(Int64(r.events)), "messages": .int(Int64(r.messages)), "recordsMoved": .int(Int64(r.recordsMoved)), "simulatedTime": .string(r.simulated.description),
         "seconds": .double((r.seconds * 100).rounded() / 100), "peakResidentMiB": .int(Int64(mib.rounded())), "converged": .bool(r.converged),
         "oracle": true, "oracleSeconds": .double((r.oracleSeconds * 100).rounded() / 100),
         "anomalies": .object(Dictionary(uniqueKeysWithValues: r.anomalies.map { ($0.kind.rawValue, JSONValue.int(Int64($0.count))) })),
@@ -161,6 +182,60 @@ enum BenchCommand {
         """)
     }
     return r.converged ? .success : .failure
+  }
+
+  /// The kernel's events/s at 16 pending (median of 3 × 1,000,000 events): the yardstick that
+  /// `scenario` and `fuzz` print their cost per event beside, measured in the same sitting.
+  static func kernelYardstick() -> Double {
+    KernelBenchmark.measure(pending: 16, events: 1_000_000, trials: 3).eventsPerSecond
+  }
+
+  /// `a` in units of the kernel's cost per event (`1e9 / kernelEventsPerSecond` ns), to 2 places.
+  static func ratio(_ nanosecondsPerEvent: Double, _ kernelEventsPerSecond: Double) -> Double {
+    (nanosecondsPerEvent / (1e9 / max(kernelEventsPerSecond, 1)) * 100).rounded() / 100
+  }
+
+  static func curve(_ args: ParsedArguments, _ console: Console) -> ExitCode {
+    #if DEBUG
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench curve'.\n")
+    #endif
+    let rows = CurveBenchmark.measure(minimumSeconds: 0.5) { d, i in console.err("bench curve: \(d) devices × \(i) intents…\n") }
+    if args.value("--format") == "json" {
+      let value: JSONValue = [
+        "benchmark": "curve", "oracle": true,
+        "rows": .array(
+          rows.map { r in
+            [
+              "devices": .int(Int64(r.devices)), "intents": .int(Int64(r.intents)), "runs": .int(Int64(r.runs)),
+              "eventsPerRun": .int(Int64(r.eventsPerRun)), "recordsMovedPerRun": .int(Int64(r.recordsMovedPerRun)),
+              "nanosecondsPerRecordMoved": .int(Int64(r.nanosecondsPerRecordMoved.rounded())), "secondsPerRun": .double((r.secondsPerRun * 1e4).rounded() / 1e4),
+              "nanosecondsPerEvent": .int(Int64(r.nanosecondsPerEvent.rounded())),
+              "microsecondsPerIntent": .double((r.microsecondsPerIntent * 100).rounded() / 100),
+              "peakResidentMiB": .int(Int64((Double(r.peakBytes) / 1_048_576).rounded())), "converged": .bool(r.converged),
+            ]
+          }),
+      ]
+      console.out(value.serialized() + "\n")
+    } else {
+      var text = "curve: the scale workload, judged by the oracle, one core (each row repeated for at least 0.5 s)\n"
+      text += "  devices   intents   events/run  records moved   s/run   ns/event  µs/intent  ns/record  peak MiB\n"
+      for (k, r) in rows.enumerated() {
+        if k == CurveBenchmark.deviceCounts.count { text += "\n" }
+        text +=
+          "  " + pad(group(Double(r.devices)), 7) + "  " + pad(group(Double(r.intents)), 8) + "  " + pad(group(Double(r.eventsPerRun)), 11)
+          + "  " + pad(group(Double(r.recordsMovedPerRun)), 13) + "  " + pad(format3(r.secondsPerRun), 6) + "  " + pad(group(r.nanosecondsPerEvent), 9)
+          + "  " + pad(format2(r.microsecondsPerIntent), 9) + "  " + pad(group(r.nanosecondsPerRecordMoved), 9)
+          + "  " + pad(group(Double(r.peakBytes) / 1_048_576), 8) + (r.converged ? "" : "  NOT converged") + "\n"
+      }
+      console.out(text)
+    }
+    return rows.allSatisfy(\.converged) ? .success : .failure
+  }
+
+  static func format3(_ x: Double) -> String {
+    let thousandths = Int64((x * 1000).rounded())
+    let frac = String(thousandths % 1000)
+    return "\(thousandths / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
   }
 
   static func pad(_ s: String, _ width: Int) -> String {
