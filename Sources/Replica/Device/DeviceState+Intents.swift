@@ -33,7 +33,7 @@ extension DeviceState {
 
     switch intent {
     case .create(let type, _, let values):
-      guard store[key] == nil else {
+      guard !store.contains(key) else {
         return ignore("\(key) already exists on this device", .create(type: type, values: values))
       }
       let spec = schema.types[Int(type)]
@@ -103,7 +103,7 @@ extension DeviceState {
   }
 
   func _absence(_ key: RecordKey) -> String {
-    store[key] == nil ? "the record is not on this device" : "the record is deleted on this device"
+    !store.contains(key) ? "the record is not on this device" : "the record is deleted on this device"
   }
 
   /// Text literals become text whose characters carry the writing intent.

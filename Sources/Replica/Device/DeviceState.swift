@@ -11,10 +11,10 @@ package struct DeviceState: Sendable {
   /// through other devices' records (policy metadata).
   package internal(set) var causal = VersionVector()
   /// Local records by key: live ones, and locally deleted ones whose delete is still pending.
-  package internal(set) var store = RecordTable<RecordState>()
+  package internal(set) var store = RecordTable()
   /// The last server version of each record (the ancestor of an `if-unchanged` conflict; kept
   /// only under that save policy).
-  var ancestors = RecordTable<RecordState>()
+  var ancestors = RecordTable()
   package internal(set) var outbox = Outbox()
   /// The durable change token; nil until the first complete fetch (or after "token expired").
   package internal(set) var savedToken: Int64?
@@ -54,6 +54,10 @@ package struct DeviceState: Sendable {
   package func visibleRecord(_ key: RecordKey) -> RecordState? {
     store[key].flatMap { $0.isDeleted ? nil : $0 }
   }
+
+  /// Whether the user sees the record (``visibleRecord(_:)`` is not nil), without copying it.
+  @inlinable
+  package func shows(_ key: RecordKey) -> Bool { store.isLive(key) }
 
   /// Whether the device has nothing left to do: nothing sendable, no sync running.
   package var isIdle: Bool { phase == .idle && !outbox.hasSendable }
@@ -277,7 +281,7 @@ package struct DeviceState: Sendable {
       setLocal(nil, for: key, effects: &effects)
     case .deleted:
       if outbox.remove(key, ifAt: entry.generation) || outbox.entry(for: key) == nil {
-        if store[key]?.isDeleted == true { store[key] = nil }
+        if store.isDeleted(key) { store[key] = nil }
         ancestors[key] = nil
       }
     case .rejected(let typeName):
@@ -332,7 +336,7 @@ package struct DeviceState: Sendable {
 
   /// Replaces the local copy, reporting a change in what the user sees (``DeviceEffect/shown(_:visible:)``).
   mutating func setLocal(_ record: RecordState?, for key: RecordKey, effects: inout [DeviceEffect]) {
-    let wasVisible = store[key].map { !$0.isDeleted } ?? false
+    let wasVisible = store.isLive(key)
     let isVisible = record.map { !$0.isDeleted } ?? false
     if wasVisible != isVisible { effects.append(.shown(key, visible: isVisible)) }
     store[key] = record

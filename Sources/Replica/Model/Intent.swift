@@ -83,6 +83,8 @@ package struct IntentLog: Sendable {
   @usableFromInline var _origins: [(record: RecordKey, ordinal: Int32)] = []
   /// Effective intents so far per record (indexed by key).
   @usableFromInline var _ordinals: [Int32] = []
+  /// How many intents had no effect (``Intent/ignored`` is set).
+  package private(set) var ignoredCount = 0
   package init() {}
 
   package var nextID: IntentID { IntentID(intents.count + 1) }
@@ -101,6 +103,7 @@ package struct IntentLog: Sendable {
       if _ordinals.count <= r { _ordinals.append(contentsOf: repeatElement(0, count: r + 1 - _ordinals.count)) }
       _ordinals[r] = intent.ordinal
     }
+    if intent.ignored != nil { ignoredCount += 1 }
     intents.append(intent)
     _origins.append((intent.record, intent.ordinal))
   }

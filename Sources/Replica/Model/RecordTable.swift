@@ -1,19 +1,27 @@
 /// Values by record key, in a dense array indexed by the key (keys are the world's dense record
 /// numbers): a lookup is an index, not a hash, and iteration is in key order with no sort.
+/// Not generic on purpose: a generic table used from other modules was not specialized, and
+/// every lookup went through the runtime's generic metadata.
 ///
-///     var store = RecordTable<RecordState>()
+///     var store = RecordTable()
 ///     store[3] = record
 ///     store[3]?.isDeleted          // false
 ///     for (key, r) in store { … }  // ascending keys
-package struct RecordTable<Stored>: Sequence {
+package struct RecordTable: Sequence {
+  package typealias Stored = RecordState
   @usableFromInline var _slots: [Stored?] = []
-  /// How many keys hold a value.
-  package private(set) var count = 0
 
-  package init() {}
+  @inlinable package init() {}
+
+  /// How many keys hold a value (counted: it is read once a run, written on every change).
+  package var count: Int {
+    var n = 0
+    for k in _slots.indices where _slots[k]?.key != nil { n += 1 }
+    return n
+  }
 
   /// Whether no key holds a value.
-  @inlinable package var isEmpty: Bool { count == 0 }
+  package var isEmpty: Bool { count == 0 }
 
   @inlinable
   package subscript(key: RecordKey) -> Stored? {
@@ -25,38 +33,67 @@ package struct RecordTable<Stored>: Sequence {
         guard newValue != nil else { return }
         _slots.append(contentsOf: repeatElement(nil, count: k + 1 - _slots.count))
       }
-      let had = _slots[k] != nil
       _slots[k] = newValue
-      count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
     }
   }
 
+  /// Whether `key` holds a record, live or deleted.
+  @inlinable
+  package func contains(_ key: RecordKey) -> Bool {
+    key >= 0 && Int(key) < _slots.count && _slots[Int(key)]?.key != nil
+  }
+
+  /// Whether `key` holds a live record (not a deletion), read in place.
+  @inlinable
+  package func isLive(_ key: RecordKey) -> Bool {
+    guard key >= 0, Int(key) < _slots.count, let deletedBy = _slots[Int(key)]?.deletedBy else { return false }
+    return deletedBy == 0
+  }
+
+  /// Whether `key` holds a deletion (a tombstone or hard-delete marker), read in place.
+  @inlinable
+  package func isDeleted(_ key: RecordKey) -> Bool {
+    guard key >= 0, Int(key) < _slots.count, let deletedBy = _slots[Int(key)]?.deletedBy else { return false }
+    return deletedBy != 0
+  }
+
   /// The keys that hold a value, ascending.
-  package var keys: [RecordKey] { _slots.indices.compactMap { _slots[$0] == nil ? nil : RecordKey($0) } }
+  @inlinable
+  package var keys: [RecordKey] {
+    var out: [RecordKey] = []
+    for k in _slots.indices where _slots[k]?.key != nil { out.append(RecordKey(k)) }
+    return out
+  }
 
   /// The values in key order.
-  package var values: [Stored] { _slots.compactMap { $0 } }
+  @inlinable package var values: [Stored] { _slots.compactMap { $0 } }
 
   /// Key-value pairs in ascending key order.
-  package func makeIterator() -> Iterator { Iterator(slots: _slots) }
+  @inlinable package func makeIterator() -> Iterator { Iterator(slots: _slots) }
 
+  /// Walks the keys that hold a value, ascending.
   package struct Iterator: IteratorProtocol {
-    let slots: [Stored?]
-    var index = 0
+    @usableFromInline let slots: [Stored?]
+    @usableFromInline var index = 0
+    @inlinable init(slots: [Stored?]) { self.slots = slots }
+    @inlinable
     package mutating func next() -> (key: RecordKey, value: Stored)? {
       while index < slots.count {
-        defer { index += 1 }
-        if let v = slots[index] { return (RecordKey(index), v) }
+        let k = index
+        index += 1
+        if let v = slots[k] { return (RecordKey(k), v) }
       }
       return nil
     }
   }
 }
 
-extension RecordTable: Sendable where Stored: Sendable {}
-extension RecordTable: Equatable where Stored: Equatable {
+extension RecordTable: Sendable {}
+extension RecordTable.Iterator: Sendable {}
+extension RecordTable: Equatable {
   /// Equal when the same keys hold equal values (trailing empty slots do not count).
+  @inlinable
   package static func == (a: RecordTable, b: RecordTable) -> Bool {
-    a.count == b.count && a.elementsEqual(b) { $0.key == $1.key && $0.value == $1.value }
+    a.elementsEqual(b) { $0.key == $1.key && $0.value == $1.value }
   }
 }

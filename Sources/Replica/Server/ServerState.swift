@@ -8,9 +8,9 @@ package struct ServerState: Sendable {
   /// Per type: whether uploads are accepted (CloudKit-safe and deployed).
   let acceptsType: [Bool]
   /// Live records, tombstones and hard-delete markers, by key.
-  package private(set) var records = RecordTable<RecordState>()
+  package private(set) var records = RecordTable()
   /// The change-log position of each record's latest change.
-  var position = RecordTable<Int64>()
+  var _position: [Int64] = []
   /// The change log: (position, key), positions increasing. Older entries of a record are
   /// skipped on read (`position[key]` tells the latest).
   var log: [(position: Int64, key: RecordKey)] = []
@@ -88,12 +88,20 @@ package struct ServerState: Sendable {
     return (results, changed)
   }
 
+  /// The log position of a record's latest change (0: none).
+  func _position(of key: RecordKey) -> Int64 { Int(key) < _position.count ? _position[Int(key)] : 0 }
+
+  mutating func _setPosition(_ key: RecordKey, _ position: Int64) {
+    if Int(key) >= _position.count { _position.append(contentsOf: repeatElement(0, count: Int(key) + 1 - _position.count)) }
+    _position[Int(key)] = position
+  }
+
   mutating func _store(_ record: inout RecordState, at now: VirtualTime) {
     record.changeTag = nextTag
     nextTag += 1
     head += 1
     records[record.key] = record
-    position[record.key] = head
+    _setPosition(record.key, head)
     log.append((head, record.key))
   }
 
@@ -117,7 +125,7 @@ package struct ServerState: Sendable {
       let (pos, key) = log[i]
       i += 1
       last = pos
-      guard position[key] == pos, let record = records[key] else { continue }  // superseded or purged
+      guard _position(of: key) == pos, let record = records[key] else { continue }  // superseded or purged
       if token == nil, record.isDeleted, record.creatorDevice != device { continue }
       page.append(record)
     }
@@ -131,9 +139,9 @@ package struct ServerState: Sendable {
       let d = deletions[deletionsStart]
       guard d.time + retention <= now else { break }
       deletionsStart += 1
-      if position[d.key] == d.position, records[d.key]?.isDeleted == true {
+      if _position(of: d.key) == d.position, records[d.key]?.isDeleted == true {
         records[d.key] = nil
-        position[d.key] = nil
+        _setPosition(d.key, 0)
         purgedThrough = max(purgedThrough, d.position)
       }
     }

@@ -7,7 +7,7 @@ extension SyncWorld {
     switch message {
     case .push(let id, let writes):
       if config.trackCausality { noteSent(writes) }
-      let wasDeleted = writes.map { server.records[$0.record.key]?.isDeleted ?? false }
+      let wasDeleted = writes.map { server.records.isDeleted($0.record.key) }
       let (results, changed) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
       noteServerEvents(writes, results, wasDeleted: wasDeleted)
       if config.trackCausality {

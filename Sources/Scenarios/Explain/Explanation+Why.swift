@@ -229,7 +229,7 @@ extension Explainer {
     default:
       break
     }
-    if let finding = names.schema.safetyFindings().first(where: { f in names.types[key].map { names.schema.types[Int($0)].name } == f.type }) {
+    if let finding = names.schema.safetyFindings().first(where: { f in names.types(key).map { names.schema.types[Int($0)].name } == f.type }) {
       out.append("Schema: \(finding.message)")
     }
     return out

@@ -4,8 +4,6 @@ import Replica
 extension Oracle {
   /// Presence: resurrections, delete/update conflicts, dropped events, stranded records.
   mutating func judgeRecordPresence(_ key: RecordKey, _ intents: [Intent]) {
-    let r = name(key)
-    let rRef = recordRef(key)
     guard
       let create = intents.first(where: {
         if case .create = $0.kind { return true }
@@ -19,13 +17,19 @@ extension Oracle {
       return true
     }
     let deletes = intents.filter { $0.kind == .delete }
-    let holders: [(name: String, device: Int32?, visible: Bool)] =
-      world.devices.map { ($0.config.name, $0.config.index, $0.visibleRecord(key) != nil) } + [("the server", nil, serverLive[key] != nil)]
+    // Who shows the record: every device, then the server. Names are looked up only for a report.
+    var shown = world.devices.map { $0.shows(key) }
+    shown.append(world.server.records.isLive(key))
+    var holders: [(name: String, device: Int32?, visible: Bool)] {
+      world.devices.map { ($0.config.name, $0.config.index, shown[Int($0.config.index)]) } + [("the server", nil, shown[shown.count - 1])]
+    }
+    var r: String { name(key) }
+    var rRef: RecordRef { recordRef(key) }
 
     // A delete that happened after every create and update must win everywhere.
-    if let d = deletes.first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }) {
+    if let d = deletes.first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }), shown.contains(true) {
       let back = holders.filter(\.visible)
-      if !back.isEmpty {
+      do {
         anomalies.append(
           Anomaly(
             kind: .resurrection, record: rRef, intents: [Self.id(d.id)], devices: back.compactMap { $0.device.map(deviceRef) }, at: d.trueTime,
@@ -47,7 +51,7 @@ extension Oracle {
     }
     let origin = world.devices[Int(create.device)]
     let neverOnServer = world.server.records[key] == nil && deletes.isEmpty
-    if neverOnServer, origin.visibleRecord(key) != nil {
+    if neverOnServer, origin.shows(key) {
       anomalies.append(
         Anomaly(
           kind: .strandedRecord, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.config.index)], at: create.trueTime,
@@ -56,9 +60,9 @@ extension Oracle {
         ))
       return
     }
-    if type.appendOnly, deletes.isEmpty {
+    if type.appendOnly, deletes.isEmpty, shown.contains(false) {
       let missing = holders.filter { !$0.visible }
-      if !missing.isEmpty {
+      do {
         anomalies.append(
           Anomaly(
             kind: .droppedEvent, record: rRef, intents: [Self.id(create.id)], devices: missing.compactMap { $0.device.map(deviceRef) },
@@ -114,7 +118,7 @@ extension Oracle {
   }
 
   func resurrectionCause(_ key: RecordKey) -> String {
-    let zombie = world.devices.contains { $0.visibleRecord(key) != nil } && serverLive[key] == nil
+    let zombie = world.devices.contains { $0.shows(key) } && serverLive(key) == nil
     return zombie ? " (a device kept a row the server no longer has, e.g. after a token-expired refetch)" : ""
   }
 
@@ -123,7 +127,7 @@ extension Oracle {
     var reported: Set<RecordKey> = []
     for a in anomalies where a.kind == .resurrection { if let k = a.record?.key { reported.insert(k) } }
     for e in world.facts.events {
-      guard case .reappeared(let key, let applied) = e.fact, let intents = byRecord[key] else { continue }
+      guard case .reappeared(let key, let applied) = e.fact, let intents = Int(key) < byRecord.count ? byRecord[Int(key)] : nil, !intents.isEmpty else { continue }
       let r = name(key)
       guard !reported.contains(key) else { continue }
       let updates = intents.filter {

@@ -14,9 +14,7 @@ package struct Oracle {
   let words: Vocabulary
   let log: IntentLog
   /// Effective intents per record, in id order.
-  var byRecord: [RecordKey: [Intent]] = [:]
-  /// Server's live records by key.
-  var serverLive: [RecordKey: RecordState] = [:]
+  var byRecord: [[Intent]] = []
   var anomalies: [Anomaly] = []
   /// Writes to the record being judged that a delete of it had seen (see `judgeFields`).
   var superseded: Set<IntentID> = []
@@ -31,19 +29,24 @@ package struct Oracle {
     self.log = world.log
     self.words = Vocabulary(world: world, recordNames: recordNames)
     for intent in log.intents where intent.ignored == nil {
-      byRecord[intent.record, default: []].append(intent)
+      let r = Int(intent.record)
+      if byRecord.count <= r { byRecord.append(contentsOf: repeatElement([], count: r + 1 - byRecord.count)) }
+      byRecord[r].append(intent)
     }
-    for r in world.server.liveRecords { serverLive[r.key] = r }
+  }
+
+  /// The server's live copy of a record (nil when it has none, or a tombstone).
+  func serverLive(_ key: RecordKey) -> RecordState? {
+    world.server.records[key].flatMap { $0.isDeleted ? nil : $0 }
   }
 
   /// Every anomaly, in a stable order: by kind, then record, then field, then first intent.
   package mutating func judge() -> [Anomaly] {
     anomalies = []
-    let keys = byRecord.keys.sorted()
-    for key in keys {
-      let intents = byRecord[key]!
+    for (k, intents) in byRecord.enumerated() where !intents.isEmpty {
+      let key = RecordKey(k)
       judgeRecordPresence(key, intents)
-      if let record = serverLive[key] { judgeFields(record, intents) }
+      if let record = serverLive(key) { judgeFields(record, intents) }
     }
     judgeTransientResurrections()
     judgeDivergence()

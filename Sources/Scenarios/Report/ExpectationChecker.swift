@@ -4,24 +4,41 @@ import Replica
 /// Checks `expect` lines against a finished run. Record expectations hold only if they hold on
 /// every device and on the server.
 struct ExpectationChecker {
-  let world: SyncWorld
+  /// What it reads of the run (not the whole world and report: a checker is cheap to copy).
+  let devices: [DeviceState]
+  let serverRecords: RecordTable
+  let schema: Schema
   let recordNames: [String]
-  let report: RunReport
+  let anomalies: [Anomaly]
+  let countsByKind: [Int]
+  let converged: Bool
+
+  init(world: SyncWorld, recordNames: [String], anomalies: [Anomaly], countsByKind: [Int], converged: Bool) {
+    devices = world.devices
+    serverRecords = world.server.records
+    schema = world.config.schema
+    self.recordNames = recordNames
+    self.anomalies = anomalies
+    self.countsByKind = countsByKind
+    self.converged = converged
+  }
 
   func check(_ e: Expectation) -> ExpectationResult {
     let (passed, actual) = evaluate(e.kind)
-    return ExpectationResult(line: e.location.line, text: e.text, passed: passed, actual: passed ? nil : actual)
+    return ExpectationResult(line: e.location.line, text: e.text, passed: passed, actual: passed ? nil : actual())
   }
 
-  func evaluate(_ kind: ExpectationKind) -> (Bool, String) {
-    func count(_ k: String) -> Int { AnomalyKind(rawValue: k).map { report.count($0) } ?? 0 }
+  /// Whether the expectation held, and what was found instead (text built only when asked:
+  /// most expectations hold, and most runs are never printed).
+  func evaluate(_ kind: ExpectationKind) -> (Bool, () -> String) {
+    func count(_ k: String) -> Int { AnomalyKind(rawValue: k).map { countsByKind[$0.ordinal] } ?? 0 }
     switch kind {
     case .noViolations:
-      let v = report.violations
-      return (v.isEmpty, "\(v.count) violation\(v.count == 1 ? "" : "s"): " + summary(v))
+      let n = countsByKind.indices.reduce(0) { $0 + (AnomalyKind.allCases[$1].isViolation ? countsByKind[$1] : 0) }
+      return (n == 0, { let v = anomalies.filter(\.kind.isViolation); return "\(v.count) violation\(v.count == 1 ? "" : "s"): " + summary(v) })
     case .none(let k):
       let n = count(k)
-      return (n == 0, "\(n) \(k)")
+      return (n == 0, { "\(n) \(k)" })
     case .count(let k, let comparison, let value):
       let n = count(k)
       let ok =
@@ -30,20 +47,32 @@ struct ExpectationChecker {
         case .atMost: n <= value
         case .atLeast: n >= value
         }
-      return (ok, "\(k) is \(n)")
+      return (ok, { "\(k) is \(n)" })
     case .converged:
-      return (report.converged, "not converged")
+      return (converged, { "not converged" })
     case .exists(let id):
-      let missing = holders(id).filter { $0.record == nil }.map(\.name)
-      return (missing.isEmpty, "\(id) is missing on \(missing.joined(separator: ", "))")
+      guard let key = key(id) else { return (true, { "" }) }
+      let held = holdersAgree(key) { $0 != nil }
+      return (held, { "\(id) is missing on \(holders(id).filter { $0.record == nil }.map(\.name).joined(separator: ", "))" })
     case .deleted(let id):
-      let present = holders(id).filter { $0.record != nil }.map(\.name)
-      return (present.isEmpty, "\(id) is visible on \(present.joined(separator: ", "))")
+      guard let key = key(id) else { return (true, { "" }) }
+      let held = holdersAgree(key) { $0 == nil }
+      return (held, { "\(id) is visible on \(holders(id).filter { $0.record != nil }.map(\.name).joined(separator: ", "))" })
     case .fieldEquals(let id, let field, let literal):
-      return fieldCheck(id, field) { $0 == literal }
+      let (ok, wrong) = fieldCheck(id, field) { $0 == literal }
+      return (ok, { wrong })
     case .fieldIn(let id, let field, let literals):
-      return fieldCheck(id, field) { literals.contains($0) }
+      let (ok, wrong) = fieldCheck(id, field) { literals.contains($0) }
+      return (ok, { wrong })
     }
+  }
+
+  func key(_ id: String) -> RecordKey? { recordNames.firstIndex(of: id).map { RecordKey($0) } }
+
+  /// Whether `test` holds of the record's visible copy on every device and on the server.
+  func holdersAgree(_ key: RecordKey, _ test: (RecordState?) -> Bool) -> Bool {
+    for d in devices.indices where !test(devices[d].visibleRecord(key)) { return false }
+    return test(serverRecords[key].flatMap { $0.isDeleted ? nil : $0 })
   }
 
   func summary(_ anomalies: [Anomaly]) -> String {
@@ -58,8 +87,8 @@ struct ExpectationChecker {
   func holders(_ id: String) -> [(name: String, record: RecordState?)] {
     guard let index = recordNames.firstIndex(of: id) else { return [] }
     let key = RecordKey(index)
-    return world.devices.map { ($0.config.name, $0.visibleRecord(key)) }
-      + [("the server", world.server.records[key].flatMap { $0.isDeleted ? nil : $0 })]
+    return devices.map { ($0.config.name, $0.visibleRecord(key)) }
+      + [("the server", serverRecords[key].flatMap { $0.isDeleted ? nil : $0 })]
   }
 
   func fieldCheck(_ id: String, _ field: String, _ accept: (Literal) -> Bool) -> (Bool, String) {
@@ -69,7 +98,7 @@ struct ExpectationChecker {
         wrong.append("\(name): \(id) is missing")
         continue
       }
-      let type = world.config.schema.types[Int(record.type)]
+      let type = schema.types[Int(record.type)]
       guard let f = type.fieldIndex(named: field) else { return (false, "\(type.name) has no field \(field)") }
       let literal = Self.literal(record.fields[f].value, recordNames: recordNames)
       if !accept(literal) { wrong.append("\(name): \(literal)") }

@@ -124,17 +124,24 @@ public struct RunReport: Hashable, Sendable {
     self.converged = converged
     stats = RunStats(
       events: world.eventsProcessed, messages: world.messagesSent, simulatedTime: world.now,
-      intents: world.log.intents.count, ignoredIntents: world.log.intents.filter { $0.ignored != nil }.count)
-    ignored = world.log.intents.compactMap { i in
-      i.ignored.map { "i\(i.id) (\(world.config.deviceNames[Int(i.device)]) \(i.kind.verb) \(recordNames[Int(i.record)]) at \(i.trueTime)): \($0)" }
+      intents: world.log.intents.count, ignoredIntents: world.log.ignoredCount)
+    ignored = []
+    if world.log.ignoredCount > 0 {
+      ignored = world.log.intents.compactMap { i in
+        i.ignored.map { "i\(i.id) (\(world.config.deviceNames[Int(i.device)]) \(i.kind.verb) \(recordNames[Int(i.record)]) at \(i.trueTime)): \($0)" }
+      }
     }
     expectations = []
-    let checker = ExpectationChecker(world: world, recordNames: recordNames, report: self)
+    let checker = ExpectationChecker(
+      world: world, recordNames: recordNames, anomalies: anomalies, countsByKind: countsByKind, converged: converged)
     let expects =
       file.expectations.isEmpty
       ? [Expectation(kind: .noViolations, text: "expect no violations", location: SourceLocation(line: 0, column: 0))]
       : file.expectations
-    expectations = expects.map(checker.check)
+    var results: [ExpectationResult] = []
+    results.reserveCapacity(expects.count)
+    for e in expects { results.append(checker.check(e)) }
+    expectations = results
   }
 }
 

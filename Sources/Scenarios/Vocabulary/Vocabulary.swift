@@ -14,17 +14,19 @@ package struct Vocabulary: Sendable {
   package let recordNames: [String]
   package let schema: Schema
   /// Each record's type, from the first intent that created it (lookups only).
-  let types: [RecordKey: Int32]
+  let _types: [Int32]
 
   package init(world: SyncWorld, recordNames: [String]) {
     deviceNames = world.config.deviceNames
     self.recordNames = recordNames
     schema = world.config.schema
-    var types: [RecordKey: Int32] = [:]
+    var types: [Int32] = []
     for i in world.log.intents {
-      if case .create(let t, _) = i.kind, types[i.record] == nil { types[i.record] = t }
+      guard case .create(let t, _) = i.kind, i.record >= 0 else { continue }
+      if types.count <= Int(i.record) { types.append(contentsOf: repeatElement(-1, count: Int(i.record) + 1 - types.count)) }
+      if types[Int(i.record)] < 0 { types[Int(i.record)] = t }
     }
-    self.types = types
+    _types = types
   }
 
   // MARK: Identities
@@ -54,22 +56,27 @@ package struct Vocabulary: Sendable {
   package func key(_ name: String) -> RecordKey? { recordNames.firstIndex(of: name).map { RecordKey($0) } }
 
   /// A record's type index.
-  package func type(of key: RecordKey) -> Int32? { types[key] }
+  package func type(of key: RecordKey) -> Int32? { types(key) }
+
+  /// The record's type, from the intent that created it (nil when none did).
+  func types(_ key: RecordKey) -> Int32? {
+    key >= 0 && Int(key) < _types.count && _types[Int(key)] >= 0 ? _types[Int(key)] : nil
+  }
 
   /// A field's name (`title`), or `f3` when the record's type is unknown.
   package func field(_ key: RecordKey, _ f: Int) -> String {
-    guard let t = types[key], Int(t) < schema.types.count, f >= 0, f < schema.types[Int(t)].fields.count else { return "f\(f)" }
+    guard let t = types(key), Int(t) < schema.types.count, f >= 0, f < schema.types[Int(t)].fields.count else { return "f\(f)" }
     return schema.types[Int(t)].fields[f].name
   }
 
   /// The index of a record's field by name.
   package func fieldIndex(_ key: RecordKey, named name: String) -> Int? {
-    types[key].flatMap { Int($0) < schema.types.count ? schema.types[Int($0)].fieldIndex(named: name) : nil }
+    types(key).flatMap { Int($0) < schema.types.count ? schema.types[Int($0)].fieldIndex(named: name) : nil }
   }
 
   /// A field's kind.
   package func fieldKind(_ key: RecordKey, _ f: Int) -> FieldKind? {
-    guard let t = types[key], Int(t) < schema.types.count, f >= 0, f < schema.types[Int(t)].fields.count else { return nil }
+    guard let t = types(key), Int(t) < schema.types.count, f >= 0, f < schema.types[Int(t)].fields.count else { return nil }
     return schema.types[Int(t)].fields[f].kind
   }
 
@@ -115,7 +122,7 @@ package struct Vocabulary: Sendable {
   /// With `field`, a create or set names only that field.
   package func what(_ intent: Intent, field: Int32? = nil) -> String {
     let r = record(intent.record)
-    let type = types[intent.record] ?? 0
+    let type = types(intent.record) ?? 0
     func name(_ f: Int32) -> String {
       Int(type) < schema.types.count && Int(f) < schema.types[Int(type)].fields.count ? schema.types[Int(type)].fields[Int(f)].name : "f\(f)"
     }
