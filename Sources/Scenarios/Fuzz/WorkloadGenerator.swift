@@ -135,7 +135,11 @@ struct IntentDrafter {
   let shaped: Bool
   var counter = 0
   /// Live records: id, type index, creating device.
-  var live: [(id: String, type: Int, creator: String)] = []
+  var live: [(id: String, type: Int, creator: String)] = [] {
+    didSet { _byType = nil }
+  }
+  /// ``live`` split by type, in the same order (rebuilt after ``live`` changes).
+  var _byType: [[(id: String, type: Int, creator: String)]]?
 
   init(schema: Schema, devices: [String], shaped: Bool) {
     self.schema = schema
@@ -148,7 +152,14 @@ struct IntentDrafter {
     return "\(prefix)\(counter)"
   }
 
-  func liveOf(_ type: Int) -> [(id: String, type: Int, creator: String)] { live.filter { $0.type == type } }
+  mutating func liveOf(_ type: Int) -> [(id: String, type: Int, creator: String)] {
+    if _byType == nil {
+      var split = [[(id: String, type: Int, creator: String)]](repeating: [], count: schema.types.count)
+      for entry in live where entry.type >= 0 && entry.type < split.count { split[entry.type].append(entry) }
+      _byType = split
+    }
+    return type >= 0 && type < _byType!.count ? _byType![type] : []
+  }
 
   mutating func next(_ r: inout SimRandom, device: String) -> TimelineAction? {
     shaped ? nextShaped(&r, device: device) : nextGeneric(&r, device: device)

@@ -15,7 +15,9 @@ enum ScenarioBenchmark {
     var nanosecondsPerMessage: Double
   }
 
-  static func measure(_ file: ScenarioFile, seconds: Double) -> Result {
+  /// Runs for `seconds`, or exactly `runs` runs (seeds 0..<runs) when given: a fixed amount of
+  /// work, for counting instructions (`valgrind --tool=callgrind`) before and after a change.
+  static func measure(_ file: ScenarioFile, seconds: Double, runs fixedRuns: Int? = nil) -> Result {
     let plan = ScenarioRunner.prepare(file)
     // Warm-up.
     for s in 0..<20 { _ = ScenarioRunner.run(plan, seed: UInt64(s)) }
@@ -24,8 +26,8 @@ enum ScenarioBenchmark {
     var events = 0
     var messages = 0
     var checksum = 0
-    while clock.elapsedSeconds < seconds {
-      for _ in 0..<50 {
+    while fixedRuns.map({ runs < $0 }) ?? (clock.elapsedSeconds < seconds) {
+      for _ in 0..<(fixedRuns.map { min(50, $0 - runs) } ?? 50) {
         let r = ScenarioRunner.run(plan, seed: UInt64(runs)).report
         events += r.stats.events
         messages += r.stats.messages
@@ -52,15 +54,16 @@ enum FuzzBenchmark {
     var eventsPerSeed: Int
   }
 
-  static func measure(devices: Int, intents: Int, seconds: Double) -> Result {
+  /// Runs for `seconds`, or exactly `seeds` seeds (1...seeds) when given.
+  static func measure(devices: Int, intents: Int, seconds: Double, seeds fixedSeeds: Int? = nil) -> Result {
     let shape = WorkloadShape.default(devices: devices, intents: intents)
     let policy = try! PolicySpec.parse("append-only").get()
     for s in 1...20 { _ = Fuzzer.run(seed: UInt64(s), shape: shape, policy: policy) }
     let clock = WallClock()
     var seeds = 0
     var events = 0
-    while clock.elapsedSeconds < seconds {
-      for _ in 0..<20 {
+    while fixedSeeds.map({ seeds < $0 }) ?? (clock.elapsedSeconds < seconds) {
+      for _ in 0..<(fixedSeeds.map { min(20, $0 - seeds) } ?? 20) {
         seeds += 1
         events += Fuzzer.run(seed: UInt64(seeds), shape: shape, policy: policy).report.stats.events
       }

@@ -27,6 +27,7 @@ enum BenchCommand {
       .value("--trials", "N", "kernel: trials per size; the median is printed (default 3)."),
       .value("--scenario", "FILE|NAME", "scenario: which scenario (default two-device-acceptance)."),
       .value("--seconds", "N", "scenario, fuzz: how long to measure (default 3)."),
+      .value("--runs", "N", "scenario, fuzz: exactly N runs or seeds instead of --seconds (fixed work, for instruction counts)."),
       .value("--devices", "N", "fuzz: devices per seed (default 3); scale: devices (default 1000)."),
       .value("--intents", "N", "fuzz: intents per seed (default 50); scale: intents (default 100000)."),
       Formats.option,
@@ -99,7 +100,8 @@ enum BenchCommand {
     #if DEBUG
       console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench scenario'.\n")
     #endif
-    let r = ScenarioBenchmark.measure(file, seconds: Double(seconds))
+    guard let runs = fixedRuns(args, console) else { return .usage }
+    let r = ScenarioBenchmark.measure(file, seconds: Double(seconds), runs: runs.count)
     let kernel = kernelYardstick()
     let perEvent = 1e9 / (r.runsPerSecond * Double(max(r.eventsPerRun, 1)))
     if args.value("--format") == "json" {
@@ -131,7 +133,8 @@ enum BenchCommand {
     #if DEBUG
       console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench fuzz'.\n")
     #endif
-    let r = FuzzBenchmark.measure(devices: Int(devices), intents: Int(intents), seconds: Double(seconds))
+    guard let runs = fixedRuns(args, console) else { return .usage }
+    let r = FuzzBenchmark.measure(devices: Int(devices), intents: Int(intents), seconds: Double(seconds), seeds: runs.count)
     let kernel = kernelYardstick()
     let eventsPerSecond = r.seedsPerSecond * Double(r.eventsPerSeed)
     let perEvent = 1e9 / max(eventsPerSecond, 1)
@@ -182,6 +185,12 @@ enum BenchCommand {
         """)
     }
     return r.converged ? .success : .failure
+  }
+
+  /// `--runs N`: `(count: N)`, or `(count: nil)` without the option; nil after a usage error.
+  static func fixedRuns(_ args: ParsedArguments, _ console: Console) -> (count: Int?, ())? {
+    guard args.value("--runs") != nil else { return (nil, ()) }
+    return IntegerOption.parse(args, "--runs", default: 1, in: 1...10_000_000, spec: spec, console: console).map { (Int($0), ()) }
   }
 
   /// The kernel's events/s at 16 pending (median of 3 × 1,000,000 events): the yardstick that
