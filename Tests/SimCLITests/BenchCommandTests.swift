@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import SimCLI
+
+/// What `bench` reports, on tiny sizes (a debug build; no figure is asserted: these are
+/// benchmarks, not timed tests).
+@Suite struct BenchCommandTests {
+  static func json(_ text: String) throws -> [String: Any] {
+    try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+  }
+
+  @Test func scaleIsJudgedByTheOracleAndCountsAnomaliesByKind() throws {
+    let r = runCLI("bench", "scale", "--devices", "3", "--intents", "120", "--format", "json")
+    #expect(r.code == .success, "\(r.stderr)")
+    let j = try Self.json(r.stdout)
+    #expect(j["oracle"] as? Bool == true)
+    #expect(j["converged"] as? Bool == true)
+    let anomalies = try #require(j["anomalies"] as? [String: Int])
+    #expect(anomalies.keys.sorted() == ["concurrent-overwrite", "delete-update-conflict", "divergence", "dropped-event", "duplicate-event", "lost-edit", "phantom-value", "resurrection", "stale-overwrite", "stranded-record"])
+    // The safe design loses nothing: every anomaly at this size is informational.
+    for kind in ["lost-edit", "stale-overwrite", "resurrection", "divergence", "phantom-value"] { #expect(anomalies[kind] == 0, "\(kind)") }
+    #expect((j["recordsMoved"] as? Int ?? 0) > 0)
+    #expect((j["events"] as? Int ?? 0) > 0)
+  }
+
+  @Test func aFixedNumberOfRunsIsExactlyThatMany() throws {
+    let r = runCLI("bench", "fuzz", "--runs", "7", "--intents", "10", "--format", "json")
+    #expect(r.code == .success, "\(r.stderr)")
+    let j = try Self.json(r.stdout)
+    #expect(j["seeds"] as? Int == 7)
+    #expect(j["costPerEventVsKernel"] is Double)
+    #expect((j["kernelEventsPerSecond"] as? Int ?? 0) > 0)
+    #expect(runCLI("bench", "scenario", "--runs", "0").code == .usage)
+  }
+
+  @Test func curveIsASubjectWithADidYouMean() {
+    #expect(runCLI("bench", "curv").stderr.contains("Did you mean 'curve'?"))
+    #expect(runCLI("bench", "--help").stdout.contains("curve"))
+  }
+}
