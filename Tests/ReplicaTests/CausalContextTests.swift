@@ -1,7 +1,7 @@
+@_spi(Kernel) import Simulator
 import Testing
 
 @testable import Replica
-@_spi(Kernel) import Simulator
 
 /// `CausalContext` against the plainest model of a set of ordinals: after every random insert
 /// and union, membership, count, the listed extras and the description agree with a `Set`, and

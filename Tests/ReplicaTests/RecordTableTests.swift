@@ -1,7 +1,7 @@
+@_spi(Kernel) import Simulator
 import Testing
 
 @testable import Replica
-@_spi(Kernel) import Simulator
 
 /// `RecordTable` against a dictionary: lookups, key-ordered iteration, counts and the in-place
 /// presence questions agree after random writes and removals.

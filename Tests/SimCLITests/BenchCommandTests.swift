@@ -17,7 +17,11 @@ import Testing
     #expect(j["oracle"] as? Bool == true)
     #expect(j["converged"] as? Bool == true)
     let anomalies = try #require(j["anomalies"] as? [String: Int])
-    #expect(anomalies.keys.sorted() == ["concurrent-overwrite", "delete-update-conflict", "divergence", "dropped-event", "duplicate-event", "lost-edit", "phantom-value", "resurrection", "stale-overwrite", "stranded-record"])
+    #expect(
+      anomalies.keys.sorted() == [
+        "concurrent-overwrite", "delete-update-conflict", "divergence", "dropped-event", "duplicate-event", "lost-edit", "phantom-value",
+        "resurrection", "stale-overwrite", "stranded-record",
+      ])
     // The safe design loses nothing: every anomaly at this size is informational.
     for kind in ["lost-edit", "stale-overwrite", "resurrection", "divergence", "phantom-value"] { #expect(anomalies[kind] == 0, "\(kind)") }
     #expect((j["recordsMoved"] as? Int ?? 0) > 0)

@@ -127,7 +127,8 @@ extension Oracle {
     var reported: Set<RecordKey> = []
     for a in anomalies where a.kind == .resurrection { if let k = a.record?.key { reported.insert(k) } }
     for e in world.facts.events {
-      guard case .reappeared(let key, let applied) = e.fact, let intents = Int(key) < byRecord.count ? byRecord[Int(key)] : nil, !intents.isEmpty else { continue }
+      guard case .reappeared(let key, let applied) = e.fact, let intents = Int(key) < byRecord.count ? byRecord[Int(key)] : nil, !intents.isEmpty
+      else { continue }
       let r = name(key)
       guard !reported.contains(key) else { continue }
       let updates = intents.filter {

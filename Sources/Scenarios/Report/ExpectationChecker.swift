@@ -35,7 +35,13 @@ struct ExpectationChecker {
     switch kind {
     case .noViolations:
       let n = countsByKind.indices.reduce(0) { $0 + (AnomalyKind.allCases[$1].isViolation ? countsByKind[$1] : 0) }
-      return (n == 0, { let v = anomalies.filter(\.kind.isViolation); return "\(v.count) violation\(v.count == 1 ? "" : "s"): " + summary(v) })
+      return (
+        n == 0,
+        {
+          let v = anomalies.filter(\.kind.isViolation)
+          return "\(v.count) violation\(v.count == 1 ? "" : "s"): " + summary(v)
+        }
+      )
     case .none(let k):
       let n = count(k)
       return (n == 0, { "\(n) \(k)" })

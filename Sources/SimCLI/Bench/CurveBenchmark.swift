@@ -59,7 +59,8 @@ enum CurveBenchmark {
       converged = converged && r.converged
     } while seconds < minimumSeconds
     return Row(
-      devices: devices, intents: intents, runs: runs, eventsPerRun: events / runs, recordsMovedPerRun: moved / runs, secondsPerRun: seconds / Double(runs),
+      devices: devices, intents: intents, runs: runs, eventsPerRun: events / runs, recordsMovedPerRun: moved / runs,
+      secondsPerRun: seconds / Double(runs),
       peakBytes: ScaleBenchmark.peakResidentBytes(), converged: converged)
   }
 

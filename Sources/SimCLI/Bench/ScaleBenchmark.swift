@@ -60,7 +60,8 @@ enum ScaleBenchmark {
     let anomalies = oracle.judge()
     let oracleSeconds = judging.elapsedSeconds
     return Result(
-      devices: devices, intents: intents, records: records, events: world.eventsProcessed, messages: world.messagesSent, recordsMoved: world.recordsSent,
+      devices: devices, intents: intents, records: records, events: world.eventsProcessed, messages: world.messagesSent,
+      recordsMoved: world.recordsSent,
       simulated: world.now, seconds: clock.elapsedSeconds, peakBytes: peakResidentBytes(), converged: oracle.converged,
       oracleSeconds: oracleSeconds, anomalies: AnomalyCounts(anomalies))
   }

@@ -169,7 +169,8 @@ enum BenchCommand {
     if args.value("--format") == "json" {
       let value: JSONValue = [
         "benchmark": "scale", "devices": .int(Int64(r.devices)), "intents": .int(Int64(r.intents)), "records": .int(Int64(r.records)),
-        "events": .int(Int64(r.events)), "messages": .int(Int64(r.messages)), "recordsMoved": .int(Int64(r.recordsMoved)), "simulatedTime": .string(r.simulated.description),
+        "events": .int(Int64(r.events)), "messages": .int(Int64(r.messages)), "recordsMoved": .int(Int64(r.recordsMoved)),
+        "simulatedTime": .string(r.simulated.description),
         "seconds": .double((r.seconds * 100).rounded() / 100), "peakResidentMiB": .int(Int64(mib.rounded())), "converged": .bool(r.converged),
         "oracle": true, "oracleSeconds": .double((r.oracleSeconds * 100).rounded() / 100),
         "anomalies": .object(Dictionary(uniqueKeysWithValues: r.anomalies.map { ($0.kind.rawValue, JSONValue.int(Int64($0.count))) })),
@@ -222,7 +223,8 @@ enum BenchCommand {
             [
               "devices": .int(Int64(r.devices)), "intents": .int(Int64(r.intents)), "runs": .int(Int64(r.runs)),
               "eventsPerRun": .int(Int64(r.eventsPerRun)), "recordsMovedPerRun": .int(Int64(r.recordsMovedPerRun)),
-              "nanosecondsPerRecordMoved": .int(Int64(r.nanosecondsPerRecordMoved.rounded())), "secondsPerRun": .double((r.secondsPerRun * 1e4).rounded() / 1e4),
+              "nanosecondsPerRecordMoved": .int(Int64(r.nanosecondsPerRecordMoved.rounded())),
+              "secondsPerRun": .double((r.secondsPerRun * 1e4).rounded() / 1e4),
               "nanosecondsPerEvent": .int(Int64(r.nanosecondsPerEvent.rounded())),
               "microsecondsPerIntent": .double((r.microsecondsPerIntent * 100).rounded() / 100),
               "peakResidentMiB": .int(Int64((Double(r.peakBytes) / 1_048_576).rounded())), "converged": .bool(r.converged),
@@ -237,7 +239,8 @@ enum BenchCommand {
         if k == CurveBenchmark.deviceCounts.count { text += "\n" }
         text +=
           "  " + pad(group(Double(r.devices)), 7) + "  " + pad(group(Double(r.intents)), 8) + "  " + pad(group(Double(r.eventsPerRun)), 11)
-          + "  " + pad(group(Double(r.recordsMovedPerRun)), 13) + "  " + pad(format2(r.secondsPerRun * 1000), 8) + "  " + pad(group(r.nanosecondsPerEvent), 9)
+          + "  " + pad(group(Double(r.recordsMovedPerRun)), 13) + "  " + pad(format2(r.secondsPerRun * 1000), 8) + "  "
+          + pad(group(r.nanosecondsPerEvent), 9)
           + "  " + pad(format2(r.microsecondsPerIntent), 9) + "  " + pad(group(r.nanosecondsPerRecordMoved), 9)
           + "  " + pad(group(Double(r.peakBytes) / 1_048_576), 8) + (r.converged ? "" : "  NOT converged") + "\n"
       }
