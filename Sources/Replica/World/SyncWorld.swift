@@ -119,12 +119,16 @@ package struct SyncWorld: Sendable {
     case .timer(let d, let kind, let generation):
       deliverToDevice(d, .timer(kind, generation: generation))
     case .deliver(let slot, let duplicate):
-      let entry = inFlight[Int(slot)]!
-      if entry.remaining <= 1 {
-        inFlight[Int(slot)] = nil
+      let entry: InFlight
+      if inFlight[Int(slot)]!.remaining <= 1 {
+        // The last delivery: move the entry out (no copy of the message to retain and release).
+        var taken: InFlight? = nil
+        swap(&taken, &inFlight[Int(slot)])
+        entry = taken!
         freeSlots.append(slot)
       } else {
         inFlight[Int(slot)]!.remaining -= 1
+        entry = inFlight[Int(slot)]!
       }
       deliver(entry.transmission, entry.message, session: entry.session, seq: entry.seq, duplicate: duplicate)
     }

@@ -134,17 +134,20 @@ struct IntentDrafter {
   let devices: [String]
   let shaped: Bool
   var counter = 0
-  /// Live records: id, type index, creating device.
-  var live: [(id: String, type: Int, creator: String)] = [] {
-    didSet { _byType = nil }
-  }
-  /// ``live`` split by type, in the same order (rebuilt after ``live`` changes).
-  var _byType: [[(id: String, type: Int, creator: String)]]?
+  /// Live records in creation order: id, type index, creating device (change it with
+  /// ``add(_:type:creator:)`` and ``remove(_:)``, which keep ``byType`` in step).
+  private(set) var live: [(id: String, type: Int, creator: String)] = []
+  /// ``live`` split by type, in the same order.
+  private(set) var byType: [[(id: String, type: Int, creator: String)]]
+  /// The id prefix of each type: its name's first letter, lowercased (`n` for Note).
+  let idPrefixes: [String]
 
   init(schema: Schema, devices: [String], shaped: Bool) {
     self.schema = schema
     self.devices = devices
     self.shaped = shaped
+    byType = Array(repeating: [], count: schema.types.count)
+    idPrefixes = schema.types.map { String($0.name.prefix(1)).lowercased() }
   }
 
   mutating func fresh(_ prefix: String) -> String {
@@ -152,13 +155,21 @@ struct IntentDrafter {
     return "\(prefix)\(counter)"
   }
 
-  mutating func liveOf(_ type: Int) -> [(id: String, type: Int, creator: String)] {
-    if _byType == nil {
-      var split = [[(id: String, type: Int, creator: String)]](repeating: [], count: schema.types.count)
-      for entry in live where entry.type >= 0 && entry.type < split.count { split[entry.type].append(entry) }
-      _byType = split
-    }
-    return type >= 0 && type < _byType!.count ? _byType![type] : []
+  func liveOf(_ type: Int) -> [(id: String, type: Int, creator: String)] {
+    type >= 0 && type < byType.count ? byType[type] : []
+  }
+
+  mutating func add(_ id: String, type: Int, creator: String) {
+    live.append((id, type, creator))
+    if type >= 0 && type < byType.count { byType[type].append((id, type, creator)) }
+  }
+
+  /// Removes a record (ids are unique).
+  mutating func remove(_ id: String) {
+    guard let i = live.firstIndex(where: { $0.id == id }) else { return }
+    let type = live[i].type
+    live.remove(at: i)
+    if type >= 0 && type < byType.count { byType[type].removeAll { $0.id == id } }
   }
 
   mutating func next(_ r: inout SimRandom, device: String) -> TimelineAction? {
@@ -167,8 +178,8 @@ struct IntentDrafter {
 
   mutating func create(_ type: Int, by device: String, fields: [Assignment]) -> TimelineAction {
     let name = schema.types[type].name
-    let id = fresh(String(name.prefix(1)).lowercased())
-    live.append((id, type, device))
+    let id = fresh(idPrefixes[type])
+    add(id, type: type, creator: device)
     return .create(device: device, type: name, id: id, fields: fields)
   }
 
@@ -207,7 +218,7 @@ struct IntentDrafter {
     let pool = roll < 96 ? notes : liveOf(1)
     guard !pool.isEmpty else { return nil }
     let victim = pool[r.int(in: 0..<pool.count)].id
-    live.removeAll { $0.id == victim }
+    remove(victim)
     return .delete(device: device, id: victim)
   }
 
@@ -235,7 +246,7 @@ struct IntentDrafter {
       guard let value = literal(for: f, &r) else { return nil }
       return .set(device: device, id: target.id, fields: [assign(f.name, value)])
     }
-    live.removeAll { $0.id == target.id }
+    remove(target.id)
     return .delete(device: device, id: target.id)
   }
 

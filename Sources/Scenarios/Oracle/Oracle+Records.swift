@@ -49,14 +49,14 @@ extension Oracle {
         break
       }
     }
-    let origin = world.devices[Int(create.device)]
+    let origin = world.devices[Int(create.device)].config  // (not the whole device: a copy costs)
     let neverOnServer = world.server.records[key] == nil && deletes.isEmpty
-    if neverOnServer, origin.shows(key) {
+    if neverOnServer, world.devices[Int(create.device)].shows(key) {
       anomalies.append(
         Anomaly(
-          kind: .strandedRecord, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.config.index)], at: create.trueTime,
+          kind: .strandedRecord, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.index)], at: create.trueTime,
           explanation:
-            "\(r) exists only on \(origin.config.name) (created in \(Self.id(create.id)) at \(create.trueTime)) and never reached the server: \(strandedCause(key, type: type, device: create.device))."
+            "\(r) exists only on \(origin.name) (created in \(Self.id(create.id)) at \(create.trueTime)) and never reached the server: \(strandedCause(key, type: type, device: create.device))."
         ))
       return
     }

@@ -139,17 +139,26 @@ public enum ScenarioRunner {
       }
     }
     let device = { (name: String) -> Int32 in Int32(file.devices.firstIndex(of: name) ?? 0) }
-    func field(_ id: String, _ name: String) -> (Int32, FieldSpec)? {
-      guard let t = types[id], let f = file.schema.types[Int(t)].fieldIndex(named: name) else { return nil }
-      return (Int32(f), file.schema.types[Int(t)].fields[f])
+    // A field's index and kind in a type's field list (the list read once per entry, not copied
+    // per assignment).
+    func field(in fields: [FieldSpec], _ name: String) -> (Int32, FieldKind)? {
+      guard let f = fields.firstIndex(where: { $0.name == name }) else { return nil }
+      return (Int32(f), fields[f].kind)
     }
+    func fields(of id: String) -> [FieldSpec]? { types[id].map { file.schema.types[Int($0)].fields } }
+    func field(_ id: String, _ name: String) -> (Int32, FieldKind)? { fields(of: id).flatMap { field(in: $0, name) } }
     func writes(_ id: String, _ assignments: [Assignment]) -> [FieldWrite] {
-      assignments.compactMap { a in
-        guard let (f, spec) = field(id, a.field) else { return nil }
-        return FieldWrite(field: f, value: value(a.value, kind: spec.kind, keys: keys))
+      guard let specs = fields(of: id) else { return [] }
+      var out: [FieldWrite] = []
+      out.reserveCapacity(assignments.count)
+      for a in assignments {
+        guard let (f, kind) = field(in: specs, a.field) else { continue }
+        out.append(FieldWrite(field: f, value: value(a.value, kind: kind, keys: keys)))
       }
+      return out
     }
-    var actions: [(VirtualTime, WorldAction)] = []
+    var actions: [(time: VirtualTime, action: WorldAction)] = []
+    actions.reserveCapacity(file.timeline.count)
     var settleAt: VirtualTime?
     for entry in file.timeline {
       let at = VirtualTime.zero + entry.time
