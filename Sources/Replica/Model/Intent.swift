@@ -95,6 +95,12 @@ package struct IntentLog: Sendable {
     Int(record) < _ordinals.count ? _ordinals[Int(record)] + 1 : 1
   }
 
+  /// Makes room for `count` more intents (no regrowth while they are appended).
+  package mutating func reserve(_ count: Int) {
+    intents.reserveCapacity(intents.count + count)
+    _origins.reserveCapacity(_origins.count + count)
+  }
+
   package mutating func append(_ intent: Intent) {
     precondition(intent.id == nextID, "intent ids must be dense")
     if intent.ordinal > 0 {

@@ -43,7 +43,7 @@ package struct SyncWorld: Sendable {
   package internal(set) var network: Network
   /// The devices' environment: the time (set before each input) and the policy.
   var env: DeviceEnvironment
-  var loop = EventLoop<Event>()
+  var loop = EventLoop<Event>(minimumCapacity: 64)
   var actions: [WorldAction] = []
   let serverNode: NodeID
   /// One network stream per sending node: removing one device's actions (as the shrinker does)
@@ -86,9 +86,29 @@ package struct SyncWorld: Sendable {
   }
 
   package var now: VirtualTime { loop.now }
+
+  /// Whether device `d` shows the record (read in place: the device is not copied).
+  package func shows(device d: Int, _ key: RecordKey) -> Bool {
+    devices.withUnsafeBufferPointer { $0[d].shows(key) }
+  }
+
+  /// Device `d`'s fixed settings (the device is not copied).
+  package func deviceConfig(_ d: Int) -> DeviceConfig {
+    devices.withUnsafeBufferPointer { $0[d].config }
+  }
   /// Whether ``events`` are being kept.
   @inlinable package var keepsEvents: Bool { config.keepsEvents }
   package var eventsProcessed: Int { loop.processedCount }
+
+  /// Makes room for a timeline of `actions` actions, `intents` of them user intents, so that
+  /// the world's logs do not regrow while it runs (a speed-up only: nothing else changes).
+  package mutating func reserve(actions count: Int, intents: Int) {
+    actions.reserveCapacity(actions.count + count)
+    log.reserve(intents)
+    if config.trackCausality { facts.reachedServer.reserveCapacity(facts.reachedServer.count + intents) }
+    inFlight.reserveCapacity(16)
+    freeSlots.reserveCapacity(16)
+  }
 
   /// Schedules an action. Actions at one time run in the order they were scheduled.
   package mutating func schedule(_ action: WorldAction, at time: VirtualTime) {

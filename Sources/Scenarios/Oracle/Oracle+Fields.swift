@@ -39,10 +39,11 @@ extension Oracle {
   }
 
   mutating func judgeValue(_ record: RecordState, _ f: Int32, _ spec: FieldSpec, _ intents: [Intent]) {
-    let field = spec.name
-    let r = name(record.key)
-    let rRef = recordRef(record.key)
-    let fRef = FieldRef(index: Int(f), name: spec.name)
+    // Names are looked up only for a report (most fields have nothing to report).
+    var field: String { spec.name }
+    var r: String { name(record.key) }
+    var rRef: RecordRef { recordRef(record.key) }
+    var fRef: FieldRef { FieldRef(index: Int(f), name: spec.name) }
     let final = record.fields[Int(f)]
     let w = writes(to: f, intents)
     // Writes a delete had seen are judged no further (see `judgeFields`): the frontier is

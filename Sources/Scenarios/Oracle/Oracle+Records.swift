@@ -18,7 +18,7 @@ extension Oracle {
     }
     let deletes = intents.filter { $0.kind == .delete }
     // Who shows the record: every device, then the server. Names are looked up only for a report.
-    var shown = world.devices.map { $0.shows(key) }
+    var shown = world.devices.indices.map { world.shows(device: $0, key) }
     shown.append(world.server.records.isLive(key))
     var holders: [(name: String, device: Int32?, visible: Bool)] {
       world.devices.map { ($0.config.name, $0.config.index, shown[Int($0.config.index)]) } + [("the server", nil, shown[shown.count - 1])]
@@ -49,9 +49,9 @@ extension Oracle {
         break
       }
     }
-    let origin = world.devices[Int(create.device)].config  // (not the whole device: a copy costs)
+    let origin = world.deviceConfig(Int(create.device))
     let neverOnServer = world.server.records[key] == nil && deletes.isEmpty
-    if neverOnServer, world.devices[Int(create.device)].shows(key) {
+    if neverOnServer, world.shows(device: Int(create.device), key) {
       anomalies.append(
         Anomaly(
           kind: .strandedRecord, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.index)], at: create.trueTime,
@@ -118,7 +118,7 @@ extension Oracle {
   }
 
   func resurrectionCause(_ key: RecordKey) -> String {
-    let zombie = world.devices.contains { $0.shows(key) } && serverLive(key) == nil
+    let zombie = world.devices.indices.contains { world.shows(device: $0, key) } && serverLive(key) == nil
     return zombie ? " (a device kept a row the server no longer has, e.g. after a token-expired refetch)" : ""
   }
 

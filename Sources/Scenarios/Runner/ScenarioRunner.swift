@@ -31,6 +31,8 @@ public enum ScenarioRunner {
     var clocks: [DeviceClock]
     var actions: [(time: VirtualTime, action: WorldAction)]
     var settleAt: VirtualTime
+    /// How many of ``actions`` are user intents.
+    var intentCount = 0
   }
 
   /// Runs `file`, optionally with another seed or policy (a preset spec; nil runs the file's own
@@ -100,6 +102,7 @@ public enum ScenarioRunner {
       autosync: file.autosync, push: push, keepsEvents: keepEvents)
     config.recordObservations = recordObservations
     var world = SyncWorld(config)
+    world.reserve(actions: plan.actions.count, intents: plan.intentCount)
     for (time, action) in plan.actions { world.schedule(action, at: time) }
     world.run(until: plan.settleAt)
     world.settle()
@@ -197,7 +200,11 @@ public enum ScenarioRunner {
     // last timeline entry, so that what the timeline set going (a background window, requests
     // in flight) plays out under the scenario's faults first.
     let end = settleAt ?? ((file.timeline.last.map { VirtualTime.zero + $0.time } ?? .zero) + ScenarioRunner.settleGrace)
-    return Plan(file: file, recordNames: names, clocks: clocks, actions: actions, settleAt: end)
+    let intents = actions.reduce(0) {
+      if case .intent = $1.action { return $0 + 1 }
+      return $0
+    }
+    return Plan(file: file, recordNames: names, clocks: clocks, actions: actions, settleAt: end, intentCount: intents)
   }
 
   /// A scenario literal as a field value of the given kind.

@@ -89,14 +89,20 @@
   /// Hashes and counts one record, and keeps it in full mode.
   @inlinable
   public mutating func record(_ r: TraceRecord) {
-    _hasher.combine(r.time.nanoseconds)
-    _hasher.combine(UInt64(r.kind.code) | UInt64(UInt32(bitPattern: r.node)) << 16)
-    _hasher.combine(r.a)
-    _hasher.combine(r.b)
-    _hasher.combine(r.c)
-    if let d = r.detail { _hasher.combine(d) } else { _hasher.combine(0 as UInt64) }
+    _hash(time: r.time, code: r.kind.code, node: r.node, r.a, r.b, r.c, r.detail)
     _count &+= 1
     if mode == .full { _records.append(r) }
+  }
+
+  /// The canonical encoding of one record, fed to the hash.
+  @inlinable
+  mutating func _hash(time: VirtualTime, code: UInt16, node: Int32, _ a: Int64, _ b: Int64, _ c: Int64, _ detail: String?) {
+    _hasher.combine(time.nanoseconds)
+    _hasher.combine(UInt64(code) | UInt64(UInt32(bitPattern: node)) << 16)
+    _hasher.combine(a)
+    _hasher.combine(b)
+    _hasher.combine(c)
+    if let d = detail { _hasher.combine(d) } else { _hasher.combine(0 as UInt64) }
   }
 
   /// Folds what a record cannot carry — a message's payload, a final state — into the hash,
@@ -112,7 +118,10 @@
   public mutating func record(
     _ kind: TraceKind, at time: VirtualTime, node: Int32, _ a: Int64 = 0, _ b: Int64 = 0, _ c: Int64 = 0, detail: String? = nil
   ) {
-    record(TraceRecord(time: time, kind: kind, node: node, a: a, b: b, c: c, detail: detail))
+    // Hashed from the parts: no record is built unless it is kept.
+    _hash(time: time, code: kind.code, node: node, a, b, c, detail)
+    _count &+= 1
+    if mode == .full { _records.append(TraceRecord(time: time, kind: kind, node: node, a: a, b: b, c: c, detail: detail)) }
   }
 
   /// Keeps a record for people (exports, pictures, explanations) without hashing it: the hash
