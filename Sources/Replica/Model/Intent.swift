@@ -106,7 +106,7 @@ package struct IntentLog: Sendable {
     if intent.ordinal > 0 {
       precondition(intent.ordinal == nextOrdinal(on: intent.record), "intent ordinals must be dense per record")
       let r = Int(intent.record)
-      if _ordinals.count <= r { _ordinals.append(contentsOf: repeatElement(0, count: r + 1 - _ordinals.count)) }
+      _ordinals._grow(toHold: r, with: 0)
       _ordinals[r] = intent.ordinal
     }
     if intent.ignored != nil { ignoredCount += 1 }

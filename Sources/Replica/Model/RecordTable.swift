@@ -31,7 +31,9 @@ package struct RecordTable: Sequence {
       precondition(key >= 0, "RecordTable: a negative record key")
       if k >= _slots.count {
         guard newValue != nil else { return }
-        _slots.append(contentsOf: repeatElement(nil, count: k + 1 - _slots.count))
+        _slots._grow(toHold: k - 1, with: nil)
+        _slots.append(newValue)
+        return
       }
       _slots[k] = newValue
     }
@@ -85,6 +87,16 @@ package struct RecordTable: Sequence {
       }
       return nil
     }
+  }
+}
+
+extension Array {
+  /// Grows the array with `filler` until `index` is valid. Appends one at a time: dense keys
+  /// almost always grow by one, and `append(contentsOf: repeatElement(…))` goes through a slow
+  /// generic path for that.
+  @inlinable
+  package mutating func _grow(toHold index: Int, with filler: Element) {
+    while count <= index { append(filler) }
   }
 }
 

@@ -92,7 +92,7 @@ package struct ServerState: Sendable {
   func _position(of key: RecordKey) -> Int64 { Int(key) < _position.count ? _position[Int(key)] : 0 }
 
   mutating func _setPosition(_ key: RecordKey, _ position: Int64) {
-    if Int(key) >= _position.count { _position.append(contentsOf: repeatElement(0, count: Int(key) + 1 - _position.count)) }
+    _position._grow(toHold: Int(key), with: 0)
     _position[Int(key)] = position
   }
 

@@ -25,7 +25,7 @@ package struct CausalLedger: Sendable {
 
   mutating func _grow(_ key: RecordKey) {
     let r = Int(key)
-    if knowledge.count <= r { knowledge.append(contentsOf: repeatElement(CausalContext(), count: r + 1 - knowledge.count)) }
+    knowledge._grow(toHold: r, with: CausalContext())
   }
 
   /// An intent the device made: an effective one gets the record's next ordinal and, when

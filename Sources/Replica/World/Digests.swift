@@ -124,17 +124,29 @@ extension SyncWorld {
   mutating func recordFinalState() {
     for d in devices.indices {
       var h = TraceHasher()
-      let store = devices[d].store
-      for (_, record) in store { record.fold(into: &h) }
+      let count = devices[d].store.fold(into: &h)
       h.combine(devices[d].outbox.entries.count)
-      trace.record(WorldTrace.finalState, at: now, node: Int32(d), Int64(bitPattern: h.value), Int64(store.count))
-      note(.finalState(.device(Int32(d)), digest: h.value, records: store.count))
+      trace.record(WorldTrace.finalState, at: now, node: Int32(d), Int64(bitPattern: h.value), Int64(count))
+      note(.finalState(.device(Int32(d)), digest: h.value, records: count))
     }
     var h = TraceHasher()
-    let records = server.records
-    for (_, record) in records { record.fold(into: &h) }
+    let count = server.records.fold(into: &h)
     h.combine(server.head)
-    trace.record(WorldTrace.finalState, at: now, node: serverNode.rawValue, Int64(bitPattern: h.value), Int64(records.count))
-    note(.finalState(.server, digest: h.value, records: records.count))
+    trace.record(WorldTrace.finalState, at: now, node: serverNode.rawValue, Int64(bitPattern: h.value), Int64(count))
+    note(.finalState(.server, digest: h.value, records: count))
+  }
+}
+
+extension RecordTable {
+  /// Folds every record into `h`, in key order, read in place; returns how many there are.
+  func fold(into h: inout TraceHasher) -> Int {
+    var n = 0
+    _slots.withUnsafeBufferPointer { slots in
+      for i in slots.indices where slots[i]?.key != nil {
+        slots[i]!.fold(into: &h)
+        n += 1
+      }
+    }
+    return n
   }
 }

@@ -30,7 +30,7 @@ package struct Oracle {
     self.words = Vocabulary(world: world, recordNames: recordNames)
     for intent in log.intents where intent.ignored == nil {
       let r = Int(intent.record)
-      if byRecord.count <= r { byRecord.append(contentsOf: repeatElement([], count: r + 1 - byRecord.count)) }
+      byRecord._grow(toHold: r, with: [])
       byRecord[r].append(intent)
     }
   }

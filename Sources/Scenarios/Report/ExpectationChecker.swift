@@ -98,8 +98,14 @@ struct ExpectationChecker {
   }
 
   func fieldCheck(_ id: String, _ field: String, _ accept: (Literal) -> Bool) -> (Bool, String) {
+    guard let key = key(id) else { return (true, "") }
     var wrong: [String] = []
-    for (name, record) in holders(id) {
+    // Every device, then the server (as ``holders(_:)`` lists them), read in place.
+    for holder in 0...devices.count {
+      let record =
+        holder < devices.count
+        ? devices.withUnsafeBufferPointer { $0[holder].visibleRecord(key) } : serverRecords[key].flatMap { $0.isDeleted ? nil : $0 }
+      var name: String { holder < devices.count ? devices.withUnsafeBufferPointer { $0[holder].config.name } : "the server" }
       guard let record else {
         wrong.append("\(name): \(id) is missing")
         continue

@@ -23,7 +23,7 @@ package struct Vocabulary: Sendable {
     var types: [Int32] = []
     for i in world.log.intents {
       guard case .create(let t, _) = i.kind, i.record >= 0 else { continue }
-      if types.count <= Int(i.record) { types.append(contentsOf: repeatElement(-1, count: Int(i.record) + 1 - types.count)) }
+      types._grow(toHold: Int(i.record), with: -1)
       if types[Int(i.record)] < 0 { types[Int(i.record)] = t }
     }
     _types = types
