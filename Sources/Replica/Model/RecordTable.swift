@@ -9,6 +9,8 @@
 ///     for (key, r) in store { … }  // ascending keys
 package struct RecordTable: Sequence {
   package typealias Stored = RecordState
+  /// One slot per key. Presence is tested as `_slots[k]?.key != nil` (a field read in place)
+  /// rather than `_slots[k] != nil`, which copies the record out to compare it.
   @usableFromInline var _slots: [Stored?] = []
 
   @inlinable package init() {}

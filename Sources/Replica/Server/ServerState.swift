@@ -10,9 +10,9 @@ package struct ServerState: Sendable {
   /// Live records, tombstones and hard-delete markers, by key.
   package private(set) var records = RecordTable()
   /// The change-log position of each record's latest change.
-  var _position: [Int64] = []
+  var positions: [Int64] = []
   /// The change log: (position, key), positions increasing. Older entries of a record are
-  /// skipped on read (`position[key]` tells the latest).
+  /// skipped on read (`positions[key]` tells the latest).
   var log: [(position: Int64, key: RecordKey)] = []
   /// The latest change-log position (the token of a device that has seen everything).
   package private(set) var head: Int64 = 0
@@ -89,11 +89,11 @@ package struct ServerState: Sendable {
   }
 
   /// The log position of a record's latest change (0: none).
-  func _position(of key: RecordKey) -> Int64 { Int(key) < _position.count ? _position[Int(key)] : 0 }
+  func _position(of key: RecordKey) -> Int64 { Int(key) < positions.count ? positions[Int(key)] : 0 }
 
   mutating func _setPosition(_ key: RecordKey, _ position: Int64) {
-    _position._grow(toHold: Int(key), with: 0)
-    _position[Int(key)] = position
+    positions._grow(toHold: Int(key), with: 0)
+    positions[Int(key)] = position
   }
 
   mutating func _store(_ record: inout RecordState, at now: VirtualTime) {
