@@ -60,14 +60,21 @@ package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
   package func contains(_ ordinal: Int32) -> Bool {
     if ordinal <= prefix { return ordinal > 0 }
     guard ordinal <= _max, let runs = _runs else { return false }
-    // The last run starting at or below `ordinal`.
+    let n = Self._runsStarting(atOrBelow: ordinal, in: runs)
+    return n > 0 && ordinal <= runs[(n << 1) - 1]
+  }
+
+  /// How many runs start at or below `ordinal` (binary search; the last of them is the only one
+  /// that can hold it).
+  @inlinable
+  static func _runsStarting(atOrBelow ordinal: Int32, in runs: [Int32]) -> Int {
     var lo = 0
     var hi = runs.count >> 1
     while lo < hi {
       let mid = (lo + hi) >> 1
       if runs[mid << 1] <= ordinal { lo = mid + 1 } else { hi = mid }
     }
-    return lo > 0 && ordinal <= runs[(lo << 1) - 1]
+    return lo
   }
 
   package mutating func insert(_ ordinal: Int32) {
@@ -82,12 +89,7 @@ package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
     var runs = _runs ?? []
     _runs = nil
     // Index of the first run starting above `ordinal`.
-    var lo = 0
-    var hi = runs.count >> 1
-    while lo < hi {
-      let mid = (lo + hi) >> 1
-      if runs[mid << 1] <= ordinal { lo = mid + 1 } else { hi = mid }
-    }
+    let lo = Self._runsStarting(atOrBelow: ordinal, in: runs)
     let joinsBefore = lo > 0 && runs[(lo << 1) - 1] + 1 == ordinal
     let joinsAfter = lo < runs.count >> 1 && runs[lo << 1] == ordinal + 1
     switch (joinsBefore, joinsAfter) {
@@ -123,13 +125,8 @@ package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
     if hi <= prefix { return lo > 0 }
     // `prefix + 1` is never in the set (runs start above it).
     guard lo > prefix + 1, let runs = _runs else { return false }
-    var a = 0
-    var b = runs.count >> 1
-    while a < b {
-      let mid = (a + b) >> 1
-      if runs[mid << 1] <= lo { a = mid + 1 } else { b = mid }
-    }
-    return a > 0 && hi <= runs[(a << 1) - 1]
+    let n = Self._runsStarting(atOrBelow: lo, in: runs)
+    return n > 0 && hi <= runs[(n << 1) - 1]
   }
 
   /// Adds every ordinal of `other`.
