@@ -134,6 +134,8 @@ public enum ScenarioRunner {
     var names: [String] = []
     var keys: [String: RecordKey] = [:]
     var types: [String: Int32] = [:]
+    keys.reserveCapacity(file.timeline.count)
+    types.reserveCapacity(file.timeline.count)
     for entry in file.timeline {
       if case .create(_, let type, let id, _) = entry.action, keys[id] == nil {
         keys[id] = RecordKey(names.count)
