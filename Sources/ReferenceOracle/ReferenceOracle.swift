@@ -105,10 +105,17 @@ struct Judge {
         explained.insert(re.record)
       }
     }
-    // 7. Divergence.
-    if !world.facts.settled { report(ReferenceVerdict.divergence, nil) }
+    // 7. Liveness: a device with changes it never managed to send, or still waiting out an
+    // error, after settle. Its differences from the server are that stall.
+    var stalled = Set<Int32>()
+    for device in world.devices where device.waitingOn != nil || device.outbox.entries.contains(where: { !$0.failed }) {
+      report(ReferenceVerdict.stalledSync, device.outbox.entries.first { !$0.failed }?.key)
+      stalled.insert(device.config.index)
+    }
+    // 8. Divergence.
+    if !world.facts.settled && stalled.isEmpty { report(ReferenceVerdict.divergence, nil) }
     let server = world.server.liveRecords.filter { !explained.contains($0.key) }
-    for device in world.devices {
+    for device in world.devices where !stalled.contains(device.config.index) {
       let mine = device.visibleRecords.filter { !explained.contains($0.key) }
       if let (record, field) = Self.firstDifference(mine, server) {
         report(ReferenceVerdict.divergence, record, field)

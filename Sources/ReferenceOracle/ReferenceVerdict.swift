@@ -60,6 +60,8 @@ package struct ReferenceVerdict: Hashable, Sendable, Comparable, CustomStringCon
   package static let divergence = "divergence"
   /// A final value no effective intent wrote.
   package static let phantomValue = "phantom-value"
+  /// A device that after settle still holds unsent changes or waits out a CloudKit error.
+  package static let stalledSync = "stalled-sync"
   /// Concurrent writes to a mutable field, one of them overwritten (informational).
   package static let concurrentOverwrite = "concurrent-overwrite"
   /// A delete concurrent with an update of the same record (informational).
@@ -68,6 +70,6 @@ package struct ReferenceVerdict: Hashable, Sendable, Comparable, CustomStringCon
   /// Every kind the reference checker reports, in alphabetical order.
   package static let allKinds: [String] = [
     concurrentOverwrite, deleteUpdateConflict, divergence, droppedEvent, duplicateEvent, lostEdit,
-    phantomValue, resurrection, staleOverwrite, strandedRecord,
+    phantomValue, resurrection, stalledSync, staleOverwrite, strandedRecord,
   ]
 }

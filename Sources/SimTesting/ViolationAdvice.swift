@@ -101,8 +101,11 @@ enum ViolationAdvice {
             why: "every save overwrites every field, including ones this device did not change"),
           Cause(
             axis: "text=whole", present: { $0.text == .whole }, why: "of two concurrent edits to one text field, only the winner's version survives"),
+          Cause(
+            axis: "retry=never", present: { $0.retry == .never },
+            why: "the engine gives up on a change after a transient CloudKit error (zoneBusy, quotaExceeded, …) and the app shows it synced"),
         ],
-        remedy: [("granularity", "field"), ("save", "changed-keys"), ("text", "merge")],
+        remedy: [("granularity", "field"), ("save", "changed-keys"), ("text", "merge"), ("retry", "transient")],
         does: "merge per field, saving only the changed keys, and merge concurrent text edits",
         otherwise: "shape the schema so that concurrent work is inserts of an append-only type, and mark only truly mutable fields `mutable`.")
     case .staleOverwrite:
@@ -152,9 +155,13 @@ enum ViolationAdvice {
             why: "a batch cut off mid-request is cleared from the outbox and never re-sent"),
           Cause(axis: "outbox=memory", present: { $0.outbox == .memory }, why: "changes pending when the app is killed are never sent"),
           Cause(
+            axis: "retry=never", present: { $0.retry == .never },
+            why: "the engine gives up on a new record after a transient CloudKit error, so it never reaches the server"),
+          Cause(
             axis: nil, present: nil,
             why: "the schema: a record type that is not CloudKit-safe or not deployed is rejected by the server (`sim-cli check` reports it)"),
-        ], remedy: [("outbox", "durable"), ("unit", "resumable")], does: "a durable, resumable outbox",
+        ], remedy: [("outbox", "durable"), ("unit", "resumable"), ("retry", "transient")],
+        does: "a durable, resumable outbox that retries transient errors",
         otherwise: "a CloudKit-safe, deployed schema (`sim-cli check` lints it).")
     case .divergence:
       return Entry(
@@ -174,6 +181,17 @@ enum ViolationAdvice {
         causes: [
           Cause(axis: nil, present: nil, why: "a merge that makes up a value no write carried (e.g. a resolveConflict that combines two fields)")
         ], otherwise: "return only values that some write carried, with that write's provenance.")
+    case .stalledSync:
+      return Entry(
+        causes: [
+          Cause(
+            axis: "retry-after=ignore", present: { $0.retryAfter == .ignore },
+            why: "the engine retries before the server's retry-after ends, and each early retry is refused and makes the wait longer"),
+          Cause(axis: "split=off", present: { $0.split == .off }, why: "an oversized batch is sent again unchanged and fails every time"),
+          Cause(axis: nil, present: nil, why: "the user's iCloud storage is full (quotaExceeded): only the user can free space, so tell them"),
+        ], remedy: [("retry-after", "honour"), ("split", "on")],
+        does: "wait as long as the server's retry-after says, and split batches over CloudKit's limits",
+        otherwise: "tell the user when their iCloud storage is full, and keep the changes pending until it is freed.")
     case .concurrentOverwrite, .deleteUpdateConflict:
       return Entry(causes: [], otherwise: "nothing: this kind is informational.")
     }

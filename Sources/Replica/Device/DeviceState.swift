@@ -38,6 +38,24 @@ package struct DeviceState: Sendable {
   var generations = [UInt32](repeating: 0, count: TimerKind.allCases.count)
   /// During a nil-token refetch: the keys the server returned so far.
   var refetchSeen: Set<RecordKey> = []
+  /// After a CloudKit error: no request is sent before this time (the error's retry-after, or
+  /// the engine's backoff). Memory: a kill forgets it.
+  package internal(set) var holdUntil: VirtualTime = .zero
+  /// After `limitExceeded` with `split=on`: the smaller batch size the engine now uses.
+  package internal(set) var batchLimit: Int?
+  /// The CloudKit error the engine is waiting out, if its last request failed with one.
+  package internal(set) var waitingOn: Wait?
+
+  /// What a device is waiting on after a CloudKit error.
+  package struct Wait: Hashable, Sendable {
+    package var error: CloudKitError
+    /// The retry-after the error carried.
+    package var retryAfter: SimDuration?
+    /// When the first error of this wait came.
+    package var since: VirtualTime
+    /// Failed attempts in a row.
+    package var attempts: Int
+  }
   var rng: SimRandom
 
   package init(config: DeviceConfig, clock: DeviceClock, seed: UInt64) {
@@ -89,6 +107,8 @@ package struct DeviceState: Sendable {
       lifecycle = .killed
       syncRequested = false
       refetchSeen = []
+      holdUntil = .zero
+      batchLimit = nil
       for k in TimerKind.allCases { _ = _bump(k) }
       if env.settings.outbox == .memory, !outbox.isEmpty {
         let lost = outbox.removeAll().map(\.key)
@@ -176,7 +196,7 @@ package struct DeviceState: Sendable {
 
   /// Push pending changes in batches, then fetch changes since the token.
   mutating func startSync(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    guard canRun, phase == .idle else {
+    guard canRun, phase == .idle, env.now >= holdUntil else {
       syncRequested = true
       return
     }
@@ -189,7 +209,7 @@ package struct DeviceState: Sendable {
   }
 
   mutating func sendPush(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    let batch = outbox.sendable(limit: env.settings.batch)
+    let batch = outbox.sendable(limit: min(env.settings.batch, batchLimit ?? .max))
     var writes: [RecordWrite] = []
     var sent: [OutboxEntry] = []
     writes.reserveCapacity(batch.count)
@@ -234,16 +254,32 @@ package struct DeviceState: Sendable {
     case .pushReply(let id, let results):
       guard case .pushing(id, let sent) = phase else { return }
       _ = _bump(.timeout)
+      var failures = FailureSummary()
       for (entry, result) in zip(sent, results) {
-        pushResult(entry, result, env: env, effects: &effects)
+        if case .failed(let error, let retryAfter) = result {
+          failed(entry, error, retryAfter: retryAfter, batchSize: sent.count, env: env, into: &failures)
+        } else {
+          pushResult(entry, result, env: env, effects: &effects)
+        }
       }
       phase = .idle
+      if !failures.gaveUp.isEmpty {
+        effects.append(.fact(.gaveUp(failures.gaveUp, error: failures.gaveUpOn!, told: failures.told)))
+      }
+      if let wait = failures.wait {
+        waitOut(wait.error, retryAfter: wait.retryAfter, env: env, effects: &effects)
+        return
+      }
       attempt = 0
+      waitingOn = nil
       if outbox.hasSendable { sendPush(env: env, effects: &effects) } else { sendFetch(token: savedToken, effects: &effects) }
     case .fetchReply(let id, let reply):
       guard case .fetching(id, let refetch) = phase else { return }
       _ = _bump(.timeout)
       switch reply {
+      case .failed(let error, let retryAfter):
+        phase = .idle
+        waitOut(error, retryAfter: retryAfter, env: env, effects: &effects)
       case .tokenExpired:
         savedToken = nil
         phase = .idle
@@ -287,6 +323,8 @@ package struct DeviceState: Sendable {
     case .rejected(let typeName):
       outbox.markFailed(key)
       effects.append(.fact(.rejected(key, typeName: typeName)))
+    case .failed:
+      break  // handled by `failed(_:_:retryAfter:batchSize:env:into:)`
     }
   }
 
@@ -301,6 +339,7 @@ package struct DeviceState: Sendable {
     // A refetch is one unit: its token is kept only once every page is in.
     if env.settings.token == .afterApply, !(refetch && more) { savedToken = newToken }
     phase = .idle
+    if waitingOn != nil, !outbox.hasSendable { waitingOn = nil }
     if more {
       sendFetch(token: newToken, refetch: refetch, effects: &effects)
       return
@@ -318,6 +357,85 @@ package struct DeviceState: Sendable {
     }
     attempt = 0
     if syncRequested || outbox.hasSendable { startSync(env: env, effects: &effects) }
+  }
+
+  /// What a push's failed writes ask of the engine, gathered over the batch.
+  struct FailureSummary {
+    /// Records given up on, and the first error given up on.
+    var gaveUp: [RecordKey] = []
+    var gaveUpOn: CloudKitError?
+    /// Whether the user was told (a permanent error handled correctly) or not.
+    var told = false
+    /// The error to wait out before sending again (the longest retry-after wins).
+    var wait: (error: CloudKitError, retryAfter: SimDuration?)?
+
+    mutating func waitFor(_ error: CloudKitError, _ retryAfter: SimDuration?) {
+      guard let w = wait else {
+        wait = (error, retryAfter)
+        return
+      }
+      // A request-wide answer repeats one error: keep the first; prefer the longer retry-after.
+      if (retryAfter ?? .zero) > (w.retryAfter ?? .zero) || (w.error == .batchRequestFailed && error != .batchRequestFailed) {
+        wait = (error, retryAfter ?? w.retryAfter)
+      }
+    }
+  }
+
+  /// Reacts to a CloudKit error for one write, as the `retry` and `split` axes say.
+  mutating func failed(
+    _ entry: OutboxEntry, _ error: CloudKitError, retryAfter: SimDuration?, batchSize: Int, env: DeviceEnvironment, into f: inout FailureSummary
+  ) {
+    let key = entry.key
+    if env.settings.retry == .never || error.reaction == .giveUp {
+      let told = error.reaction == .giveUp
+      if told { outbox.markFailed(key) } else { outbox.remove(key, ifAt: entry.generation) }
+      f.gaveUp.append(key)
+      if f.gaveUpOn == nil { f.gaveUpOn = error }
+      f.told = f.told || told
+      return
+    }
+    switch error.reaction {
+    case .split where env.settings.split == .on:
+      // Halve the batch; send again at once (no wait of its own).
+      batchLimit = max(1, min(batchLimit ?? .max, batchSize / 2))
+      if batchSize > 1 { return }
+      f.waitFor(error, retryAfter)
+    case .reupload:
+      if var r = store[key], !r.isDeleted {
+        r.changeTag = 0
+        store[key] = r
+        ancestors[key] = nil
+        outbox.markAllChanged(key)
+      }
+      f.waitFor(error, retryAfter)
+    default:
+      f.waitFor(error, retryAfter)
+    }
+  }
+
+  /// Waits out a CloudKit error: no request before the error's retry-after (`retry-after=honour`,
+  /// when it carries one), or before the engine's own backoff; then syncs again.
+  mutating func waitOut(_ error: CloudKitError, retryAfter: SimDuration?, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    let delay: SimDuration
+    if let retryAfter, env.settings.retryAfter == .honour {
+      delay = retryAfter
+    } else {
+      let base = config.backoff * Int64(1 << min(attempt, 16))
+      let capped = min(base, config.maxBackoff)
+      delay = capped + SimDuration(nanoseconds: rng.int(in: 0...(capped.nanoseconds / 5)))
+      attempt += 1
+    }
+    if var w = waitingOn {
+      w.error = error
+      w.retryAfter = retryAfter
+      w.attempts += 1
+      waitingOn = w
+    } else {
+      waitingOn = Wait(error: error, retryAfter: retryAfter, since: env.now, attempts: 1)
+    }
+    holdUntil = env.now + delay
+    syncRequested = true
+    effects.append(.timer(.retry, after: delay, generation: _bump(.retry)))
   }
 
   /// Folds a server version into the local store through the policy.

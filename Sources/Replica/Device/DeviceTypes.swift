@@ -58,6 +58,10 @@ package enum DeviceFact: Hashable, Sendable {
   case reappeared(RecordKey, afterDeletes: [IntentID])
   /// Fetched changes dropped before they were applied (kill or suspension mid-apply).
   case fetchDropped(count: Int, cause: String)
+  /// The engine gave up on these records' pending uploads after a CloudKit error: `told` when
+  /// it showed the user (a permanent error, handled correctly), not when the UI shows them
+  /// synced (`retry=never`).
+  case gaveUp([RecordKey], error: CloudKitError, told: Bool)
 }
 
 /// What a device asks the world to do.

@@ -47,6 +47,19 @@ public struct PolicySettings: Hashable, Sendable {
     case beforeApply = "before-apply"
   }
 
+  /// The `retry` axis: which CloudKit errors the engine retries. `transient` reacts as Apple
+  /// documents (retry the transient ones, split on `limitExceeded`, upload again on
+  /// `unknownItem`, give up visibly only when retrying cannot help); `never` gives up on every
+  /// error (the buggy reading: a transient error treated as permanent, the change dropped
+  /// while the UI shows it synced).
+  public enum Retry: String, CaseIterable, Sendable { case transient, never }
+  /// The `retry-after` axis: wait as long as the error's retry-after says (`honour`), or retry
+  /// on the engine's own backoff (`ignore`).
+  public enum RetryAfter: String, CaseIterable, Sendable { case honour, ignore }
+  /// The `split` axis: on `limitExceeded`, halve the batch and send again (`on`), or send the
+  /// same batch again (`off`).
+  public enum Split: String, CaseIterable, Sendable { case on, off }
+
   /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
   /// Which of two concurrent saves wins; default `hlc`.
@@ -72,9 +85,17 @@ public struct PolicySettings: Hashable, Sendable {
   public var token: Token = .afterApply
   /// Records per push request, from 1 to 10,000; default 100.
   public var batch: Int = 100
+  /// Which errors are retried; default `transient`.
+  public var retry: Retry = .transient
+  /// Whether a retry-after is honoured; default `honour`.
+  public var retryAfter: RetryAfter = .honour
+  /// Whether an oversized batch is split; default `on`.
+  public var split: Split = .on
 
   /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
-  /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100.
+  /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100,
+  /// and the correct reactions to CloudKit's errors (retry the transient ones, honour
+  /// retry-after, split oversized batches).
   public init() {}
 
   /// The settings as `key=value` pairs in the order of `policies.md`.
@@ -83,7 +104,8 @@ public struct PolicySettings: Hashable, Sendable {
       ("granularity", granularity.rawValue), ("winner", winner.rawValue), ("save", save.rawValue),
       ("delete", delete.rawValue), ("retention", retention.description), ("refetch", refetch.rawValue),
       ("conflict", conflict.rawValue), ("text", text.rawValue), ("outbox", outbox.rawValue),
-      ("unit", unit.rawValue), ("token", token.rawValue), ("batch", String(batch)),
+      ("unit", unit.rawValue), ("token", token.rawValue), ("batch", String(batch)), ("retry", retry.rawValue),
+      ("retry-after", retryAfter.rawValue), ("split", split.rawValue),
     ]
   }
 }

@@ -32,6 +32,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   /// The override keys a spec accepts, in the order of `policies.md`.
   public static let keys = [
     "granularity", "winner", "save", "delete", "retention", "refetch", "conflict", "text", "outbox", "unit", "token", "batch",
+    "retry", "retry-after", "split",
   ]
 
   /// Parses a spec. Errors name the unknown preset, key or value and list the valid ones.
@@ -138,6 +139,9 @@ extension PolicySettings {
     case "outbox": return pick(Outbox.self) { outbox = $0 }
     case "unit": return pick(Unit.self) { unit = $0 }
     case "token": return pick(Token.self) { token = $0 }
+    case "retry": return pick(Retry.self) { retry = $0 }
+    case "retry-after": return pick(RetryAfter.self) { retryAfter = $0 }
+    case "split": return pick(Split.self) { split = $0 }
     case "retention":
       switch SimDuration.parse(value) {
       case .success(let d) where d > .zero:

@@ -1,3 +1,5 @@
+@_spi(Kernel) import Simulator
+
 /// One record change a device uploads.
 public struct RecordWrite: Hashable, Sendable {
   /// The device's whole local copy (the server takes what the save policy says from it).
@@ -32,6 +34,16 @@ package enum WriteResult: Hashable, Sendable {
   case deleted
   /// The record's type is not CloudKit-safe or not deployed; the upload is rejected for good.
   case rejected(typeName: String)
+  /// A CloudKit error for this record (a partial failure), with the retry-after it carries.
+  case failed(CloudKitError, retryAfter: SimDuration?)
+
+  /// Whether the write did not go through (anything but saved or deleted).
+  package var isFailure: Bool {
+    switch self {
+    case .saved, .deleted: false
+    case .conflict, .refusedDeleted, .rejected, .failed: true
+    }
+  }
 }
 
 /// The kind of a message (also the number of its arrowhead marker in pictures).
@@ -59,13 +71,14 @@ extension WriteResult {
     case .refusedDeleted: .refused
     case .deleted: .deleted
     case .rejected: .rejected
+    case .failed: .failed
     }
   }
 }
 
 /// What the server did with one write.
 package enum WriteOutcome: String, Hashable, Sendable {
-  case saved, conflict, refused, deleted, rejected
+  case saved, conflict, refused, deleted, rejected, failed
 }
 
 /// What crosses the network.
@@ -137,4 +150,6 @@ package enum FetchReply: Hashable, Sendable {
   case changes(records: [RecordState], newToken: Int64, moreComing: Bool)
   /// The token is older than the retained change log: fetch everything again.
   case tokenExpired
+  /// The request was refused (throttled), with the retry-after.
+  case failed(CloudKitError, retryAfter: SimDuration?)
 }

@@ -24,10 +24,94 @@ package struct ServerState: Sendable {
   var nextTag: Int64 = 1
   /// Records per fetch page.
   package var pageSize = 200
+  /// Limits, quota, throttling and atomicity.
+  package var conditions: ServerConditions
+  /// Active `reject` lines, in the order they began.
+  package private(set) var rules: [RejectRule] = []
+  /// Bytes of live records stored (kept only when there is a quota).
+  package private(set) var usedBytes: Int64 = 0
+  /// Throttling, per device: refused until this time; the wait first given; early returns since.
+  var lockedUntil: [VirtualTime] = []
+  var lockBase: [SimDuration] = []
+  var strikes: [Int] = []
+  /// Throttling windows: per device (window number, requests in it), and the app's.
+  var deviceWindow: [(window: Int64, count: Int)] = []
+  var appWindow: (window: Int64, count: Int) = (-1, 0)
 
-  package init(schema: Schema) {
+  package init(schema: Schema, conditions: ServerConditions = ServerConditions()) {
     self.schema = schema
+    self.conditions = conditions
     acceptsType = schema.types.indices.map { schema.acceptsUploads(ofType: $0) }
+  }
+
+  /// Whether storage use is counted (there is a quota).
+  var tracksUsage: Bool { conditions.quota != nil }
+
+  /// Bytes free in the account's storage (nil: no quota).
+  package var freeBytes: Int64? {
+    conditions.quota.map { $0 - conditions.usedByOthers - usedBytes }
+  }
+
+  /// The user frees `bytes` of the account's storage used by other data (and, past that,
+  /// buys more storage).
+  package mutating func freeStorage(_ bytes: Int64) {
+    let fromOthers = min(bytes, conditions.usedByOthers)
+    conditions.usedByOthers -= fromOthers
+    if let q = conditions.quota { conditions.quota = q + (bytes - fromOthers) }
+  }
+
+  /// Starts a `reject` line.
+  package mutating func addRule(_ rule: RejectRule) { rules.append(rule) }
+
+  /// Ends every `reject` line (settle heals faults).
+  package mutating func endRules() { rules.removeAll() }
+
+  /// The rule in force for `key` at `now` (the latest begun wins), dropping ended ones.
+  mutating func rule(for key: RecordKey, at now: VirtualTime) -> RejectRule? {
+    guard !rules.isEmpty else { return nil }
+    rules.removeAll { $0.until <= now }
+    return rules.last { $0.keys.contains(key) }
+  }
+
+  /// Throttling: whether device `d`'s request at `now` is admitted (nil) or refused with a
+  /// retry-after. A request over a budget is refused until its window ends; one that comes back
+  /// before its retry-after is refused again and doubles the wait, up to an hour.
+  package mutating func admit(_ d: Int32, at now: VirtualTime) -> SimDuration? {
+    guard let throttle = conditions.throttle else { return nil }
+    let i = Int(d)
+    if lockedUntil.count <= i {
+      let n = i + 1 - lockedUntil.count
+      lockedUntil.append(contentsOf: repeatElement(VirtualTime.zero, count: n))
+      lockBase.append(contentsOf: repeatElement(SimDuration.zero, count: n))
+      strikes.append(contentsOf: repeatElement(0, count: n))
+      deviceWindow.append(contentsOf: repeatElement((window: Int64(-1), count: 0), count: n))
+    }
+    if now < lockedUntil[i] {
+      strikes[i] += 1
+      let wait = min(lockBase[i] * Int64(1 << min(strikes[i], 20)), .hours(1))
+      lockedUntil[i] = now + wait
+      return wait
+    }
+    var refusal: SimDuration?
+    func count(_ budget: RequestBudget, _ w: inout (window: Int64, count: Int)) {
+      let window = now.nanoseconds / budget.window.nanoseconds
+      if w.window != window { w = (window, 0) }
+      w.count += 1
+      if w.count > budget.requests {
+        let end = VirtualTime(nanoseconds: budget.window.nanoseconds * (window + 1))
+        refusal = max(refusal ?? .zero, end - now)
+      }
+    }
+    if let b = throttle.perDevice { count(b, &deviceWindow[i]) }
+    if let b = throttle.app { count(b, &appWindow) }
+    guard let wait = refusal else {
+      strikes[i] = 0
+      return nil
+    }
+    lockedUntil[i] = now + wait
+    lockBase[i] = wait
+    strikes[i] = 0
+    return wait
   }
 
   /// The live records, in key order.
@@ -35,20 +119,39 @@ package struct ServerState: Sendable {
     records.compactMap { $0.value.isDeleted ? nil : $0.value }
   }
 
-  /// Handles a push. Returns the per-write results and whether anything changed.
+  /// Handles a push. Returns the per-write results, whether anything changed, and the writes
+  /// whose answer is lost (`serverResponseLost`: applied, but the device is told it failed).
+  /// A request over the throttle's budget or CloudKit's limits fails as a whole; in an atomic
+  /// zone one failure fails every write.
   package mutating func push(_ writes: [RecordWrite], from device: Int32, at now: VirtualTime, policy: any SyncPolicy, context: MergeContext) -> (
-    results: [WriteResult], changed: Bool
+    results: [WriteResult], changed: Bool, lostAnswers: [Int]
   ) {
     purge(now: now, retention: policy.settings.retention)
+    if let wait = admit(device, at: now) {
+      return (Array(repeating: .failed(.requestRateLimited, retryAfter: wait), count: writes.count), false, [])
+    }
+    if writes.count > conditions.maxRecordsPerRequest || Self.requestBytes(writes) > conditions.maxBytesPerRequest {
+      return (Array(repeating: .failed(.limitExceeded, retryAfter: nil), count: writes.count), false, [])
+    }
+    let before = conditions.atomic ? self : nil
     var results: [WriteResult] = []
     results.reserveCapacity(writes.count)
     var changed = false
+    var lostAnswers: [Int] = []
     for write in writes {
       let key = write.record.key
       let type = Int(write.record.type)
       guard acceptsType[type] else {
         results.append(.rejected(typeName: schema.types[type].name))
         continue
+      }
+      if let rule = rule(for: key, at: now) {
+        if rule.error == .serverResponseLost {
+          lostAnswers.append(results.count)
+        } else {
+          results.append(.failed(rule.error, retryAfter: rule.retryAfter))
+          continue
+        }
       }
       let current = records[key]
       if write.isDelete {
@@ -74,6 +177,8 @@ package struct ServerState: Sendable {
       case .store(var record):
         if let current, record == current {
           results.append(.saved(current))  // the incoming write lost; nothing changes
+        } else if let free = freeBytes, record.byteSize - (current?.byteSize ?? 0) > max(free, 0) {
+          results.append(.failed(.quotaExceeded, retryAfter: nil))
         } else {
           _store(&record, at: now)
           results.append(.saved(record))
@@ -85,7 +190,18 @@ package struct ServerState: Sendable {
         results.append(current.map { .refusedDeleted($0) } ?? .deleted)
       }
     }
-    return (results, changed)
+    if let before, results.contains(where: \.isFailure) {
+      self = before
+      return (results.map { $0.isFailure ? $0 : .failed(.batchRequestFailed, retryAfter: nil) }, false, [])
+    }
+    return (results, changed, lostAnswers)
+  }
+
+  /// Bytes a request carries: every saved record's size (a delete carries only its name).
+  static func requestBytes(_ writes: [RecordWrite]) -> Int64 {
+    var n: Int64 = 0
+    for w in writes { n += w.isDelete ? 100 : w.record.byteSize }
+    return n
   }
 
   /// The log position of a record's latest change (0: none).
@@ -100,6 +216,7 @@ package struct ServerState: Sendable {
     record.changeTag = nextTag
     nextTag += 1
     head += 1
+    if tracksUsage { usedBytes += record.byteSize - (records[record.key]?.byteSize ?? 0) }
     records[record.key] = record
     _setPosition(record.key, head)
     log.append((head, record.key))
@@ -109,6 +226,7 @@ package struct ServerState: Sendable {
   /// delivered only for records the fetching device created, as CloudKit does.
   package mutating func fetch(token: Int64?, from device: Int32, at now: VirtualTime, retention: SimDuration) -> FetchReply {
     purge(now: now, retention: retention)
+    if let wait = admit(device, at: now) { return .failed(.requestRateLimited, retryAfter: wait) }
     if let token, token < purgedThrough { return .tokenExpired }
     let from = token ?? 0
     // First log entry after `from`.

@@ -99,6 +99,10 @@ extension Message {
         case .rejected(let type):
           h.combine(5 as UInt64)
           h.combine(type)
+        case .failed(let error, let retryAfter):
+          h.combine(6 as UInt64)
+          h.combine(error.code)
+          h.combine(retryAfter?.nanoseconds ?? -1)
         }
       }
     case .fetch(let id, let token):
@@ -112,6 +116,11 @@ extension Message {
     case .fetchReply(let id, .tokenExpired):
       h.combine(id)
       h.combine(0xdead as UInt64)
+    case .fetchReply(let id, .failed(let error, let retryAfter)):
+      h.combine(id)
+      h.combine(0xfa11 as UInt64)
+      h.combine(error.code)
+      h.combine(retryAfter?.nanoseconds ?? -1)
     case .notify:
       break
     }

@@ -8,7 +8,7 @@ extension SyncWorld {
     case .push(let id, let writes):
       if config.trackCausality { noteSent(writes) }
       let wasDeleted = writes.map { server.records.isDeleted($0.record.key) }
-      let (results, changed) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
+      var (results, changed, lostAnswers) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
       noteServerEvents(writes, results, wasDeleted: wasDeleted)
       if config.trackCausality {
         for case .saved(let stored) in results {
@@ -19,6 +19,8 @@ extension SyncWorld {
       if config.keepsEvents {
         for (w, r) in zip(writes, results) { note(.decided(message: seq, write: w, result: r)) }
       }
+      // `serverResponseLost`: applied above, but the device only hears that it failed.
+      for i in lostAnswers { results[i] = .failed(.serverResponseLost, retryAfter: nil) }
       send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
       if changed, let p = config.push {
         for other in devices.indices where other != Int(d) {

@@ -10,6 +10,7 @@ extension SyncWorld {
     let deadline = now + maxTime
     let eventLimit = loop.processedCount + maxEvents
     network.setUp(serverNode, true)
+    server.endRules()
     network.conditions.loss = .never
     network.conditions.duplication = .never
     trace.record(WorldTrace.settle, at: now, node: -1, 0, Int64(loop.pendingCount))
@@ -24,6 +25,7 @@ extension SyncWorld {
       if isQuiescent {
         trace.record(WorldTrace.settle, at: now, node: -1, Int64(round), 0)
         note(.settled(rounds: round))
+        facts.convergedAfter = now - (facts.settleStart ?? now)
         recordFinalState()
         return  // (a guard that tripped before settle keeps `settled` false)
       }

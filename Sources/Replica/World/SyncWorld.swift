@@ -77,7 +77,7 @@ package struct SyncWorld: Sendable {
     serverNode = net.addNode()
     devices = ds
     network = net
-    server = ServerState(schema: config.schema)
+    server = ServerState(schema: config.schema, conditions: config.server)
     trace = TraceRecorder(mode: .hashOnly)
     ledgers = Array(repeating: CausalLedger(), count: names.count)
     env = DeviceEnvironment(policy: config.policy, context: context)
@@ -231,6 +231,15 @@ package struct SyncWorld: Sendable {
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, up ? 6 : 7)
       note(.server(up: up))
       network.setUp(serverNode, up)
+    case .freeStorage(let bytes):
+      trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 8, bytes)
+      note(.storageFreed(bytes: bytes))
+      server.freeStorage(bytes)
+    case .reject(var rule):
+      rule.until = max(rule.until, now)
+      trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 9, rule.error.code)
+      note(.rejecting(rule))
+      server.addRule(rule)
     }
   }
 
@@ -276,6 +285,7 @@ package struct SyncWorld: Sendable {
       switch fact {
       case .outboxLost(let keys), .batchAbandoned(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
+      case .gaveUp(let keys, _, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       default: break
       }
     }
@@ -314,6 +324,7 @@ package struct SyncWorld: Sendable {
     case .rejected: 3
     case .reappeared: 4
     case .fetchDropped: 5
+    case .gaveUp: 6
     }
   }
 
@@ -329,6 +340,7 @@ package struct SyncWorld: Sendable {
     case .outboxLost(let ks): Int64(ks.count)
     case .batchAbandoned(let ks, _): Int64(ks.count)
     case .fetchDropped(let n, _): Int64(n)
+    case .gaveUp(let ks, _, _): Int64(ks.count)
     default: 1
     }
   }

@@ -11,6 +11,10 @@ package enum WorldAction: Hashable, Sendable {
   case syncAll
   case setOnline([Int32], Bool)
   case server(up: Bool)
+  /// `free SIZE`: the user frees iCloud storage (or buys more).
+  case freeStorage(bytes: Int64)
+  /// `reject ID... with ERROR [retry-after D] for D`: the server refuses saves of these records.
+  case reject(RejectRule)
 }
 
 /// How the world is set up.
@@ -25,6 +29,8 @@ package struct WorldConfig: Sendable {
   package var autosync: SimDuration?
   /// Push notifications: `nil` off, else delivered with this probability.
   package var push: Probability?
+  /// Limits, quota, throttling and atomicity of the server.
+  package var server = ServerConditions()
   /// Keep ``SyncWorld/events`` (every message with its payload, every server decision): what
   /// pictures, explanations and `--trace` need. Off for fuzzing; it never changes the hash.
   package var keepsEvents: Bool
@@ -82,6 +88,9 @@ package struct WorldFacts: Sendable {
   package var unsettledReason: String?
   /// When settle began (nil if never).
   package var settleStart: VirtualTime?
+  /// How long settle took to reach quiescence (nil: it did not, or never ran): the liveness
+  /// phase's time to converge.
+  package var convergedAfter: SimDuration?
 }
 
 /// What the server did with a delete, or with a save of a deleted record.

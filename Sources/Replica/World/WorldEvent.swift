@@ -41,6 +41,10 @@ package struct WorldEvent: Sendable {
     case decided(message: Int, write: RecordWrite, result: WriteResult)
     case device(Int32, DeviceChange)
     case server(up: Bool)
+    /// `free SIZE`: the user freed this much iCloud storage.
+    case storageFreed(bytes: Int64)
+    /// A `reject` line began.
+    case rejecting(RejectRule)
     /// Something a device observed about itself (``DeviceFact``).
     case fact(Int32, DeviceFact)
     case settleStarted

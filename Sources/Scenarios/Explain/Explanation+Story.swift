@@ -126,6 +126,7 @@ extension Explainer {
     case .refusedDeleted: return "refused it: the record is deleted"
     case .deleted: return "deleted it"
     case .rejected(let type): return "rejected it (rejected type \(type))"
+    case .failed(let error, let retryAfter): return "failed it: \(Vocabulary.error(error, retryAfter: retryAfter))"
     }
   }
 }

@@ -4,6 +4,7 @@ import Replica
 extension Explainer {
   /// The mechanism behind one anomaly, as sentences.
   func why(_ a: Anomaly) -> [String] {
+    if a.kind == .stalledSync { return whyStalled(a) }
     guard let key = a.record?.key else {
       return a.kind == .divergence ? ["The settle phase heals every fault and syncs in rounds; \(a.explanation)"] : []
     }
@@ -18,9 +19,27 @@ extension Explainer {
       return whyStranded(a, key: key)
     case .droppedEvent:
       return whyDropped(a, key: key)
-    case .duplicateEvent, .divergence, .phantomValue:
+    case .duplicateEvent, .divergence, .phantomValue, .stalledSync:
       return []
     }
+  }
+
+  /// A device that never finished syncing: what settle heals and what it cannot.
+  func whyStalled(_ a: Anomaly) -> [String] {
+    var out = [
+      "The settle phase heals every fault — the server up, the network clean, every device online and in the foreground, every `reject` line ended — and then waits for sync to finish; it cannot free the user's iCloud storage or lift the server's throttling, and it gives up after its bound. \(a.explanation)"
+    ]
+    switch settings.retryAfter {
+    case .ignore:
+      out.append(
+        "retry-after=ignore: the engine retries on its own backoff (at most \(SimDuration.seconds(60))) instead of waiting as long as the server asked; a request that comes back early is refused again and the wait doubles, so it never gets through.")
+    case .honour:
+      break
+    }
+    if settings.split == .off {
+      out.append("split=off: after limitExceeded the engine sends the same batch again, which fails the same way every time.")
+    }
+    return out
   }
 
   // MARK: A value overwritten

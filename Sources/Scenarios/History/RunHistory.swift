@@ -261,7 +261,7 @@ struct RunHistory {
         for d in 0..<deviceCount { closeBackground(d, at: e.time, &found) }
       case .settled:
         settleEnd = e.time
-      case .fact, .finalState:
+      case .fact, .finalState, .storageFreed, .rejecting:
         break
       }
     }

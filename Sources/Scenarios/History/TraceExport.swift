@@ -67,6 +67,9 @@ public enum TraceExport {
         o["fields"] = fields(r, words: words)
       case .rejected(let type):
         o["type"] = .string(type)
+      case .failed(let error, let retryAfter):
+        o["error"] = .string(error.rawValue)
+        if let retryAfter { o["retryAfter"] = .string(retryAfter.description) }
       case .deleted:
         break
       }
@@ -87,6 +90,15 @@ public enum TraceExport {
       return o
     case .server(let up):
       return ["event": .string(up ? "server-up" : "server-down")]
+    case .storageFreed(let bytes):
+      return ["event": "storage-freed", "bytes": .int(bytes)]
+    case .rejecting(let rule):
+      var o: [String: JSONValue] = [
+        "event": "reject", "records": .array(rule.keys.map { .string(words.record($0)) }), "error": .string(rule.error.rawValue),
+        "until": .string((rule.until - VirtualTime.zero).description),
+      ]
+      if let retryAfter = rule.retryAfter { o["retryAfter"] = .string(retryAfter.description) }
+      return o
     case .fact(let d, let fact):
       var o: [String: JSONValue] = ["event": "fact", "device": .string(words.device(d))]
       switch fact {
@@ -109,6 +121,11 @@ public enum TraceExport {
         o["fact"] = "fetch-dropped"
         o["records"] = .int(Int64(count))
         o["cause"] = .string(cause)
+      case .gaveUp(let keys, let error, let told):
+        o["fact"] = "gave-up"
+        o["records"] = .array(keys.map { .string(words.record($0)) })
+        o["error"] = .string(error.rawValue)
+        o["told"] = .bool(told)
       }
       return o
     case .settleStarted:
@@ -151,6 +168,9 @@ public enum TraceExport {
             x["record"] = .string(words.record(s.key))
             x["tag"] = .int(s.changeTag)
           case .rejected(let type): x["type"] = .string(type)
+          case .failed(let error, let retryAfter):
+            x["error"] = .string(error.rawValue)
+            if let retryAfter { x["retryAfter"] = .string(retryAfter.description) }
           case .deleted: break
           }
           return .object(x)
@@ -161,6 +181,10 @@ public enum TraceExport {
     case .fetchReply(let id, .tokenExpired):
       o["request"] = .uint(id)
       o["tokenExpired"] = .bool(true)
+    case .fetchReply(let id, .failed(let error, let retryAfter)):
+      o["request"] = .uint(id)
+      o["error"] = .string(error.rawValue)
+      if let retryAfter { o["retryAfter"] = .string(retryAfter.description) }
     case .fetchReply(let id, .changes(let records, let token, let more)):
       o["request"] = .uint(id)
       o["next"] = .int(token)

@@ -11,6 +11,7 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable, C
   case strandedRecord = "stranded-record"
   case divergence
   case phantomValue = "phantom-value"
+  case stalledSync = "stalled-sync"
   case concurrentOverwrite = "concurrent-overwrite"
   case deleteUpdateConflict = "delete-update-conflict"
 
@@ -28,8 +29,9 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable, C
     case .strandedRecord: 5
     case .divergence: 6
     case .phantomValue: 7
-    case .concurrentOverwrite: 8
-    case .deleteUpdateConflict: 9
+    case .stalledSync: 8
+    case .concurrentOverwrite: 9
+    case .deleteUpdateConflict: 10
     }
   }
 

@@ -85,10 +85,13 @@ extension Oracle {
         return "its pending upload was in an in-memory outbox, lost when the app was killed at \(e.time) (outbox=memory)"
       case .batchAbandoned(let keys, let cause) where keys.contains(key):
         return "its outbox entry was cleared when the batch was sent (unit=mark-first) and the request was cut off at \(e.time) (\(cause))"
+      case .gaveUp(let keys, let error, let told) where keys.contains(key):
+        return Self.gaveUpCause(error, told: told, at: e.time)
       default:
         continue
       }
     }
+    if let wait = world.devices[Int(device)].waitingOn { return "its upload is still waiting on \(wait.error) (a stalled sync)" }
     return "it was never uploaded"
   }
 
@@ -149,9 +152,45 @@ extension Oracle {
     }
   }
 
+  /// Liveness: after settle, with every fault healed, no device may still hold unsent changes or
+  /// be in a retry loop (`stalled-sync`, one per device, saying what it waits on).
+  mutating func judgeLiveness() {
+    for device in world.devices {
+      let unsent = device.outbox.entries.filter { !$0.failed }.map(\.key)
+      guard !unsent.isEmpty || device.waitingOn != nil else { continue }
+      var what: [String] = []
+      if !unsent.isEmpty {
+        let names = unsent.prefix(5).map(name).joined(separator: ", ") + (unsent.count > 5 ? ", …" : "")
+        what.append("still holds \(unsent.count) unsent change\(unsent.count == 1 ? "" : "s") (\(names))")
+      }
+      if let w = device.waitingOn {
+        what.append(
+          "is waiting on \(w.error)" + (w.retryAfter.map { " (retry after \($0))" } ?? "")
+            + " after \(w.attempts) failed attempt\(w.attempts == 1 ? "" : "s") since \(w.since)" + Self.waitAdvice(w.error, world.config.policy.settings))
+      }
+      anomalies.append(
+        Anomaly(
+          kind: .stalledSync, record: unsent.first.map(recordRef), devices: [deviceRef(device.config.index)], at: device.waitingOn?.since ?? world.facts.settleStart,
+          explanation: "after settle, with every fault healed, \(device.config.name) " + what.joined(separator: " and ") + "."))
+    }
+  }
+
+  /// What keeps a device waiting on `error`, in a clause.
+  static func waitAdvice(_ error: CloudKitError, _ s: PolicySettings) -> String {
+    switch error {
+    case .quotaExceeded: return ": the account's iCloud storage is full, and only the user can free it"
+    case .requestRateLimited, .zoneBusy, .serviceUnavailable:
+      return s.retryAfter == .ignore ? ": the engine retries before the retry-after ends, and each early retry is refused again (retry-after=ignore)" : ""
+    case .limitExceeded:
+      return s.split == .off ? ": the engine sends the same oversized batch again (split=off)" : ""
+    default: return ""
+    }
+  }
+
   /// After settle every device must show what the server shows.
   mutating func judgeDivergence() {
-    if !world.facts.settled {
+    let stalled = Set(anomalies.filter { $0.kind == .stalledSync }.flatMap { $0.devices.map(\.index) })
+    if !world.facts.settled && stalled.isEmpty {
       anomalies.append(
         Anomaly(
           kind: .divergence, record: nil, at: world.facts.settleStart,
@@ -163,7 +202,8 @@ extension Oracle {
     let allServer = world.server.liveRecords
     let server = allServer.filter { !explained.contains($0.key) }
     converged = world.facts.settled
-    for device in world.devices {
+    if !stalled.isEmpty { converged = false }
+    for device in world.devices where !stalled.contains(device.config.index) {
       let all = device.visibleRecords
       if converged, firstDifference(all, allServer) != nil { converged = false }
       let mine = all.filter { !explained.contains($0.key) }

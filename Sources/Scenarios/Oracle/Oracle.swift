@@ -49,6 +49,7 @@ package struct Oracle {
       if let record = serverLive(key) { judgeFields(record, intents) }
     }
     judgeTransientResurrections()
+    judgeLiveness()
     judgeDivergence()
     return anomalies.sorted { a, b in
       (a.kind, a.record?.name ?? "", a.field?.name ?? "", a.intents.first?.description ?? "")
@@ -75,6 +76,15 @@ package struct Oracle {
     Int(i.id) < world.facts.reachedServer.count && world.facts.reachedServer[Int(i.id)]
   }
 
+  /// `its device gave up on its upload after zoneBusy at 3.2s (retry=never), and nobody was told`.
+  static func gaveUpCause(_ error: CloudKitError, told: Bool, at time: VirtualTime) -> String {
+    told
+      ? "its device gave up on its upload after \(error) at \(time), which retrying cannot fix, and told the user"
+      : "its device gave up on its upload after \(error) at \(time), "
+        + (error.isTransient ? "a transient error it treated as permanent (retry=never)" : "an error it did not handle (retry=never)")
+        + ", and nobody was told: the app shows it synced"
+  }
+
   /// Why an edit was never sent, when its device's outbox dropped it unsent: the edit never
   /// reached the server, and after it was made its device lost the record's pending upload (an
   /// in-memory outbox killed, a mark-first batch cut off, a rejected type). Nil otherwise — an
@@ -89,6 +99,8 @@ package struct Oracle {
         return "its outbox entry was cleared when the batch was sent (unit=mark-first) and the request was cut off at \(e.time) (\(cause))"
       case .rejected(i.record, let typeName):
         return "the server rejected its type \(typeName) at \(e.time)"
+      case .gaveUp(let keys, let error, let told) where keys.contains(i.record):
+        return Self.gaveUpCause(error, told: told, at: e.time)
       default:
         continue
       }

@@ -70,6 +70,7 @@ enum TimelineStyle {
     case .refused: ("refused: deleted", "#bf8700")
     case .deleted: ("deleted", "#1f2328")
     case .rejected: ("rejected", drop)
+    case .failed: ("failed", "#bf8700")
     }
   }
 }

@@ -301,6 +301,12 @@ struct TimelineDrawing {
         return (
           "fetched \(count) dropped", "\(who): \(count) fetched record\(count == 1 ? "" : "s") dropped before they were applied at \(at) (\(cause))"
         )
+      case .gaveUp(let keys, let error, let told):
+        return (
+          "gave up (\(keys.count))",
+          "\(who): gave up uploading \(keys.map(history.names.record).joined(separator: ", ")) after \(error) at \(at)"
+            + (told ? ", and told the user" : "; the app still shows them synced")
+        )
       }
     }
   }

@@ -41,6 +41,7 @@ extension RunReport {
         "simulatedTime": .string(stats.simulatedTime.description),
         "intents": .int(Int64(stats.intents)),
         "ignoredIntents": .int(Int64(stats.ignoredIntents)),
+        "convergedAfter": stats.convergedAfter.map { .string($0.description) } ?? .null,
       ],
       "ignored": .array(ignored.map { .string($0) }),
       "reproduction": .string(reproduction),
@@ -95,7 +96,9 @@ extension RunReport {
       let line = e.line > 0 ? "line \(e.line)" : "implied"
       out += "  \(e.passed ? "✓" : "✗") \(line): \(e.text)\(e.actual.map { " — found \($0)" } ?? "")\n"
     }
-    out += "\n\(stats.intents) intents · \(stats.events) events · \(stats.messages) messages · \(stats.simulatedTime) simulated\n"
+    out +=
+      "\n\(stats.intents) intents · \(stats.events) events · \(stats.messages) messages · \(stats.simulatedTime) simulated · "
+      + (stats.convergedAfter.map { "settle converged in \($0)" } ?? "settle did not converge") + "\n"
     if let file = fileToSave {
       let how = if case .text = origin { "the text it was parsed from" } else { "ScenarioFile.rendered()" }
       out += "reproduce: save the scenario as \(file) (\(how)), then: \(reproduction)\n"

@@ -27,6 +27,9 @@ public struct RunStats: Hashable, Sendable {
   /// How many intents had no effect (the record was not on the device, the text to replace was
   /// not there); they are never judged.
   public var ignoredIntents: Int
+  /// How long settle took to bring every device up to date once every fault was healed (the
+  /// liveness phase's time to converge); nil when it never did.
+  public var convergedAfter: SimDuration? = nil
 }
 
 /// What a run lost: the report `sim-cli run` prints and tests assert on.
@@ -124,7 +127,7 @@ public struct RunReport: Hashable, Sendable {
     self.converged = converged
     stats = RunStats(
       events: world.eventsProcessed, messages: world.messagesSent, simulatedTime: world.now,
-      intents: world.log.intents.count, ignoredIntents: world.log.ignoredCount)
+      intents: world.log.intents.count, ignoredIntents: world.log.ignoredCount, convergedAfter: world.facts.convergedAfter)
     ignored = []
     if world.log.ignoredCount > 0 {
       ignored = world.log.intents.compactMap { i in

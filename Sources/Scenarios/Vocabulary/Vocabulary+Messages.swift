@@ -14,7 +14,7 @@ extension Vocabulary {
         let key: RecordKey?
         switch result {
         case .saved(let r), .conflict(let r), .refusedDeleted(let r): key = r.key
-        case .deleted, .rejected:
+        case .deleted, .rejected, .failed:
           guard case .push(_, let writes)? = push?.payload, k < writes.count else {
             key = nil
             break
@@ -28,12 +28,15 @@ extension Vocabulary {
         case .refusedDeleted: return "\(r) refused: deleted on the server"
         case .deleted: return "\(r) deleted"
         case .rejected: return "\(r) rejected"
+        case .failed(let error, let retryAfter): return "\(r) failed: \(Vocabulary.error(error, retryAfter: retryAfter))"
         }
       }.joined(separator: "; ")
     case .fetch(_, let token):
       return token.map { "changes since token \($0)" } ?? "everything (no token)"
     case .fetchReply(_, .tokenExpired):
       return "token expired"
+    case .fetchReply(_, .failed(let error, let retryAfter)):
+      return "refused: \(Vocabulary.error(error, retryAfter: retryAfter))"
     case .fetchReply(_, .changes(let records, let token, let more)):
       let list = records.map(fetched)
       return (list.isEmpty ? "no changes" : list.joined(separator: "; ")) + "; next token \(token)" + (more ? ", more to come" : "")
@@ -76,5 +79,10 @@ extension Vocabulary {
   /// `clock 3.000s, hlc 3.000s+0`: a policy's stamp, exact.
   static func stamp(_ s: Stamp) -> String {
     "clock \(SimDuration(nanoseconds: s.clock).secondsDescription), hlc \(SimDuration(nanoseconds: s.hlcWall).secondsDescription)+\(s.hlcLogical)"
+  }
+
+  /// `zoneBusy (retry after 30s)`.
+  static func error(_ error: CloudKitError, retryAfter: SimDuration?) -> String {
+    error.rawValue + (retryAfter.map { " (retry after \($0))" } ?? "")
   }
 }

@@ -39,6 +39,7 @@ struct CompareTextTable {
     case .strandedRecord: "S"
     case .divergence: "V"
     case .phantomValue: "H"
+    case .stalledSync: "T"
     case .concurrentOverwrite, .deleteUpdateConflict: nil
     }
   }

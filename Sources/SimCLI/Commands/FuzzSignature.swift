@@ -70,6 +70,7 @@ struct FuzzSignature: Hashable, Sendable {
         // An edit whose outbox entry was lost never reaches the server (the oracle says so).
         Axis(name: "unit=mark-first") { $0.unit == .markFirst },
         Axis(name: "outbox=memory") { $0.outbox == .memory },
+        Axis(name: "retry=never") { $0.retry == .never },
       ]
     case .staleOverwrite:
       [Axis(name: "winner=clock") { $0.winner == .clock }, Axis(name: "winner=arrival") { $0.winner == .arrival }]
@@ -82,7 +83,12 @@ struct FuzzSignature: Hashable, Sendable {
         Axis(name: "token=before-apply") { $0.token == .beforeApply },
       ]
     case .strandedRecord:
-      [Axis(name: "unit=mark-first") { $0.unit == .markFirst }, Axis(name: "outbox=memory") { $0.outbox == .memory }]
+      [
+        Axis(name: "unit=mark-first") { $0.unit == .markFirst }, Axis(name: "outbox=memory") { $0.outbox == .memory },
+        Axis(name: "retry=never") { $0.retry == .never },
+      ]
+    case .stalledSync:
+      [Axis(name: "retry-after=ignore") { $0.retryAfter == .ignore }, Axis(name: "split=off") { $0.split == .off }]
     case .divergence:
       [Axis(name: "refetch=naive") { $0.refetch == .naive }, Axis(name: "token=before-apply") { $0.token == .beforeApply }]
     case .duplicateEvent, .phantomValue, .concurrentOverwrite, .deleteUpdateConflict:

@@ -1,0 +1,206 @@
+@_spi(Kernel) import Simulator
+
+/// A CloudKit error the simulated server answers with, named as Apple's `CKError.Code` names it
+/// (`docs/cloudkit-model.md`). A conflict on a stale change tag (`serverRecordChanged`) is not
+/// here: it is its own answer, carrying the server's record.
+public enum CloudKitError: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+  /// The zone is busy with other requests; try again after the retry-after.
+  case zoneBusy
+  /// The client sends requests too fast; try again after the retry-after.
+  case requestRateLimited
+  /// CloudKit is unavailable for a while; try again after the retry-after.
+  case serviceUnavailable
+  /// The user's iCloud storage is full: nothing more is saved until space is freed.
+  case quotaExceeded
+  /// The request is over CloudKit's limits (records or bytes a request): split it.
+  case limitExceeded
+  /// In an atomic zone, another record of the request failed, so this one was not saved.
+  case batchRequestFailed
+  /// A reference points at a record that does not exist.
+  case referenceViolation
+  /// The record is not on the server (its change tag names a version the server does not have).
+  case unknownItem
+  /// The zone does not exist (deleted by another device, or never created).
+  case zoneNotFound
+  /// The user deleted the zone (in Settings → iCloud): the data is gone and must not come back.
+  case userDeletedZone
+  /// The server applied the change but the answer was lost: the client cannot tell.
+  case serverResponseLost
+  /// The server refused the request for good (a malformed record, a field the schema does not
+  /// allow): retrying will not help.
+  case serverRejectedRequest
+
+  public var description: String { rawValue }
+
+  /// How a correct engine reacts (the `retry=transient` reading): what the error asks of it.
+  public enum Reaction: Hashable, Sendable {
+    /// Keep the change pending and send it again later: after the error's retry-after when it
+    /// carries one, after the engine's backoff otherwise.
+    case retry
+    /// Split the request and send the halves (``CloudKitError/limitExceeded``).
+    case split
+    /// The server no longer has the record or its zone: keep the change and upload the whole
+    /// record again as new.
+    case reupload
+    /// Retrying cannot help: give up and tell the user (the record strands, visibly).
+    case giveUp
+  }
+
+  /// What a correct engine does with the error.
+  public var reaction: Reaction {
+    switch self {
+    case .zoneBusy, .requestRateLimited, .serviceUnavailable, .quotaExceeded, .batchRequestFailed, .referenceViolation, .serverResponseLost:
+      .retry
+    case .limitExceeded: .split
+    case .unknownItem, .zoneNotFound, .userDeletedZone: .reupload
+    case .serverRejectedRequest: .giveUp
+    }
+  }
+
+  /// Whether the error is transient: the same request can succeed later without any change.
+  public var isTransient: Bool { reaction == .retry }
+
+  /// Whether CloudKit attaches a retry-after (`CKErrorRetryAfterKey`) to this error.
+  public var carriesRetryAfter: Bool {
+    switch self {
+    case .zoneBusy, .requestRateLimited, .serviceUnavailable: true
+    default: false
+    }
+  }
+
+  /// The error's number in traces and digests (stable: new errors get new numbers).
+  package var code: Int64 {
+    switch self {
+    case .zoneBusy: 1
+    case .requestRateLimited: 2
+    case .serviceUnavailable: 3
+    case .quotaExceeded: 4
+    case .limitExceeded: 5
+    case .batchRequestFailed: 6
+    case .referenceViolation: 7
+    case .unknownItem: 8
+    case .zoneNotFound: 9
+    case .userDeletedZone: 10
+    case .serverResponseLost: 11
+    case .serverRejectedRequest: 12
+    }
+  }
+
+  /// The errors a scenario's `reject` line may choose: every one that answers a single record.
+  public static var perRecord: [CloudKitError] {
+    allCases.filter { $0 != .limitExceeded && $0 != .batchRequestFailed }
+  }
+}
+
+/// A request budget: at most `requests` requests in each window of `window` (windows start at
+/// time zero).
+public struct RequestBudget: Hashable, Sendable, CustomStringConvertible {
+  /// Requests allowed per window.
+  public var requests: Int
+  /// The window's length.
+  public var window: SimDuration
+
+  /// A budget of `requests` per `window`.
+  public init(requests: Int, window: SimDuration) {
+    self.requests = requests
+    self.window = window
+  }
+
+  /// `10/1m`.
+  public var description: String { "\(requests)/\(window)" }
+}
+
+/// Throttling (`throttle device 10/1m app 100/1m`): request budgets per device and for the
+/// whole app. A request over a budget is refused with `requestRateLimited` and a retry-after
+/// until the window ends; a request that comes back before its retry-after is refused again and
+/// doubles the wait (CloudKit's escalating throttling, as developers observe it), up to an hour.
+public struct Throttle: Hashable, Sendable {
+  /// Each device's budget (nil: none).
+  public var perDevice: RequestBudget?
+  /// The whole app's budget, all devices together (nil: none).
+  public var app: RequestBudget?
+
+  /// A throttle with these budgets.
+  public init(perDevice: RequestBudget? = nil, app: RequestBudget? = nil) {
+    self.perDevice = perDevice
+    self.app = app
+  }
+}
+
+/// What the server is like besides its records: CloudKit's request limits, the account's storage
+/// quota, throttling and zone atomicity. The defaults are CloudKit's limits with no quota, no
+/// throttling and a non-atomic zone: a world without conditions behaves as before they existed.
+public struct ServerConditions: Hashable, Sendable {
+  /// Records a request may carry (CloudKit: 400).
+  public var maxRecordsPerRequest = 400
+  /// Bytes a request may carry (CloudKit: 2 MB).
+  public var maxBytesPerRequest: Int64 = 2_000_000
+  /// The account's iCloud storage in bytes (nil: unlimited).
+  public var quota: Int64?
+  /// Bytes of the account's storage already used by other data (photos, other apps).
+  public var usedByOthers: Int64 = 0
+  /// Request budgets (nil: no throttling).
+  public var throttle: Throttle?
+  /// Whether a request's saves are atomic (a custom zone with atomic commits): one failure fails
+  /// them all, the others with `batchRequestFailed`.
+  public var atomic = false
+
+  /// No quota, no throttling, CloudKit's request limits, a non-atomic zone.
+  public init() {}
+}
+
+/// A `reject` line: the server answers saves of chosen records with a chosen error until a time.
+public struct RejectRule: Hashable, Sendable {
+  /// The records whose saves are refused.
+  public var keys: [RecordKey]
+  /// The error they get.
+  public var error: CloudKitError
+  /// The retry-after the error carries (nil: none).
+  public var retryAfter: SimDuration?
+  /// When the rule ends (exclusive).
+  public var until: VirtualTime
+
+  /// A rule refusing `keys` with `error` until `until`.
+  public init(keys: [RecordKey], error: CloudKitError, retryAfter: SimDuration?, until: VirtualTime) {
+    self.keys = keys
+    self.error = error
+    self.retryAfter = retryAfter
+    self.until = until
+  }
+}
+
+// MARK: Sizes
+
+extension Value {
+  /// Bytes the value takes in a request and in the account's storage: text and strings by their
+  /// UTF-8 bytes, numbers, dates and references 8, booleans 1, null 0.
+  public var byteSize: Int64 {
+    switch self {
+    case .null: 0
+    case .string(let s): Int64(s.utf8.count)
+    case .int, .date, .ref: 8
+    case .bool: 1
+    case .text(let t): t.visibleByteCount
+    }
+  }
+}
+
+extension TextValue {
+  /// UTF-8 bytes of the visible text.
+  public var visibleByteCount: Int64 {
+    var n: Int64 = 0
+    for a in atoms where a.isVisible { n += Int64(UTF8.width(a.scalar)) }
+    return n
+  }
+}
+
+extension RecordState {
+  /// Bytes the record takes: its fields' values, plus 100 bytes of system fields (name, type,
+  /// change tag, dates); a deleted record takes nothing.
+  public var byteSize: Int64 {
+    if isDeleted { return 0 }
+    var n: Int64 = 100
+    for f in fields { n += f.value.byteSize }
+    return n
+  }
+}
