@@ -158,7 +158,7 @@ struct NeverSettles: SyncPolicy {
 }
 
 @Suite struct SettleBoundTests {
-  @Test func aRunThatCannotSettleIsReportedAsDivergenceNotAHang() throws {
+  @Test func aRunThatCannotSettleIsReportedAsAStalledSyncNotAHang() throws {
     let file = try Scenario.parse(
       """
       devices iPad phone
@@ -171,8 +171,12 @@ struct NeverSettles: SyncPolicy {
     let report = ScenarioRunner.run(file, policy: NeverSettles()).report
     #expect(!report.converged)
     #expect(report.policy == "never-settles")
-    let divergence = try #require(report.anomalies.first { $0.kind == .divergence && $0.record == nil })
-    #expect(divergence.explanation.hasPrefix("the run did not settle: sync did not reach quiescence"))
+    // The iPad never gets its edit through: a device still holding an unsent change after
+    // settle is a stalled sync, and it says why (not also a divergence of the same device).
+    let stalled = try #require(report.anomalies.first { $0.kind == .stalledSync })
+    #expect(stalled.devices.map(\.name) == ["iPad"])
+    #expect(stalled.explanation.contains("iPad still holds 1 unsent change (n1): the run did not settle — sync did not reach quiescence"))
+    #expect(!report.anomalies.contains { $0.kind == .divergence && $0.record == nil })
   }
 }
 

@@ -20,7 +20,7 @@ import Testing
     #expect(
       anomalies.keys.sorted() == [
         "concurrent-overwrite", "delete-update-conflict", "divergence", "dropped-event", "duplicate-event", "lost-edit", "phantom-value",
-        "resurrection", "stale-overwrite", "stranded-record",
+        "resurrection", "stale-overwrite", "stalled-sync", "stranded-record",
       ])
     // The safe design loses nothing: every anomaly at this size is informational.
     for kind in ["lost-edit", "stale-overwrite", "resurrection", "divergence", "phantom-value"] { #expect(anomalies[kind] == 0, "\(kind)") }

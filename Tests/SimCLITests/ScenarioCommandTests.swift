@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+import Scenarios
+
 @testable import SimCLI
 
 @Suite struct ScenarioCommandTests {
@@ -25,7 +27,7 @@ import Testing
       #expect(object[key] != nil, "missing \(key)")
     }
     let counts = try #require(object["counts"] as? [String: Int])
-    #expect(counts.count == 10)
+    #expect(counts.count == AnomalyKind.allCases.count)
     #expect(counts["lost-edit"] == 1)
   }
 
@@ -54,7 +56,7 @@ import Testing
   @Test func listShowsEveryNamedScenarioWithItsLesson() {
     let r = runCLI("list")
     #expect(r.code == .success)
-    #expect(r.stdout.split(separator: "\n").count == 12)
+    #expect(r.stdout.split(separator: "\n").count == Scenario.builtInNames.count)
     #expect(r.stdout.split(separator: "\n").contains { $0.hasPrefix("two-device-acceptance ") && $0.hasSuffix("Nothing may be lost.") })
   }
 

@@ -138,6 +138,25 @@ extension PolicyPreset {
       $0.refetch = .naive
       $0.retention = .days(7)
     },
+    preset(
+      "drops-transient", models: "planted bug: field-lww-hlc retry=never",
+      loses: "changes the engine gives up on after a transient CloudKit error (zoneBusy, quotaExceeded, …) while the app shows them synced",
+      planted: true
+    ) {
+      $0.retry = .never
+    },
+    preset(
+      "ignores-retry-after", models: "planted bug: field-lww-hlc retry-after=ignore",
+      loses: "liveness: under throttling, early retries are refused and lengthen the wait, so sync stalls", planted: true
+    ) {
+      $0.retryAfter = .ignore
+    },
+    preset(
+      "no-split", models: "planted bug: field-lww-hlc split=off",
+      loses: "liveness: a batch over CloudKit's limits is sent again unchanged and fails forever", planted: true
+    ) {
+      $0.split = .off
+    },
   ]
 
   /// The preset called `name`, or nil when there is none.

@@ -204,3 +204,49 @@ extension RecordState {
     return n
   }
 }
+
+/// Byte counts as scenario files write them: `17B`, `250KB`, `2MB`, `1.5GB` (decimal units, as
+/// iCloud storage is sold: 1 KB = 1,000 bytes).
+public enum ByteCount {
+  static let units: [(name: String, bytes: Int64)] = [("TB", 1_000_000_000_000), ("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1_000), ("B", 1)]
+
+  /// Why a size did not parse.
+  public struct ParseError: Error, Hashable, Sendable {
+    /// What is wrong, quoting the text.
+    public var message: String
+  }
+
+  /// Parses `250KB`, `1.5GB`, `0B`; the error says what is wrong.
+  public static func parse(_ text: String) -> Result<Int64, ParseError> {
+    guard let unit = units.first(where: { text.hasSuffix($0.name) }) else {
+      return .failure(ParseError(message: "expected a size such as 500B, 250KB, 2MB or 1.5GB, found '\(text)'"))
+    }
+    let number = text.dropLast(unit.name.count)
+    let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+    guard !number.isEmpty, parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+      parts[0].count <= 15, parts.count == 1 || parts[1].count <= 12
+    else {
+      return .failure(ParseError(message: "expected a size such as 500B, 250KB, 2MB or 1.5GB, found '\(text)'"))
+    }
+    let whole = Int64(parts[0])!
+    var bytes = whole.multipliedReportingOverflow(by: unit.bytes)
+    if parts.count == 2 {
+      var scale = unit.bytes
+      for digit in parts[1] {
+        scale /= 10
+        let d = Int64(String(digit))!
+        if d != 0 && scale == 0 { return .failure(ParseError(message: "'\(text)' is not a whole number of bytes")) }
+        bytes = bytes.partialValue.addingReportingOverflow(d * scale)
+        if bytes.overflow { break }
+      }
+    }
+    guard !bytes.overflow, bytes.partialValue <= 1_000_000_000_000_000 else { return .failure(ParseError(message: "size '\(text)' is too large (at most 1000000TB)")) }
+    return .success(bytes.partialValue)
+  }
+
+  /// The shortest exact spelling: `2MB`, `1500KB`, `17B`.
+  public static func format(_ bytes: Int64) -> String {
+    for unit in units where bytes != 0 && bytes % unit.bytes == 0 { return "\(bytes / unit.bytes)\(unit.name)" }
+    return "\(bytes)B"
+  }
+}

@@ -6,9 +6,9 @@ extension SyncWorld {
     let device = NodeID(index: Int(d))
     switch message {
     case .push(let id, let writes):
-      if config.trackCausality { noteSent(writes) }
       let wasDeleted = writes.map { server.records.isDeleted($0.record.key) }
       var (results, changed, lostAnswers) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
+      if config.trackCausality { noteSent(writes, results) }
       noteServerEvents(writes, results, wasDeleted: wasDeleted)
       if config.trackCausality {
         for case .saved(let stored) in results {
@@ -36,9 +36,12 @@ extension SyncWorld {
   }
 
   /// Which intents reached the server (``WorldFacts/reachedServer``): a delete carries its
-  /// delete; a save carries the writers of the fields it says it changed.
-  mutating func noteSent(_ writes: [RecordWrite]) {
-    for w in writes {
+  /// delete; a save carries the writers of the fields it says it changed. A write the server
+  /// refused with a CloudKit error (throttled, over the limits, a `reject` line, rolled back
+  /// in an atomic zone) did not reach it; one whose answer is lost did.
+  mutating func noteSent(_ writes: [RecordWrite], _ results: [WriteResult]) {
+    for (w, r) in zip(writes, results) {
+      if case .failed = r { continue }
       if config.recordObservations {
         facts.observations.append(.serverReceived(copy: w.record, isDelete: w.isDelete, changed: w.changed, at: now))
       }

@@ -95,6 +95,11 @@ public enum TimelineAction: Hashable, Sendable {
   case online([String])
   case serverDown
   case serverUp
+  /// `free SIZE`: the user frees iCloud storage (or buys more).
+  case free(bytes: Int64)
+  /// `reject ID... with ERROR [retry-after D] for D`: the server answers saves of these records
+  /// with the error for a while.
+  case reject(ids: [String], error: CloudKitError, retryAfter: SimDuration?, duration: SimDuration)
   /// `at TIME settle`: heal everything, run to quiescence, judge. Ends the timeline.
   case settle
 }
@@ -220,6 +225,9 @@ public struct ScenarioFile: Hashable, Sendable {
   public var autosync: SimDuration?
   /// Server push notifications (`push`): on (the default), off, or delivered with a probability.
   public var push: PushSetting
+  /// The server's conditions: `quota`, `throttle`, `zone` and `limits` (CloudKit's limits, no
+  /// quota, no throttling and a non-atomic zone without them).
+  public var server = ServerConditions()
   /// The record types of the `type` blocks, and the `deployed` list.
   public var schema: Schema
   /// Timeline entries sorted by time; equal times keep file order.

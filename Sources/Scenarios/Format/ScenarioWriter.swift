@@ -38,6 +38,17 @@ extension ScenarioFile {
     case .lossy(let p): line("push \(p)")
     }
     if let deployed = schema.deployed { line((["deployed"] + deployed).joined(separator: " ")) }
+    let defaults = ServerConditions()
+    if let quota = server.quota {
+      line("quota \(ByteCount.format(quota))" + (server.usedByOthers == 0 ? "" : " used \(ByteCount.format(server.usedByOthers))"))
+    }
+    if let t = server.throttle, t.perDevice != nil || t.app != nil {
+      line("throttle" + (t.perDevice.map { " device \($0)" } ?? "") + (t.app.map { " app \($0)" } ?? ""))
+    }
+    if server.atomic { line("zone atomic") }
+    if server.maxRecordsPerRequest != defaults.maxRecordsPerRequest || server.maxBytesPerRequest != defaults.maxBytesPerRequest {
+      line("limits \(server.maxRecordsPerRequest) records \(ByteCount.format(server.maxBytesPerRequest))")
+    }
 
     for type in schema.types {
       line("")
@@ -116,6 +127,9 @@ extension ScenarioFile {
     case .online(let devices): (["online"] + devices).joined(separator: " ")
     case .serverDown: "server down"
     case .serverUp: "server up"
+    case .free(let bytes): "free \(ByteCount.format(bytes))"
+    case .reject(let ids, let error, let retryAfter, let duration):
+      (["reject"] + ids + ["with", error.rawValue]).joined(separator: " ") + (retryAfter.map { " retry-after \($0)" } ?? "") + " for \(duration)"
     case .settle: "settle"
     }
   }

@@ -167,6 +167,8 @@ extension Oracle {
         what.append(
           "is waiting on \(w.error)" + (w.retryAfter.map { " (retry after \($0))" } ?? "")
             + " after \(w.attempts) failed attempt\(w.attempts == 1 ? "" : "s") since \(w.since)" + Self.waitAdvice(w.error, world.config.policy.settings))
+      } else if !world.facts.settled {
+        what[what.count - 1] += ": the run did not settle — \(world.facts.unsettledReason ?? "sync did not reach quiescence")"
       }
       anomalies.append(
         Anomaly(

@@ -100,6 +100,7 @@ public enum ScenarioRunner {
       deviceNames: file.devices, clocks: plan.clocks, schema: file.schema, policy: syncPolicy, seed: seed,
       network: NetworkConditions(latency: file.latency, loss: file.loss, duplication: file.duplicate),
       autosync: file.autosync, push: push, keepsEvents: keepEvents)
+    config.server = file.server
     config.recordObservations = recordObservations
     var world = SyncWorld(config)
     world.reserve(actions: plan.actions.count, intents: plan.intentCount)
@@ -192,6 +193,9 @@ public enum ScenarioRunner {
       case .online(let ds): action = .setOnline(ds.map(device), true)
       case .serverDown: action = .server(up: false)
       case .serverUp: action = .server(up: true)
+      case .free(let bytes): action = .freeStorage(bytes: bytes)
+      case .reject(let ids, let error, let retryAfter, let duration):
+        action = .reject(RejectRule(keys: ids.compactMap { keys[$0] }, error: error, retryAfter: retryAfter, until: at + duration))
       case .settle:
         settleAt = at
         continue

@@ -7,12 +7,12 @@ import Replica
 enum ScenarioKeywords {
   static let header: Set<String> = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed",
+    "deployed", "quota", "throttle", "zone", "limits",
   ]
 
   static let statements = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "type", "at", "settle", "expect",
+    "deployed", "quota", "throttle", "zone", "limits", "type", "at", "settle", "expect",
   ]
 }
 
@@ -25,7 +25,7 @@ extension ScenarioParsePart {
   static var maxDevices: Int { 1000 }
 
   /// Words that cannot name a device: after `at TIME` they start a world event.
-  static var worldEvents: [String] { ["sync", "offline", "online", "server", "settle"] }
+  static var worldEvents: [String] { ["sync", "offline", "online", "server", "settle", "free", "reject"] }
 
   static func usage(_ keyword: String) -> String {
     switch keyword {
@@ -42,6 +42,10 @@ extension ScenarioParsePart {
     case "autosync": "autosync D|off"
     case "push": "push on|off|P%"
     case "deployed": "deployed TYPE..."
+    case "quota": "quota SIZE [used SIZE]"
+    case "throttle": "throttle [device N/D] [app N/D]"
+    case "zone": "zone atomic|non-atomic"
+    case "limits": "limits [N records] [SIZE]"
     default: keyword
     }
   }
@@ -73,7 +77,7 @@ extension DeclarationParser {
     // Statements that take exactly one word (or string) after the keyword.
     let single: ScenarioToken?
     switch keyword {
-    case "devices", "policy", "clock", "deployed":
+    case "devices", "policy", "clock", "deployed", "quota", "throttle", "limits":
       single = nil
     default:
       guard t.count >= 2 else {
@@ -125,7 +129,120 @@ extension DeclarationParser {
         error(i, w, "expected on, off, or a delivery percentage such as 90%; write '\(usage)'")
       }
     case "deployed": parseDeployed(i)
+    case "quota": parseQuota(i)
+    case "throttle": parseThrottle(i)
+    case "limits": parseLimits(i)
+    case "zone":
+      guard let w = single else { return }
+      if w.is("atomic") {
+        server.atomic = true
+      } else if w.is("non-atomic") {
+        server.atomic = false
+      } else {
+        error(i, w, "expected atomic or non-atomic" + didYouMean(w.text, ["atomic", "non-atomic"], else: "; write '\(usage)'"))
+      }
     default: break
+    }
+  }
+
+  /// A size word at token `k` of line `i` (`250KB`), reported when bad.
+  mutating func size(_ i: Int, _ k: Int) -> Int64? {
+    let t = lines[i].tokens[k]
+    guard t.isWord else {
+      error(i, t, "expected a size such as 500B, 250KB, 2MB or 1.5GB, not a string")
+      return nil
+    }
+    switch ByteCount.parse(t.text) {
+    case .success(let n): return n
+    case .failure(let e):
+      error(i, t, e.message)
+      return nil
+    }
+  }
+
+  /// `quota SIZE [used SIZE]`
+  mutating func parseQuota(_ i: Int) {
+    let t = lines[i].tokens
+    let usage = Self.usage("quota")
+    guard t.count >= 2 else { return missing(i, "expected the account's iCloud storage after 'quota'; write '\(usage)'") }
+    guard let total = size(i, 1) else { return }
+    var used: Int64 = 0
+    if t.count > 2 {
+      guard t[2].is("used") else { return error(i, t[2], "expected 'used SIZE' after the quota" + didYouMean(t[2].text, ["used"], else: "; write '\(usage)'")) }
+      guard t.count > 3 else { return missing(i, "expected the size already used after 'used'; write '\(usage)'") }
+      guard let u = size(i, 3), expectEnd(i, after: 3, usage: usage) else { return }
+      guard u <= total else { return error(i, t[3], "the storage used (\(ByteCount.format(u))) is more than the quota (\(ByteCount.format(total)))") }
+      used = u
+    }
+    server.quota = total
+    server.usedByOthers = used
+  }
+
+  /// `throttle [device N/D] [app N/D]`
+  mutating func parseThrottle(_ i: Int) {
+    let t = lines[i].tokens
+    let usage = Self.usage("throttle")
+    guard t.count >= 2 else { return missing(i, "expected a request budget after 'throttle'; write '\(usage)', as in 'throttle device 10/1m app 100/1m'") }
+    var throttle = Throttle()
+    var k = 1
+    while k < t.count {
+      let scope = t[k]
+      guard scope.is("device") || scope.is("app") else {
+        return error(i, scope, "expected 'device' or 'app'" + didYouMean(scope.text, ["device", "app"], else: "; write '\(usage)'"))
+      }
+      if (scope.is("device") && throttle.perDevice != nil) || (scope.is("app") && throttle.app != nil) {
+        return error(i, scope, "'\(scope.text)' is given twice")
+      }
+      guard k + 1 < t.count else { return missing(i, "expected a budget such as 10/1m after '\(scope.text)'") }
+      guard let budget = requestBudget(i, k + 1) else { return }
+      if scope.is("device") { throttle.perDevice = budget } else { throttle.app = budget }
+      k += 2
+    }
+    server.throttle = throttle
+  }
+
+  /// `10/1m`: requests per window.
+  mutating func requestBudget(_ i: Int, _ k: Int) -> RequestBudget? {
+    let token = lines[i].tokens[k]
+    let parts = token.text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+    guard token.isWord, parts.count == 2, let n = Int(parts[0]), n >= 1, n <= 1_000_000 else {
+      error(i, token, "expected a request budget such as 10/1m (1 to 1000000 requests per window), found \(Self.shown(token))")
+      return nil
+    }
+    guard let window = value(i, Self.boundedDuration(String(parts[1]), at: token.start + parts[0].unicodeScalars.count + 1, allowSign: false, what: "window"))
+    else { return nil }
+    guard window > .zero else {
+      error(i, token, "a throttling window must be longer than zero")
+      return nil
+    }
+    return RequestBudget(requests: n, window: window)
+  }
+
+  /// `limits [N records] [SIZE]`
+  mutating func parseLimits(_ i: Int) {
+    let t = lines[i].tokens
+    let usage = Self.usage("limits")
+    guard t.count >= 2 else { return missing(i, "expected a limit after 'limits'; write '\(usage)', as in 'limits 400 records 2MB'") }
+    var k = 1
+    var sawRecords = false
+    var sawBytes = false
+    while k < t.count {
+      if k + 1 < t.count, t[k + 1].is("records") {
+        guard !sawRecords else { return error(i, t[k], "the record limit is given twice") }
+        guard t[k].isWord, let n = Int(t[k].text), n >= 1, n <= 10_000 else {
+          return error(i, t[k], "expected a whole number of records from 1 to 10000, found \(Self.shown(t[k]))")
+        }
+        server.maxRecordsPerRequest = n
+        sawRecords = true
+        k += 2
+      } else {
+        guard !sawBytes else { return error(i, t[k], "the size limit is given twice; write '\(usage)'") }
+        guard let n = size(i, k) else { return }
+        guard n >= 1 else { return error(i, t[k], "a request size limit must be at least 1B") }
+        server.maxBytesPerRequest = n
+        sawBytes = true
+        k += 1
+      }
     }
   }
 

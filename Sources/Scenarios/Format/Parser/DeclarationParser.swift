@@ -27,6 +27,8 @@ struct DeclarationParser: ScenarioParsePart {
   var retention: SimDuration?
   var autosync: SimDuration? = .seconds(1)
   var push: PushSetting = .on
+  /// `quota`, `throttle`, `zone`, `limits`.
+  var server = ServerConditions()
   var deployed: [String]?
   /// The line of the `deployed` statement.
   var deployedLine: Int?

@@ -28,7 +28,7 @@ extension TimelineParser {
     }
     let time: SimDuration? = value(i, word(t[1]).flatMap { Self.boundedDuration($0, at: t[1].start, allowSign: false, what: "time") })
     guard t.count >= 3 else {
-      return missing(i, "expected an action after the time: a device's action, sync, offline, online, server or settle")
+      return missing(i, "expected an action after the time: a device's action, sync, offline, online, server, free, reject or settle")
     }
     guard let action = parseAction(i) else { return }
     if action == .settle { settles.append((i, false, time)) }
@@ -65,9 +65,102 @@ extension TimelineParser {
       }
       guard expectEnd(i, after: 3, usage: "at TIME server \(t[3].text)") else { return nil }
       return t[3].text == "down" ? .serverDown : .serverUp
+    case "free":
+      guard t.count >= 4 else {
+        missing(i, "expected how much iCloud storage the user frees, as in 'free 100KB'")
+        return nil
+      }
+      guard t[3].isWord else {
+        error(i, t[3], "expected a size such as 500B, 250KB, 2MB or 1.5GB, not a string")
+        return nil
+      }
+      switch ByteCount.parse(t[3].text) {
+      case .failure(let e):
+        error(i, t[3], e.message)
+        return nil
+      case .success(let bytes):
+        guard expectEnd(i, after: 3, usage: "at TIME free SIZE") else { return nil }
+        return .free(bytes: bytes)
+      }
+    case "reject":
+      return parseReject(i)
     default:
       return parseDeviceAction(i)
     }
+  }
+
+  /// `reject ID... with ERROR [retry-after D] for D`
+  mutating func parseReject(_ i: Int) -> TimelineAction? {
+    let t = lines[i].tokens
+    let usage = "at TIME reject ID... with ERROR [retry-after D] for D"
+    let errors = CloudKitError.perRecord.map(\.rawValue)
+    var ids: [String] = []
+    var k = 3
+    var ok = true
+    while k < t.count, !t[k].is("with") {
+      if checkName(i, t[k], "record id"), recordType(t[k].text, i, at: t[k].start) != nil {
+        if ids.contains(t[k].text) {
+          error(i, t[k], "record '\(t[k].text)' is listed twice")
+          ok = false
+        } else {
+          ids.append(t[k].text)
+        }
+      } else {
+        ok = false
+      }
+      k += 1
+    }
+    guard !ids.isEmpty || !ok else {
+      missing(i, "expected the records whose saves the server refuses; write '\(usage)'")
+      return nil
+    }
+    guard k < t.count else {
+      missing(i, "expected 'with ERROR' after the records; write '\(usage)'")
+      return nil
+    }
+    guard k + 1 < t.count else {
+      missing(i, "expected a CloudKit error after 'with': \(errors.joined(separator: ", "))")
+      return nil
+    }
+    let errorToken = t[k + 1]
+    guard errorToken.isWord, let code = CloudKitError(rawValue: errorToken.text), CloudKitError.perRecord.contains(code) else {
+      error(
+        i, errorToken,
+        "unknown CloudKit error \(Self.shown(errorToken))" + didYouMean(errorToken.text, errors, else: "; one of: \(errors.joined(separator: ", "))"))
+      return nil
+    }
+    k += 2
+    var retryAfter: SimDuration?
+    if k < t.count, t[k].is("retry-after") {
+      guard k + 1 < t.count else {
+        missing(i, "expected a duration after 'retry-after', as in 'retry-after 30s'")
+        return nil
+      }
+      guard let text = value(i, word(t[k + 1])), let d = value(i, Self.boundedDuration(text, at: t[k + 1].start, allowSign: false, what: "retry-after"))
+      else { return nil }
+      retryAfter = d
+      k += 2
+    }
+    guard k < t.count, t[k].is("for") else {
+      if k < t.count {
+        error(i, t[k], "expected 'for D' (how long the server refuses them)" + didYouMean(t[k].text, ["for", "retry-after"], else: "; write '\(usage)'"))
+      } else {
+        missing(i, "expected 'for D': how long the server refuses them; write '\(usage)'")
+      }
+      return nil
+    }
+    guard k + 1 < t.count else {
+      missing(i, "expected a duration after 'for', as in 'for 30s'")
+      return nil
+    }
+    guard let text = value(i, word(t[k + 1])), let duration = value(i, Self.boundedDuration(text, at: t[k + 1].start, allowSign: false, what: "duration"))
+    else { return nil }
+    guard duration > .zero else {
+      error(i, t[k + 1], "a reject line must last longer than zero")
+      return nil
+    }
+    guard expectEnd(i, after: k + 1, usage: usage), ok else { return nil }
+    return .reject(ids: ids, error: code, retryAfter: retryAfter, duration: duration)
   }
 
   /// Device names from token `k` on (at least one, each declared, none twice).
