@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import Scenarios
+import Testing
 
 @testable import SimCLI
 

@@ -240,7 +240,9 @@ public enum ByteCount {
         if bytes.overflow { break }
       }
     }
-    guard !bytes.overflow, bytes.partialValue <= 1_000_000_000_000_000 else { return .failure(ParseError(message: "size '\(text)' is too large (at most 1000000TB)")) }
+    guard !bytes.overflow, bytes.partialValue <= 1_000_000_000_000_000 else {
+      return .failure(ParseError(message: "size '\(text)' is too large (at most 1000000TB)"))
+    }
     return .success(bytes.partialValue)
   }
 

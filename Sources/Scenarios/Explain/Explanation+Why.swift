@@ -32,7 +32,8 @@ extension Explainer {
     switch settings.retryAfter {
     case .ignore:
       out.append(
-        "retry-after=ignore: the engine retries on its own backoff (at most \(SimDuration.seconds(60))) instead of waiting as long as the server asked; a request that comes back early is refused again and the wait doubles, so it never gets through.")
+        "retry-after=ignore: the engine retries on its own backoff (at most \(SimDuration.seconds(60))) instead of waiting as long as the server asked; a request that comes back early is refused again and the wait doubles, so it never gets through."
+      )
     case .honour:
       break
     }

@@ -166,13 +166,15 @@ extension Oracle {
       if let w = device.waitingOn {
         what.append(
           "is waiting on \(w.error)" + (w.retryAfter.map { " (retry after \($0))" } ?? "")
-            + " after \(w.attempts) failed attempt\(w.attempts == 1 ? "" : "s") since \(w.since)" + Self.waitAdvice(w.error, world.config.policy.settings))
+            + " after \(w.attempts) failed attempt\(w.attempts == 1 ? "" : "s") since \(w.since)"
+            + Self.waitAdvice(w.error, world.config.policy.settings))
       } else if !world.facts.settled {
         what[what.count - 1] += ": the run did not settle — \(world.facts.unsettledReason ?? "sync did not reach quiescence")"
       }
       anomalies.append(
         Anomaly(
-          kind: .stalledSync, record: unsent.first.map(recordRef), devices: [deviceRef(device.config.index)], at: device.waitingOn?.since ?? world.facts.settleStart,
+          kind: .stalledSync, record: unsent.first.map(recordRef), devices: [deviceRef(device.config.index)],
+          at: device.waitingOn?.since ?? world.facts.settleStart,
           explanation: "after settle, with every fault healed, \(device.config.name) " + what.joined(separator: " and ") + "."))
     }
   }
@@ -182,7 +184,8 @@ extension Oracle {
     switch error {
     case .quotaExceeded: return ": the account's iCloud storage is full, and only the user can free it"
     case .requestRateLimited, .zoneBusy, .serviceUnavailable:
-      return s.retryAfter == .ignore ? ": the engine retries before the retry-after ends, and each early retry is refused again (retry-after=ignore)" : ""
+      return s.retryAfter == .ignore
+        ? ": the engine retries before the retry-after ends, and each early retry is refused again (retry-after=ignore)" : ""
     case .limitExceeded:
       return s.split == .off ? ": the engine sends the same oversized batch again (split=off)" : ""
     default: return ""

@@ -168,7 +168,9 @@ extension DeclarationParser {
     guard let total = size(i, 1) else { return }
     var used: Int64 = 0
     if t.count > 2 {
-      guard t[2].is("used") else { return error(i, t[2], "expected 'used SIZE' after the quota" + didYouMean(t[2].text, ["used"], else: "; write '\(usage)'")) }
+      guard t[2].is("used") else {
+        return error(i, t[2], "expected 'used SIZE' after the quota" + didYouMean(t[2].text, ["used"], else: "; write '\(usage)'"))
+      }
       guard t.count > 3 else { return missing(i, "expected the size already used after 'used'; write '\(usage)'") }
       guard let u = size(i, 3), expectEnd(i, after: 3, usage: usage) else { return }
       guard u <= total else { return error(i, t[3], "the storage used (\(ByteCount.format(u))) is more than the quota (\(ByteCount.format(total)))") }
@@ -182,7 +184,9 @@ extension DeclarationParser {
   mutating func parseThrottle(_ i: Int) {
     let t = lines[i].tokens
     let usage = Self.usage("throttle")
-    guard t.count >= 2 else { return missing(i, "expected a request budget after 'throttle'; write '\(usage)', as in 'throttle device 10/1m app 100/1m'") }
+    guard t.count >= 2 else {
+      return missing(i, "expected a request budget after 'throttle'; write '\(usage)', as in 'throttle device 10/1m app 100/1m'")
+    }
     var throttle = Throttle()
     var k = 1
     while k < t.count {
@@ -209,7 +213,9 @@ extension DeclarationParser {
       error(i, token, "expected a request budget such as 10/1m (1 to 1000000 requests per window), found \(Self.shown(token))")
       return nil
     }
-    guard let window = value(i, Self.boundedDuration(String(parts[1]), at: token.start + parts[0].unicodeScalars.count + 1, allowSign: false, what: "window"))
+    guard
+      let window = value(
+        i, Self.boundedDuration(String(parts[1]), at: token.start + parts[0].unicodeScalars.count + 1, allowSign: false, what: "window"))
     else { return nil }
     guard window > .zero else {
       error(i, token, "a throttling window must be longer than zero")

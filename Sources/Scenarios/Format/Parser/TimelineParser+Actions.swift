@@ -136,14 +136,16 @@ extension TimelineParser {
         missing(i, "expected a duration after 'retry-after', as in 'retry-after 30s'")
         return nil
       }
-      guard let text = value(i, word(t[k + 1])), let d = value(i, Self.boundedDuration(text, at: t[k + 1].start, allowSign: false, what: "retry-after"))
+      guard let text = value(i, word(t[k + 1])),
+        let d = value(i, Self.boundedDuration(text, at: t[k + 1].start, allowSign: false, what: "retry-after"))
       else { return nil }
       retryAfter = d
       k += 2
     }
     guard k < t.count, t[k].is("for") else {
       if k < t.count {
-        error(i, t[k], "expected 'for D' (how long the server refuses them)" + didYouMean(t[k].text, ["for", "retry-after"], else: "; write '\(usage)'"))
+        error(
+          i, t[k], "expected 'for D' (how long the server refuses them)" + didYouMean(t[k].text, ["for", "retry-after"], else: "; write '\(usage)'"))
       } else {
         missing(i, "expected 'for D': how long the server refuses them; write '\(usage)'")
       }
@@ -153,7 +155,8 @@ extension TimelineParser {
       missing(i, "expected a duration after 'for', as in 'for 30s'")
       return nil
     }
-    guard let text = value(i, word(t[k + 1])), let duration = value(i, Self.boundedDuration(text, at: t[k + 1].start, allowSign: false, what: "duration"))
+    guard let text = value(i, word(t[k + 1])),
+      let duration = value(i, Self.boundedDuration(text, at: t[k + 1].start, allowSign: false, what: "duration"))
     else { return nil }
     guard duration > .zero else {
       error(i, t[k + 1], "a reject line must last longer than zero")
