@@ -62,6 +62,9 @@ package enum DeviceFact: Hashable, Sendable {
   /// it showed the user (a permanent error, handled correctly), not when the UI shows them
   /// synced (`retry=never`).
   case gaveUp([RecordKey], error: CloudKitError, told: Bool)
+  /// Settle ended with these records' uploads still pending here: the sync stalled, waiting on
+  /// this error (nil: on nothing the engine was told; it never got through).
+  case stalled([RecordKey], waitingOn: CloudKitError?)
 }
 
 /// What a device asks the world to do.

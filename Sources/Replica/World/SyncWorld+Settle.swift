@@ -32,6 +32,11 @@ extension SyncWorld {
       if loop.processedCount >= eventLimit || now >= deadline { break }
     }
     facts.settled = false
+    // Uploads still pending when settle gives up never reached the server: say so, per device.
+    for d in devices.indices {
+      let pending = devices[d].outbox.entries.filter { !$0.failed }.map(\.key)
+      if !pending.isEmpty { record(.stalled(pending, waitingOn: devices[d].waitingOn?.error), device: Int32(d)) }
+    }
     recordFinalState()
     if facts.unsettledReason != nil { return }  // already stopped before settle
     let stuck = devices.filter { !$0.isIdle || $0.savedToken != server.head }.map(\.config.name)

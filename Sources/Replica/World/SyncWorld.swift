@@ -285,7 +285,7 @@ package struct SyncWorld: Sendable {
       switch fact {
       case .outboxLost(let keys), .batchAbandoned(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
-      case .gaveUp(let keys, _, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
+      case .gaveUp(let keys, _, _), .stalled(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       default: break
       }
     }
@@ -325,6 +325,7 @@ package struct SyncWorld: Sendable {
     case .reappeared: 4
     case .fetchDropped: 5
     case .gaveUp: 6
+    case .stalled: 7
     }
   }
 
@@ -340,7 +341,7 @@ package struct SyncWorld: Sendable {
     case .outboxLost(let ks): Int64(ks.count)
     case .batchAbandoned(let ks, _): Int64(ks.count)
     case .fetchDropped(let n, _): Int64(n)
-    case .gaveUp(let ks, _, _): Int64(ks.count)
+    case .gaveUp(let ks, _, _), .stalled(let ks, _): Int64(ks.count)
     default: 1
     }
   }

@@ -40,6 +40,14 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
   public var clockJumps: Int
   /// How many server outages: 0 to 2.
   public var outages: Int
+  /// The server's conditions drawn for the seed: a nearly full iCloud storage (always freed
+  /// before the window ends, as a user who is told frees it), throttling, an atomic zone,
+  /// smaller request limits. Defaults when off.
+  public var server = ServerConditions()
+  /// When the user frees storage (with a quota).
+  public var freedAt: SimDuration?
+  /// How many `reject` lines (transient CloudKit errors for chosen records): 0 to 2.
+  public var rejections = 0
   /// How many intents were drawn; a draw that makes no sense (an append with no note of the
   /// device's own) is skipped, so the timeline may have fewer.
   public var intents: Int
@@ -72,6 +80,16 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
     parts.append("background windows \(backgroundWindows)")
     parts.append("clock jumps \(clockJumps)")
     parts.append("server outages \(outages)")
+    if let quota = server.quota {
+      parts.append(
+        "quota \(ByteCount.format(quota)) used \(ByteCount.format(server.usedByOthers))" + (freedAt.map { " (freed at \($0))" } ?? ""))
+    }
+    if let t = server.throttle {
+      parts.append("throttled" + (t.perDevice.map { " device \($0)" } ?? "") + (t.app.map { " app \($0)" } ?? ""))
+    }
+    if rejections > 0 { parts.append("reject lines \(rejections)") }
+    if server.atomic { parts.append("zone atomic") }
+    if server.maxRecordsPerRequest != ServerConditions().maxRecordsPerRequest { parts.append("limits \(server.maxRecordsPerRequest) records") }
     return parts.joined(separator: " · ")
   }
 }

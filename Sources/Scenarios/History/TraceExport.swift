@@ -126,6 +126,10 @@ public enum TraceExport {
         o["records"] = .array(keys.map { .string(words.record($0)) })
         o["error"] = .string(error.rawValue)
         o["told"] = .bool(told)
+      case .stalled(let keys, let error):
+        o["fact"] = "stalled"
+        o["records"] = .array(keys.map { .string(words.record($0)) })
+        if let error { o["error"] = .string(error.rawValue) }
       }
       return o
     case .settleStarted:

@@ -87,11 +87,12 @@ extension Oracle {
         return "its outbox entry was cleared when the batch was sent (unit=mark-first) and the request was cut off at \(e.time) (\(cause))"
       case .gaveUp(let keys, let error, let told) where keys.contains(key):
         return Self.gaveUpCause(error, told: told, at: e.time)
+      case .stalled(let keys, let error) where keys.contains(key):
+        return Self.stalledCause(error, device: deviceName(e.device))
       default:
         continue
       }
     }
-    if let wait = world.devices[Int(device)].waitingOn { return "its upload is still waiting on \(wait.error) (a stalled sync)" }
     return "it was never uploaded"
   }
 

@@ -85,6 +85,11 @@ package struct Oracle {
         + ", and nobody was told: the app shows it synced"
   }
 
+  /// `it is still waiting in iPad's outbox: the sync stalled on requestRateLimited (see stalled-sync)`.
+  static func stalledCause(_ error: CloudKitError?, device: String) -> String {
+    "it is still waiting in \(device)'s outbox: the sync stalled" + (error.map { " on \($0)" } ?? "") + " (see stalled-sync)"
+  }
+
   /// Why an edit was never sent, when its device's outbox dropped it unsent: the edit never
   /// reached the server, and after it was made its device lost the record's pending upload (an
   /// in-memory outbox killed, a mark-first batch cut off, a rejected type). Nil otherwise — an
@@ -101,6 +106,8 @@ package struct Oracle {
         return "the server rejected its type \(typeName) at \(e.time)"
       case .gaveUp(let keys, let error, let told) where keys.contains(i.record):
         return Self.gaveUpCause(error, told: told, at: e.time)
+      case .stalled(let keys, let error) where keys.contains(i.record):
+        return Self.stalledCause(error, device: deviceName(e.device))
       default:
         continue
       }

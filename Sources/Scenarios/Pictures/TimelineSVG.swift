@@ -307,6 +307,12 @@ struct TimelineDrawing {
           "\(who): gave up uploading \(keys.map(history.names.record).joined(separator: ", ")) after \(error) at \(at)"
             + (told ? ", and told the user" : "; the app still shows them synced")
         )
+      case .stalled(let keys, let error):
+        return (
+          "stalled (\(keys.count))",
+          "\(who): settle gave up with \(keys.map(history.names.record).joined(separator: ", ")) still unsent"
+            + (error.map { ", waiting on \($0)" } ?? "")
+        )
       }
     }
   }
