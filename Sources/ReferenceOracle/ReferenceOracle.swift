@@ -154,6 +154,11 @@ struct Judge {
         report(ReferenceVerdict.droppedEvent, r)
         explained.insert(r)
       }
+      // A record never deleted that no device and not the server holds: its creation is lost.
+      if !stranded, !schema.types[Int(type)].appendOnly, deletes.isEmpty, !visibleOnAnyDevice(r), !liveOnServer(r) {
+        report(ReferenceVerdict.lostEdit, r)
+        explained.insert(r)
+      }
     }
     // 5. Fields of a record live on the server.
     guard let final = world.server.records[r], !final.isDeleted else { return }

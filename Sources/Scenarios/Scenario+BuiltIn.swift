@@ -7,6 +7,7 @@ enum BuiltInScenarios {
     ("budget-expires-mid-batch", PackageResources.budget_expires_mid_batch_scenario),
     ("delete-vs-edit", PackageResources.delete_vs_edit_scenario),
     ("different-fields", PackageResources.different_fields_scenario),
+    ("encrypted-data-reset", PackageResources.encrypted_data_reset_scenario),
     ("fat-note-lww", PackageResources.fat_note_lww_scenario),
     ("icloud-storage-full", PackageResources.icloud_storage_full_scenario),
     ("killed-with-memory-outbox", PackageResources.killed_with_memory_outbox_scenario),
@@ -21,5 +22,6 @@ enum BuiltInScenarios {
     ("transient-as-permanent", PackageResources.transient_as_permanent_scenario),
     ("two-device-acceptance", PackageResources.two_device_acceptance_scenario),
     ("unsafe-schema", PackageResources.unsafe_schema_scenario),
+    ("zone-purged-in-settings", PackageResources.zone_purged_in_settings_scenario),
   ]
 }

@@ -43,6 +43,15 @@ package struct DeviceState: Sendable {
   package internal(set) var holdUntil: VirtualTime = .zero
   /// After `limitExceeded` with `split=on`: the smaller batch size the engine now uses.
   package internal(set) var batchLimit: Int?
+  /// How many zone deletions the engine has reacted to (durable; sent with every request).
+  package internal(set) var zoneEpoch: Int32 = 0
+  /// A save failed with zoneNotFound or userDeletedZone: fetch first, to learn why.
+  var checkZone = false
+  /// Records never saved as far as this device knows whose save was answered with
+  /// serverResponseLost: they may be in the zone (a zone deletion took them too).
+  var maybeInZone: Set<RecordKey> = []
+  /// Records merged after a conflict whose merged version is not saved yet.
+  var remerge: Set<RecordKey> = []
   /// The CloudKit error the engine is waiting out, if its last request failed with one.
   package internal(set) var waitingOn: Wait?
 
@@ -124,6 +133,21 @@ package struct DeviceState: Sendable {
       }
     case .clockJump(let by):
       clock.jump(by: by)
+    case .deletedZone(let epoch):
+      foreground()
+      abort(cause: "the app deleted its zone", env: env, effects: &effects)
+      var wiped: [RecordKey] = []
+      for key in store.keys {
+        if store.isLive(key) { wiped.append(key) }
+        setLocal(nil, for: key, effects: &effects)
+      }
+      _ = outbox.removeAll()
+      ancestors = RecordTable()
+      savedToken = nil
+      checkZone = false
+      maybeInZone = []
+      zoneEpoch = epoch
+      effects.append(.fact(.zoneGone(.deleted, wiped: wiped, reuploaded: [])))
     case .message(let message):
       receive(message, env: env, effects: &effects)
     case .timer(let kind, let generation):
@@ -201,7 +225,7 @@ package struct DeviceState: Sendable {
       return
     }
     syncRequested = false
-    if outbox.hasSendable {
+    if outbox.hasSendable && !checkZone {
       sendPush(env: env, effects: &effects)
     } else {
       sendFetch(token: savedToken, effects: &effects)
@@ -232,7 +256,7 @@ package struct DeviceState: Sendable {
     let id = nextRequestID
     nextRequestID += 1
     phase = .pushing(requestID: id, sent: sent)
-    effects.append(.send(.push(requestID: id, writes: writes)))
+    effects.append(.send(.push(requestID: id, writes: writes, zone: zoneEpoch)))
     effects.append(.timer(.timeout, after: config.requestTimeout, generation: _bump(.timeout)))
   }
 
@@ -243,7 +267,7 @@ package struct DeviceState: Sendable {
     nextRequestID += 1
     if token == nil { refetchSeen = [] }
     phase = .fetching(requestID: id, refetch: refetch || token == nil)
-    effects.append(.send(.fetch(requestID: id, token: token)))
+    effects.append(.send(.fetch(requestID: id, token: token, zone: zoneEpoch)))
     effects.append(.timer(.timeout, after: config.requestTimeout, generation: _bump(.timeout)))
   }
 
@@ -280,11 +304,16 @@ package struct DeviceState: Sendable {
       case .failed(let error, let retryAfter):
         phase = .idle
         waitOut(error, retryAfter: retryAfter, env: env, effects: &effects)
+      case .zoneDeleted(let reason, let epoch):
+        phase = .idle
+        zoneGone(reason, epoch: epoch, env: env, effects: &effects)
+        if outbox.hasSendable { sendPush(env: env, effects: &effects) } else { sendFetch(token: nil, effects: &effects) }
       case .tokenExpired:
         savedToken = nil
         phase = .idle
         sendFetch(token: nil, effects: &effects)
       case .changes(let records, let newToken, let more):
+        checkZone = false
         if env.settings.token == .beforeApply, !(refetch && more) { savedToken = newToken }
         phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: refetch)
         let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count)
@@ -300,6 +329,7 @@ package struct DeviceState: Sendable {
     switch result {
     case .saved(let server):
       outbox.remove(key, ifAt: entry.generation)
+      if !remerge.isEmpty, outbox.entry(for: key) == nil { remerge.remove(key) }
       if env.settings.save == .ifUnchanged { ancestors[key] = server }
       adopt(server, env: env, effects: &effects)
     case .conflict(let server):
@@ -310,6 +340,9 @@ package struct DeviceState: Sendable {
       ancestors[key] = server
       store[key] = merged
       outbox.markAllChanged(key)
+      // Until the merged record is saved, a newer server version fetched meanwhile is merged
+      // in the same way, not kept out by the pending save.
+      remerge.insert(key)
     case .refusedDeleted(let tombstone):
       take(tombstone, effects: &effects)
       outbox.remove(key)
@@ -333,7 +366,10 @@ package struct DeviceState: Sendable {
     for remote in records {
       if refetch { refetchSeen.insert(remote.key) }
       // Only `if-unchanged` needs the ancestor of a conflict; keeping copies costs.
-      if env.settings.save == .ifUnchanged { ancestors[remote.key] = remote.isDeleted ? nil : remote }
+      // (A record merged after a conflict is merged again against its old ancestor first.)
+      if env.settings.save == .ifUnchanged, remerge.isEmpty || !remerge.contains(remote.key) {
+        ancestors[remote.key] = remote.isDeleted ? nil : remote
+      }
       adopt(remote, env: env, effects: &effects)
     }
     // A refetch is one unit: its token is kept only once every page is in.
@@ -386,6 +422,7 @@ package struct DeviceState: Sendable {
     _ entry: OutboxEntry, _ error: CloudKitError, retryAfter: SimDuration?, batchSize: Int, env: DeviceEnvironment, into f: inout FailureSummary
   ) {
     let key = entry.key
+    if error == .serverResponseLost, store[key]?.changeTag == 0 { maybeInZone.insert(key) }
     if env.settings.retry == .never || error.reaction == .giveUp {
       let told = error.reaction == .giveUp
       if told { outbox.markFailed(key) } else { outbox.remove(key, ifAt: entry.generation) }
@@ -399,6 +436,10 @@ package struct DeviceState: Sendable {
       // Halve the batch; send again at once (no wait of its own).
       batchLimit = max(1, min(batchLimit ?? .max, batchSize / 2))
       if batchSize > 1 { return }
+      f.waitFor(error, retryAfter)
+    case .reupload where error == .zoneNotFound || error == .userDeletedZone:
+      // Fetch first: the zone may be gone for good (purged), or deleted for a reason to react to.
+      checkZone = true
       f.waitFor(error, retryAfter)
     case .reupload:
       if var r = store[key], !r.isDeleted {
@@ -438,12 +479,58 @@ package struct DeviceState: Sendable {
     effects.append(.timer(.retry, after: delay, generation: _bump(.retry)))
   }
 
+  /// Reacts to the zone's deletion as the `zone-deleted` axis says, and acknowledges it.
+  mutating func zoneGone(_ reason: ZoneDeletionReason, epoch: Int32, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    let wipe: Bool
+    switch env.settings.zoneDeleted {
+    case .follow: wipe = reason != .encryptedDataReset
+    case .reupload: wipe = false
+    case .wipe: wipe = true
+    }
+    var wiped: [RecordKey] = []
+    var reuploaded: [RecordKey] = []
+    for key in store.keys {
+      guard var r = store[key] else { continue }
+      // What was never uploaded was never in the zone: it stays, with its pending change.
+      guard r.changeTag != 0 || maybeInZone.contains(key) else { continue }
+      if wipe {
+        outbox.remove(key)
+        setLocal(nil, for: key, effects: &effects)
+        wiped.append(key)
+      } else if r.isDeleted {
+        store[key] = nil  // its delete went with the zone
+        outbox.remove(key)
+      } else {
+        r.changeTag = 0
+        store[key] = r
+        outbox.save(key, fields: .all)
+        reuploaded.append(key)
+      }
+    }
+    ancestors = RecordTable()
+    savedToken = nil
+    checkZone = false
+    maybeInZone = []
+    zoneEpoch = epoch
+    effects.append(.fact(.zoneGone(reason, wiped: wiped, reuploaded: reuploaded)))
+  }
+
   /// Folds a server version into the local store through the policy.
   mutating func adopt(_ remote: RecordState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     take(remote, effects: &effects)
     let key = remote.key
     let pending = outbox.entry(for: key).map { $0.isDelete ? FieldMask.all : $0.changed }
     let local = store[key]
+    if !remerge.isEmpty, remerge.contains(key) {
+      defer { ancestors[key] = remote.isDeleted ? nil : remote }
+      if pending != nil, let local, !local.isDeleted, !remote.isDeleted {
+        var merged = env.policy.resolveConflict(client: local, server: remote, ancestor: ancestors[key], context: env.context)
+        merged.changeTag = remote.changeTag
+        setLocal(merged, for: key, effects: &effects)
+        return
+      }
+      remerge.remove(key)
+    }
     let result = env.policy.deviceApply(remote: remote, local: local, pending: pending, context: env.context)
     if result.isDeleted && pending == nil {
       setLocal(nil, for: key, effects: &effects)

@@ -42,6 +42,9 @@ package enum DeviceInput: Hashable, Sendable {
   case clockJump(SimDuration)
   case message(Message)
   case timer(TimerKind, generation: UInt32)
+  /// The app on this device deleted its zone (a "delete all data" feature): its local data goes
+  /// too, and it already knows of the deletion (`epoch`).
+  case deletedZone(epoch: Int32)
 }
 
 /// What the device observed about itself that the oracle and the trace need: never read by
@@ -65,6 +68,9 @@ package enum DeviceFact: Hashable, Sendable {
   /// Settle ended with these records' uploads still pending here: the sync stalled, waiting on
   /// this error (nil: on nothing the engine was told; it never got through).
   case stalled([RecordKey], waitingOn: CloudKitError?)
+  /// The engine learned that its zone was deleted for `reason`: it deleted its local copies of
+  /// `wiped` and queued `reuploaded` to be uploaded again.
+  case zoneGone(ZoneDeletionReason, wiped: [RecordKey], reuploaded: [RecordKey])
 }
 
 /// What a device asks the world to do.

@@ -68,7 +68,8 @@ package struct Outbox: Hashable, Sendable {
     if let i = entries.firstIndex(where: { $0.key == key }) { entries[i].failed = true }
   }
 
-  /// Marks every field of the entry changed (after a conflict merge, the whole record is saved).
+  /// Marks every field of the entry changed (after a conflict merge, or to upload the whole
+  /// record again as new).
   mutating func markAllChanged(_ key: RecordKey) {
     if let i = entries.firstIndex(where: { $0.key == key }), !entries[i].isDelete {
       entries[i].changed = .all

@@ -89,6 +89,9 @@ package struct IntentLog: Sendable {
 
   package var nextID: IntentID { IntentID(intents.count + 1) }
 
+  /// Records with intents so far: keys `0..<recordCount` (some may have none).
+  package var recordCount: Int { _ordinals.count }
+
   /// The ordinal the next effective intent on `record` gets.
   @inlinable
   package func nextOrdinal(on record: RecordKey) -> Int32 {

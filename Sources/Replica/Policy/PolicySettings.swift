@@ -60,6 +60,14 @@ public struct PolicySettings: Hashable, Sendable {
   /// same batch again (`off`).
   public enum Split: String, CaseIterable, Sendable { case on, off }
 
+  /// The `zone-deleted` axis: what the engine does when it learns that its zone was deleted.
+  /// `follow` reacts to the reason as Apple documents: deleted or purged by the user → delete
+  /// the local copies of what was in the zone and never upload them again (records never
+  /// uploaded stay); an encrypted-data reset → upload everything again. `reupload` uploads
+  /// everything again whatever the reason (purged data comes back); `wipe` deletes the local
+  /// copies whatever the reason (after a reset, the data is gone everywhere).
+  public enum ZoneDeleted: String, CaseIterable, Sendable { case follow, reupload, wipe }
+
   /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
   /// Which of two concurrent saves wins; default `hlc`.
@@ -91,6 +99,8 @@ public struct PolicySettings: Hashable, Sendable {
   public var retryAfter: RetryAfter = .honour
   /// Whether an oversized batch is split; default `on`.
   public var split: Split = .on
+  /// The reaction to a deleted zone; default `follow`.
+  public var zoneDeleted: ZoneDeleted = .follow
 
   /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
   /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100,
@@ -105,7 +115,7 @@ public struct PolicySettings: Hashable, Sendable {
       ("delete", delete.rawValue), ("retention", retention.description), ("refetch", refetch.rawValue),
       ("conflict", conflict.rawValue), ("text", text.rawValue), ("outbox", outbox.rawValue),
       ("unit", unit.rawValue), ("token", token.rawValue), ("batch", String(batch)), ("retry", retry.rawValue),
-      ("retry-after", retryAfter.rawValue), ("split", split.rawValue),
+      ("retry-after", retryAfter.rawValue), ("split", split.rawValue), ("zone-deleted", zoneDeleted.rawValue),
     ]
   }
 }

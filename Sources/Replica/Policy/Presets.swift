@@ -157,6 +157,18 @@ extension PolicyPreset {
     ) {
       $0.split = .off
     },
+    preset(
+      "reuploads-after-purge", models: "planted bug: field-lww-hlc zone-deleted=reupload",
+      loses: "data the user purged in Settings comes back: a device uploads its copies again (resurrections)", planted: true
+    ) {
+      $0.zoneDeleted = .reupload
+    },
+    preset(
+      "wipes-after-reset", models: "planted bug: field-lww-hlc zone-deleted=wipe",
+      loses: "after an encrypted-data reset every device deletes its copies, so the data is gone everywhere", planted: true
+    ) {
+      $0.zoneDeleted = .wipe
+    },
   ]
 
   /// The preset called `name`, or nil when there is none.

@@ -252,3 +252,27 @@ public enum ByteCount {
     return "\(bytes)B"
   }
 }
+
+/// Why the zone went away (`CKDatabase.DatabaseChange.Deletion.Reason`): the app deleted it
+/// (from another device), the user purged the app's data in Settings (everything goes and must
+/// not come back), or the account's encrypted data was reset (the server lost it: devices must
+/// upload everything again).
+public enum ZoneDeletionReason: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+  case deleted
+  case purged
+  case encryptedDataReset = "encrypted-data-reset"
+
+  public var description: String { rawValue }
+
+  /// The number in traces and digests.
+  package var code: Int64 {
+    switch self {
+    case .deleted: 1
+    case .purged: 2
+    case .encryptedDataReset: 3
+    }
+  }
+
+  /// What a save to the deleted zone is answered with until the device reacts.
+  public var saveError: CloudKitError { self == .purged ? .userDeletedZone : .zoneNotFound }
+}

@@ -83,10 +83,11 @@ package enum WriteOutcome: String, Hashable, Sendable {
 
 /// What crosses the network.
 package enum Message: Hashable, Sendable {
-  case push(requestID: UInt64, writes: [RecordWrite])
+  /// `zone`: the zone epoch the device knows (how many zone deletions it has reacted to).
+  case push(requestID: UInt64, writes: [RecordWrite], zone: Int32)
   case pushReply(requestID: UInt64, results: [WriteResult])
   /// `token == nil`: fetch everything (a first sync, or after "token expired").
-  case fetch(requestID: UInt64, token: Int64?)
+  case fetch(requestID: UInt64, token: Int64?, zone: Int32)
   case fetchReply(requestID: UInt64, reply: FetchReply)
   /// A push notification: something changed on the server.
   case notify
@@ -114,7 +115,7 @@ package enum Message: Hashable, Sendable {
   /// The request id a request or reply carries (nil for a notification).
   package var requestID: UInt64? {
     switch self {
-    case .push(let id, _), .pushReply(let id, _), .fetch(let id, _), .fetchReply(let id, _): id
+    case .push(let id, _, _), .pushReply(let id, _), .fetch(let id, _, _), .fetchReply(let id, _): id
     case .notify: nil
     }
   }
@@ -133,7 +134,7 @@ package enum Message: Hashable, Sendable {
   /// Records carried, for statistics.
   package var recordCount: Int {
     switch self {
-    case .push(_, let w): return w.count
+    case .push(_, let w, _): return w.count
     case .pushReply(_, let r): return r.count
     case .fetchReply(_, let r):
       if case .changes(let records, _, _) = r { return records.count }
@@ -152,4 +153,7 @@ package enum FetchReply: Hashable, Sendable {
   case tokenExpired
   /// The request was refused (throttled), with the retry-after.
   case failed(CloudKitError, retryAfter: SimDuration?)
+  /// The zone was deleted since the device's zone epoch, for this reason; `epoch` is the
+  /// server's (the device acknowledges it in its next requests).
+  case zoneDeleted(ZoneDeletionReason, epoch: Int32)
 }

@@ -28,6 +28,13 @@ package struct ServerState: Sendable {
   package var conditions: ServerConditions
   /// Active `reject` lines, in the order they began.
   package private(set) var rules: [RejectRule] = []
+  /// Zone deletions so far; a request from a device that has not reacted to the latest one is
+  /// answered with it.
+  package private(set) var zoneEpoch: Int32 = 0
+  /// Why the zone was last deleted (nil: never).
+  package private(set) var zoneDeletion: ZoneDeletionReason?
+  /// Whether the zone exists (a device that has reacted to its deletion re-creates it).
+  package private(set) var zoneExists = true
   /// Bytes of live records stored (kept only when there is a quota).
   package private(set) var usedBytes: Int64 = 0
   /// Throttling, per device: refused until this time; the wait first given; early returns since.
@@ -58,6 +65,21 @@ package struct ServerState: Sendable {
     let fromOthers = min(bytes, conditions.usedByOthers)
     conditions.usedByOthers -= fromOthers
     if let q = conditions.quota { conditions.quota = q + (bytes - fromOthers) }
+  }
+
+  /// Deletes the zone and everything in it, for `reason`: no tombstones are left, every change
+  /// token expires, and each device is told at its next request.
+  package mutating func deleteZone(_ reason: ZoneDeletionReason) {
+    records = RecordTable()
+    positions = []
+    log = []
+    deletions = []
+    deletionsStart = 0
+    purgedThrough = head
+    usedBytes = 0
+    zoneEpoch += 1
+    zoneDeletion = reason
+    zoneExists = false
   }
 
   /// Starts a `reject` line.
@@ -123,13 +145,19 @@ package struct ServerState: Sendable {
   /// whose answer is lost (`serverResponseLost`: applied, but the device is told it failed).
   /// A request over the throttle's budget or CloudKit's limits fails as a whole; in an atomic
   /// zone one failure fails every write.
-  package mutating func push(_ writes: [RecordWrite], from device: Int32, at now: VirtualTime, policy: any SyncPolicy, context: MergeContext) -> (
+  package mutating func push(
+    _ writes: [RecordWrite], from device: Int32, zone: Int32 = 0, at now: VirtualTime, policy: any SyncPolicy, context: MergeContext
+  ) -> (
     results: [WriteResult], changed: Bool, lostAnswers: [Int]
   ) {
     purge(now: now, retention: policy.settings.retention)
     if let wait = admit(device, at: now) {
       return (Array(repeating: .failed(.requestRateLimited, retryAfter: wait), count: writes.count), false, [])
     }
+    if zone < zoneEpoch, let reason = zoneDeletion {
+      return (Array(repeating: .failed(reason.saveError, retryAfter: nil), count: writes.count), false, [])
+    }
+    zoneExists = true  // a device that knows of the deletion re-creates the zone by saving to it
     if writes.count > conditions.maxRecordsPerRequest || Self.requestBytes(writes) > conditions.maxBytesPerRequest {
       return (Array(repeating: .failed(.limitExceeded, retryAfter: nil), count: writes.count), false, [])
     }
@@ -224,9 +252,10 @@ package struct ServerState: Sendable {
 
   /// Handles a fetch since `token` (nil: everything). After a nil-token fetch, deletions are
   /// delivered only for records the fetching device created, as CloudKit does.
-  package mutating func fetch(token: Int64?, from device: Int32, at now: VirtualTime, retention: SimDuration) -> FetchReply {
+  package mutating func fetch(token: Int64?, from device: Int32, zone: Int32 = 0, at now: VirtualTime, retention: SimDuration) -> FetchReply {
     purge(now: now, retention: retention)
     if let wait = admit(device, at: now) { return .failed(.requestRateLimited, retryAfter: wait) }
+    if zone < zoneEpoch, let reason = zoneDeletion { return .zoneDeleted(reason, epoch: zoneEpoch) }
     if let token, token < purgedThrough { return .tokenExpired }
     let from = token ?? 0
     // First log entry after `from`.

@@ -73,8 +73,9 @@ extension Message {
   package func fold(into h: inout TraceHasher) {
     h.combine(code)
     switch self {
-    case .push(let id, let writes):
+    case .push(let id, let writes, let zone):
       h.combine(id)
+      if zone != 0 { h.combine(0x2017e as UInt64 | UInt64(zone) << 20) }
       for w in writes {
         h.combine(w.changed.rawValue)
         h.combine(w.isDelete)
@@ -105,9 +106,10 @@ extension Message {
           h.combine(retryAfter?.nanoseconds ?? -1)
         }
       }
-    case .fetch(let id, let token):
+    case .fetch(let id, let token, let zone):
       h.combine(id)
       h.combine(token ?? -1)
+      if zone != 0 { h.combine(0x2017e as UInt64 | UInt64(zone) << 20) }
     case .fetchReply(let id, .changes(let records, let token, let more)):
       h.combine(id)
       h.combine(token)
@@ -116,6 +118,11 @@ extension Message {
     case .fetchReply(let id, .tokenExpired):
       h.combine(id)
       h.combine(0xdead as UInt64)
+    case .fetchReply(let id, .zoneDeleted(let reason, let epoch)):
+      h.combine(id)
+      h.combine(0x20de1 as UInt64)
+      h.combine(reason.code)
+      h.combine(Int64(epoch))
     case .fetchReply(let id, .failed(let error, let retryAfter)):
       h.combine(id)
       h.combine(0xfa11 as UInt64)

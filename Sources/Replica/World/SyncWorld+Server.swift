@@ -5,9 +5,9 @@ extension SyncWorld {
   mutating func serverReceive(_ message: Message, from d: Int32, seq: Int) {
     let device = NodeID(index: Int(d))
     switch message {
-    case .push(let id, let writes):
+    case .push(let id, let writes, let zone):
       let wasDeleted = writes.map { server.records.isDeleted($0.record.key) }
-      var (results, changed, lostAnswers) = server.push(writes, from: d, at: now, policy: config.policy, context: context)
+      var (results, changed, lostAnswers) = server.push(writes, from: d, zone: zone, at: now, policy: config.policy, context: context)
       if config.trackCausality { noteSent(writes, results) }
       noteServerEvents(writes, results, wasDeleted: wasDeleted)
       if config.trackCausality {
@@ -27,8 +27,8 @@ extension SyncWorld {
           if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: other), session: 0) }
         }
       }
-    case .fetch(let id, let token):
-      let reply = server.fetch(token: token, from: d, at: now, retention: config.policy.settings.retention)
+    case .fetch(let id, let token, let zone):
+      let reply = server.fetch(token: token, from: d, zone: zone, at: now, retention: config.policy.settings.retention)
       send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
     case .pushReply, .fetchReply, .notify:
       break

@@ -235,11 +235,46 @@ package struct SyncWorld: Sendable {
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 8, bytes)
       note(.storageFreed(bytes: bytes))
       server.freeStorage(bytes)
+    case .deleteZone(let d, let reason):
+      trace.record(WorldTrace.lifecycle, at: now, node: d ?? serverNode.rawValue, 10, reason.code)
+      note(.zoneDeleted(by: d, reason))
+      if let d { deleteEverything(by: d, reason: reason) }
+      facts.zoneDeletions.append((now, d, reason))
+      server.deleteZone(reason)
+      // The app that deleted its zone deletes its local data with it (a purge in Settings
+      // does not touch the app: it learns at its next request).
+      if let d, reason == .deleted { deliverToDevice(d, .deletedZone(epoch: server.zoneEpoch)) }
     case .reject(var rule):
       rule.until = max(rule.until, now)
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 9, rule.error.code)
       note(.rejecting(rule))
       server.addRule(rule)
+    }
+  }
+
+  /// A user deleting the app's data: a delete intent by device `d` for every record in the zone
+  /// (what the server holds), made knowing the server's copies — and, when the app itself
+  /// deletes its zone (`delete-zone`), for everything the app shows on `d` too. Records no
+  /// device has uploaded yet are not in the zone; a purge in Settings leaves them be.
+  mutating func deleteEverything(by d: Int32, reason: ZoneDeletionReason) {
+    var keys: [RecordKey] = []
+    for k in 0..<log.recordCount {
+      let key = RecordKey(k)
+      if server.records.isLive(key) || (reason == .deleted && shows(device: Int(d), key)) { keys.append(key) }
+    }
+    let reading = devices[Int(d)].clock.read(at: now)
+    for key in keys {
+      if config.trackCausality, let copy = server.records[key] { ledgers[Int(d)].took(copy, log: log) }
+      var intent = Intent(
+        id: log.nextID, device: d, trueTime: now, deviceTime: reading, record: key, kind: .delete, ordinal: 0, context: CausalContext(),
+        ignored: nil)
+      ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: key), tracking: config.trackCausality)
+      log.append(intent)
+      // The server applies it: the zone goes with everything in it.
+      if config.trackCausality { facts.reachedServer.append(true) }
+      if config.recordObservations { facts.observations.append(.intent(intent.id)) }
+      trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), 0)
+      note(.intent(intent.id))
     }
   }
 
@@ -326,6 +361,7 @@ package struct SyncWorld: Sendable {
     case .fetchDropped: 5
     case .gaveUp: 6
     case .stalled: 7
+    case .zoneGone: 8
     }
   }
 
@@ -342,6 +378,7 @@ package struct SyncWorld: Sendable {
     case .batchAbandoned(let ks, _): Int64(ks.count)
     case .fetchDropped(let n, _): Int64(n)
     case .gaveUp(let ks, _, _), .stalled(let ks, _): Int64(ks.count)
+    case .zoneGone(_, let wiped, let reuploaded): Int64(wiped.count) << 32 | Int64(reuploaded.count)
     default: 1
     }
   }

@@ -15,6 +15,9 @@ package enum WorldAction: Hashable, Sendable {
   case freeStorage(bytes: Int64)
   /// `reject ID... with ERROR [retry-after D] for D`: the server refuses saves of these records.
   case reject(RejectRule)
+  /// `DEVICE delete-zone`, `DEVICE purge-zone` (a user deleting the app's data: `device` set),
+  /// `encrypted-data-reset` (the server loses the zone: `device` nil).
+  case deleteZone(device: Int32?, ZoneDeletionReason)
 }
 
 /// How the world is set up.
@@ -82,6 +85,8 @@ package struct WorldFacts: Sendable {
   package var clockJumps: [(time: VirtualTime, device: Int32, by: SimDuration)] = []
   /// With ``WorldConfig/recordObservations``: the raw record of the run, in order.
   package var observations: [Observation] = []
+  /// Zone deletions, in order: when, by which device's user (nil: an encrypted-data reset), why.
+  package var zoneDeletions: [(time: VirtualTime, device: Int32?, reason: ZoneDeletionReason)] = []
   /// Whether `settle` reached quiescence within its bound.
   package var settled = true
   /// Why it did not, if it did not.

@@ -45,6 +45,8 @@ package struct WorldEvent: Sendable {
     case storageFreed(bytes: Int64)
     /// A `reject` line began.
     case rejecting(RejectRule)
+    /// The zone was deleted (by a device's user, or by an encrypted-data reset).
+    case zoneDeleted(by: Int32?, ZoneDeletionReason)
     /// Something a device observed about itself (``DeviceFact``).
     case fact(Int32, DeviceFact)
     case settleStarted

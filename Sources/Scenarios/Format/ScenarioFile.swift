@@ -89,6 +89,10 @@ public enum TimelineAction: Hashable, Sendable {
   case kill(device: String)
   case background(device: String, budget: SimDuration)
   case clockJump(device: String, by: SimDuration)
+  /// `DEVICE delete-zone`: the app on this device deletes its zone (a "delete all data" feature).
+  case deleteZone(device: String)
+  /// `DEVICE purge-zone`: the user deletes the app's iCloud data in this device's Settings.
+  case purgeZone(device: String)
   // World events.
   case syncAll
   case offline([String])
@@ -97,6 +101,8 @@ public enum TimelineAction: Hashable, Sendable {
   case serverUp
   /// `free SIZE`: the user frees iCloud storage (or buys more).
   case free(bytes: Int64)
+  /// `encrypted-data-reset`: the account's encrypted data is reset; the server loses the zone.
+  case encryptedDataReset
   /// `reject ID... with ERROR [retry-after D] for D`: the server answers saves of these records
   /// with the error for a while.
   case reject(ids: [String], error: CloudKitError, retryAfter: SimDuration?, duration: SimDuration)

@@ -122,6 +122,9 @@ extension ScenarioFile {
     case .kill(let device): "\(device) kill"
     case .background(let device, let budget): "\(device) background \(budget)"
     case .clockJump(let device, let by): "\(device) clock \(_signed(by))"
+    case .deleteZone(let device): "\(device) delete-zone"
+    case .purgeZone(let device): "\(device) purge-zone"
+    case .encryptedDataReset: "encrypted-data-reset"
     case .syncAll: "sync"
     case .offline(let devices): (["offline"] + devices).joined(separator: " ")
     case .online(let devices): (["online"] + devices).joined(separator: " ")

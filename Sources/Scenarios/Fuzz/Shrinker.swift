@@ -131,6 +131,11 @@ public enum Shrinker {
       switch e.action {
       case .set(_, let id, _), .append(_, let id, _, _), .replace(_, let id, _, _, _), .delete(_, let id):
         return created.contains(id) ? e : nil
+      case .reject(let ids, let error, let retryAfter, let duration):
+        let kept = ids.filter { created.contains($0) }
+        if kept.isEmpty { return nil }
+        e.action = .reject(ids: kept, error: error, retryAfter: retryAfter, duration: duration)
+        return e
       case .create(let d, let t, let id, let fields):
         let kept = fields.filter { a in
           if case .identifier(let ref) = a.value { return created.contains(ref) }
@@ -153,7 +158,7 @@ public enum Shrinker {
     for (i, e) in file.timeline.enumerated() {
       switch e.action {
       case .create(let d, _, _, _), .set(let d, _, _), .append(let d, _, _, _), .replace(let d, _, _, _, _), .delete(let d, _),
-        .sync(let d), .kill(let d), .background(let d, _), .clockJump(let d, _):
+        .sync(let d), .kill(let d), .background(let d, _), .clockJump(let d, _), .deleteZone(let d), .purgeZone(let d):
         if d == device { indices.append(i) }
       default: break
       }
@@ -239,6 +244,46 @@ public enum Shrinker {
         : {
           var g = f
           g.autosync = .seconds(1)
+          return g
+        }()
+    },
+    // The server's conditions: each off on its own.
+    { f in
+      f.server.throttle == nil
+        ? nil
+        : {
+          var g = f
+          g.server.throttle = nil
+          return g
+        }()
+    },
+    { f in
+      !f.server.atomic
+        ? nil
+        : {
+          var g = f
+          g.server.atomic = false
+          return g
+        }()
+    },
+    { f in
+      f.server.quota == nil
+        ? nil
+        : {
+          var g = f
+          g.server.quota = nil
+          g.server.usedByOthers = 0
+          return g
+        }()
+    },
+    { f in
+      f.server.maxRecordsPerRequest == ServerConditions().maxRecordsPerRequest
+        && f.server.maxBytesPerRequest == ServerConditions().maxBytesPerRequest
+        ? nil
+        : {
+          var g = f
+          g.server.maxRecordsPerRequest = ServerConditions().maxRecordsPerRequest
+          g.server.maxBytesPerRequest = ServerConditions().maxBytesPerRequest
           return g
         }()
     },

@@ -48,6 +48,9 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
   public var freedAt: SimDuration?
   /// How many `reject` lines (transient CloudKit errors for chosen records): 0 to 2.
   public var rejections = 0
+  /// A zone deletion: when, and how (deleted by a device's app, purged in a device's Settings,
+  /// or an encrypted-data reset).
+  public var zoneDeletion: (time: SimDuration, what: String)?
   /// How many intents were drawn; a draw that makes no sense (an append with no note of the
   /// device's own) is skipped, so the timeline may have fewer.
   public var intents: Int
@@ -89,6 +92,7 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
     }
     if rejections > 0 { parts.append("reject lines \(rejections)") }
     if server.atomic { parts.append("zone atomic") }
+    if let z = zoneDeletion { parts.append("zone \(z.what) at \(z.time)") }
     if server.maxRecordsPerRequest != ServerConditions().maxRecordsPerRequest { parts.append("limits \(server.maxRecordsPerRequest) records") }
     return parts.joined(separator: " · ")
   }

@@ -58,7 +58,7 @@ struct RunHistory {
     /// The records a push sends (writes), or a fetch reply returns.
     var records: [RecordState] {
       switch payload {
-      case .push(_, let writes): writes.map(\.record)
+      case .push(_, let writes, _): writes.map(\.record)
       case .fetchReply(_, .changes(let records, _, _)): records
       default: []
       }
@@ -66,7 +66,7 @@ struct RunHistory {
 
     /// The write of `key` a push sends.
     func write(of key: RecordKey) -> RecordWrite? {
-      guard case .push(_, let writes) = payload else { return nil }
+      guard case .push(_, let writes, _) = payload else { return nil }
       return writes.first { $0.record.key == key }
     }
 
@@ -82,13 +82,13 @@ struct RunHistory {
     /// A fetch's starting token (nil for a fetch of everything), or a fetch reply's next token.
     var token: Int64? {
       switch payload {
-      case .fetch(_, let token): token
+      case .fetch(_, let token, _): token
       case .fetchReply(_, .changes(_, let token, _)): token
       default: nil
       }
     }
     var fetchesEverything: Bool {
-      if case .fetch(_, nil) = payload { return true }
+      if case .fetch(_, nil, _) = payload { return true }
       return false
     }
     var moreComing: Bool {
@@ -261,7 +261,7 @@ struct RunHistory {
         for d in 0..<deviceCount { closeBackground(d, at: e.time, &found) }
       case .settled:
         settleEnd = e.time
-      case .fact, .finalState, .storageFreed, .rejecting:
+      case .fact, .finalState, .storageFreed, .rejecting, .zoneDeleted:
         break
       }
     }

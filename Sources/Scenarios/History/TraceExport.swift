@@ -90,6 +90,10 @@ public enum TraceExport {
       return o
     case .server(let up):
       return ["event": .string(up ? "server-up" : "server-down")]
+    case .zoneDeleted(let d, let reason):
+      var o: [String: JSONValue] = ["event": "zone-deleted", "reason": .string(reason.rawValue)]
+      if let d { o["device"] = .string(words.device(d)) }
+      return o
     case .storageFreed(let bytes):
       return ["event": "storage-freed", "bytes": .int(bytes)]
     case .rejecting(let rule):
@@ -126,6 +130,11 @@ public enum TraceExport {
         o["records"] = .array(keys.map { .string(words.record($0)) })
         o["error"] = .string(error.rawValue)
         o["told"] = .bool(told)
+      case .zoneGone(let reason, let wiped, let reuploaded):
+        o["fact"] = "zone-gone"
+        o["reason"] = .string(reason.rawValue)
+        o["wiped"] = .array(wiped.map { .string(words.record($0)) })
+        o["reuploaded"] = .array(reuploaded.map { .string(words.record($0)) })
       case .stalled(let keys, let error):
         o["fact"] = "stalled"
         o["records"] = .array(keys.map { .string(words.record($0)) })
@@ -148,7 +157,7 @@ public enum TraceExport {
   /// What a message carries, in named fields.
   static func payload(_ message: Message, into o: inout [String: JSONValue], words: Vocabulary) {
     switch message {
-    case .push(let id, let writes):
+    case .push(let id, let writes, _):
       o["request"] = .uint(id)
       o["writes"] = .array(
         writes.map { w in
@@ -179,12 +188,16 @@ public enum TraceExport {
           }
           return .object(x)
         })
-    case .fetch(let id, let token):
+    case .fetch(let id, let token, _):
       o["request"] = .uint(id)
       o["since"] = token.map { .int($0) } ?? .null
     case .fetchReply(let id, .tokenExpired):
       o["request"] = .uint(id)
       o["tokenExpired"] = .bool(true)
+    case .fetchReply(let id, .zoneDeleted(let reason, let epoch)):
+      o["request"] = .uint(id)
+      o["zoneDeleted"] = .string(reason.rawValue)
+      o["epoch"] = .int(Int64(epoch))
     case .fetchReply(let id, .failed(let error, let retryAfter)):
       o["request"] = .uint(id)
       o["error"] = .string(error.rawValue)

@@ -72,6 +72,26 @@ extension Oracle {
           ))
       }
     }
+    // A record nobody deleted that nothing holds any more: its creation is lost.
+    if !type.appendOnly, deletes.isEmpty, !shown.contains(true) {
+      anomalies.append(
+        Anomaly(
+          kind: .lostEdit, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.index)], at: create.trueTime,
+          explanation:
+            "\(r) (created by \(origin.name) in \(Self.id(create.id)) at \(create.trueTime)) was never deleted, yet after settle no device and not the server holds it\(lostEverywhereCause(key))."
+        ))
+    }
+  }
+
+  /// Why a record vanished everywhere: the zone went and the devices deleted their copies.
+  func lostEverywhereCause(_ key: RecordKey) -> String {
+    for e in world.facts.events {
+      guard case .zoneGone(let reason, let wiped, _) = e.fact, wiped.contains(key) else { continue }
+      let zone = reason == .encryptedDataReset ? "an encrypted-data reset emptied the server" : "the zone was deleted (\(reason))"
+      return
+        ": \(zone), and \(deviceName(e.device)) deleted its copy when it learned of it at \(e.time) (zone-deleted=\(world.config.policy.settings.zoneDeleted))"
+    }
+    return ""
   }
 
   func strandedCause(_ key: RecordKey, type: RecordType, device: Int32) -> String {
@@ -122,6 +142,12 @@ extension Oracle {
   }
 
   func resurrectionCause(_ key: RecordKey) -> String {
+    for e in world.facts.events {
+      guard case .zoneGone(let reason, _, let reuploaded) = e.fact, reason != .encryptedDataReset, reuploaded.contains(key) else { continue }
+      let how = reason == .purged ? "the user purged the app's data in Settings" : "the app deleted its zone"
+      return
+        " (\(how); \(deviceName(e.device)) learned of it at \(e.time) and uploaded its copy again: zone-deleted=\(world.config.policy.settings.zoneDeleted))"
+    }
     let zombie = world.devices.indices.contains { world.shows(device: $0, key) } && serverLive(key) == nil
     return zombie ? " (a device kept a row the server no longer has, e.g. after a token-expired refetch)" : ""
   }

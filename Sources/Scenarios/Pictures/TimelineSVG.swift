@@ -307,6 +307,13 @@ struct TimelineDrawing {
           "\(who): gave up uploading \(keys.map(history.names.record).joined(separator: ", ")) after \(error) at \(at)"
             + (told ? ", and told the user" : "; the app still shows them synced")
         )
+      case .zoneGone(let reason, let wiped, let reuploaded):
+        return (
+          "zone \(reason)",
+          "\(who): learned at \(at) that the zone was deleted (\(reason))"
+            + (wiped.isEmpty ? "" : "; deleted its copies of \(wiped.map(history.names.record).joined(separator: ", "))")
+            + (reuploaded.isEmpty ? "" : "; queued \(reuploaded.map(history.names.record).joined(separator: ", ")) to upload again")
+        )
       case .stalled(let keys, let error):
         return (
           "stalled (\(keys.count))",

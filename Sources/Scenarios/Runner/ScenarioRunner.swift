@@ -194,6 +194,9 @@ public enum ScenarioRunner {
       case .serverDown: action = .server(up: false)
       case .serverUp: action = .server(up: true)
       case .free(let bytes): action = .freeStorage(bytes: bytes)
+      case .deleteZone(let d): action = .deleteZone(device: device(d), .deleted)
+      case .purgeZone(let d): action = .deleteZone(device: device(d), .purged)
+      case .encryptedDataReset: action = .deleteZone(device: nil, .encryptedDataReset)
       case .reject(let ids, let error, let retryAfter, let duration):
         action = .reject(RejectRule(keys: ids.compactMap { keys[$0] }, error: error, retryAfter: retryAfter, until: at + duration))
       case .settle:

@@ -6,7 +6,7 @@ extension Vocabulary {
   /// What a message carries.
   func contents(_ m: RunHistory.Message, in history: RunHistory) -> String {
     switch m.payload {
-    case .push(_, let writes):
+    case .push(_, let writes, _):
       return writes.map(pushed).joined(separator: "; ")
     case .pushReply(_, let results):
       let push = history.request(answeredBy: m)
@@ -15,7 +15,7 @@ extension Vocabulary {
         switch result {
         case .saved(let r), .conflict(let r), .refusedDeleted(let r): key = r.key
         case .deleted, .rejected, .failed:
-          guard case .push(_, let writes)? = push?.payload, k < writes.count else {
+          guard case .push(_, let writes, _)? = push?.payload, k < writes.count else {
             key = nil
             break
           }
@@ -31,10 +31,12 @@ extension Vocabulary {
         case .failed(let error, let retryAfter): return "\(r) failed: \(Vocabulary.error(error, retryAfter: retryAfter))"
         }
       }.joined(separator: "; ")
-    case .fetch(_, let token):
+    case .fetch(_, let token, _):
       return token.map { "changes since token \($0)" } ?? "everything (no token)"
     case .fetchReply(_, .tokenExpired):
       return "token expired"
+    case .fetchReply(_, .zoneDeleted(let reason, _)):
+      return "the zone was deleted (\(reason))"
     case .fetchReply(_, .failed(let error, let retryAfter)):
       return "refused: \(Vocabulary.error(error, retryAfter: retryAfter))"
     case .fetchReply(_, .changes(let records, let token, let more)):

@@ -134,8 +134,20 @@ struct CompareTextTable {
     }
     let greedy = split(atMost: Int.max)
     guard greedy.count > 1 else { return greedy }
-    let even = split(atMost: (policies.count + greedy.count - 1) / greedy.count)
-    return even.count == greedy.count ? even : greedy
+    // As few tables as the greedy split, as even as they can be made (wide columns may keep
+    // them from being equal).
+    let k = greedy.count
+    var best = greedy
+    var spread = (greedy.map(\.count).max() ?? 0) - (greedy.map(\.count).min() ?? 0)
+    for cap in (policies.count + k - 1) / k..<policies.count where spread > 1 {
+      let even = split(atMost: cap)
+      let sizes = even.map(\.count)
+      if even.count == k, (sizes.max() ?? 0) - (sizes.min() ?? 0) < spread {
+        best = even
+        spread = (sizes.max() ?? 0) - (sizes.min() ?? 0)
+      }
+    }
+    return best
   }
 
   /// One table: a heading and a row per subject.

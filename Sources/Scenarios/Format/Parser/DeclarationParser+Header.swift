@@ -25,7 +25,7 @@ extension ScenarioParsePart {
   static var maxDevices: Int { 1000 }
 
   /// Words that cannot name a device: after `at TIME` they start a world event.
-  static var worldEvents: [String] { ["sync", "offline", "online", "server", "settle", "free", "reject"] }
+  static var worldEvents: [String] { ["sync", "offline", "online", "server", "settle", "free", "reject", "encrypted-data-reset"] }
 
   static func usage(_ keyword: String) -> String {
     switch keyword {

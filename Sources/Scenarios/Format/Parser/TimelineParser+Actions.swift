@@ -3,8 +3,10 @@ import Replica
 
 /// `at TIME ACTION` lines, standalone `settle`, and unknown statements.
 extension TimelineParser {
-  static let deviceActions = ["create", "set", "append", "replace", "delete", "sync", "kill", "background", "clock"]
-  static let deviceActionList = "create, set, append, replace, delete, sync, kill, background or clock"
+  static let deviceActions = [
+    "create", "set", "append", "replace", "delete", "sync", "kill", "background", "clock", "delete-zone", "purge-zone",
+  ]
+  static let deviceActionList = "create, set, append, replace, delete, sync, kill, background, clock, delete-zone or purge-zone"
 
   mutating func reportUnknownStatement(_ i: Int, _ head: ScenarioToken) {
     let word = head.text
@@ -28,7 +30,8 @@ extension TimelineParser {
     }
     let time: SimDuration? = value(i, word(t[1]).flatMap { Self.boundedDuration($0, at: t[1].start, allowSign: false, what: "time") })
     guard t.count >= 3 else {
-      return missing(i, "expected an action after the time: a device's action, sync, offline, online, server, free, reject or settle")
+      return missing(
+        i, "expected an action after the time: a device's action, sync, offline, online, server, free, reject, encrypted-data-reset or settle")
     }
     guard let action = parseAction(i) else { return }
     if action == .settle { settles.append((i, false, time)) }
@@ -84,6 +87,9 @@ extension TimelineParser {
       }
     case "reject":
       return parseReject(i)
+    case "encrypted-data-reset":
+      guard expectEnd(i, after: 2, usage: "at TIME encrypted-data-reset") else { return nil }
+      return .encryptedDataReset
     default:
       return parseDeviceAction(i)
     }
@@ -237,9 +243,14 @@ extension TimelineParser {
       guard checkName(i, t[4], "record id"), recordType(t[4].text, i, at: t[4].start) != nil else { return nil }
       guard expectEnd(i, after: 4, usage: usage) else { return nil }
       return .delete(device: device, id: t[4].text)
-    case "sync", "kill":
+    case "sync", "kill", "delete-zone", "purge-zone":
       guard expectEnd(i, after: 3, usage: "DEVICE \(verb.text)") else { return nil }
-      return verb.text == "sync" ? .sync(device: device) : .kill(device: device)
+      switch verb.text {
+      case "sync": return .sync(device: device)
+      case "kill": return .kill(device: device)
+      case "delete-zone": return .deleteZone(device: device)
+      default: return .purgeZone(device: device)
+      }
     case "background":
       let usage = "DEVICE background D"
       guard t.count >= 5 else {
