@@ -21,6 +21,9 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
   public var counts: [Int]
   /// Path of the shrunk scenario, if one was written.
   public var minimized: String?
+  /// How long settle took to converge once every fault was healed (nil: it did not). Written
+  /// as a duration (`"5.2s"`, or `null`); absent in records of versions before it existed.
+  public var convergedAfter: SimDuration?
 
   /// Whether the seed found at least one violation.
   public var failed: Bool { violations > 0 }
@@ -38,7 +41,7 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
   }
 
   enum CodingKeys: String, CodingKey {
-    case seed, policy, scenario, traceHash, violations, counts, minimized
+    case seed, policy, scenario, traceHash, violations, counts, minimized, convergedAfter
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -52,6 +55,7 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
     for (i, k) in AnomalyKind.allCases.enumerated() { byName[k.rawValue] = i < counts.count ? counts[i] : 0 }
     try c.encode(byName, forKey: .counts)
     if let minimized { try c.encode(minimized, forKey: .minimized) } else { try c.encodeNil(forKey: .minimized) }
+    if let convergedAfter { try c.encode(convergedAfter.description, forKey: .convergedAfter) } else { try c.encodeNil(forKey: .convergedAfter) }
   }
 
   public init(from decoder: any Decoder) throws {
@@ -64,6 +68,12 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
     let byName = try c.decode([String: Int].self, forKey: .counts)
     counts = AnomalyKind.allCases.map { byName[$0.rawValue] ?? 0 }
     minimized = try c.decodeIfPresent(String.self, forKey: .minimized)
+    if let text = try c.decodeIfPresent(String.self, forKey: .convergedAfter) {
+      guard case .success(let d) = SimDuration.parse(text) else {
+        throw DecodingError.dataCorruptedError(forKey: .convergedAfter, in: c, debugDescription: "not a duration: \(text)")
+      }
+      convergedAfter = d
+    }
   }
 
   /// The record as one JSON line (without the newline).
@@ -114,9 +124,10 @@ public enum Fuzzer {
   package static func _run(seed: UInt64, shape: WorkloadShape, spec policy: PolicySpec, custom: (any SyncPolicy)?) -> Case {
     let (file, profile) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
     let report = ScenarioRunner._run(ScenarioRunner.prepare(file), seed: seed, spec: policy, custom: custom).report
-    let record = FuzzRecord(
+    var record = FuzzRecord(
       seed: seed, policy: custom?.name ?? policy.description, scenario: shape.name, traceHash: report.traceHash,
       violations: report.violations.count, counts: report.countsByKind, minimized: nil)
+    record.convergedAfter = report.stats.convergedAfter
     return Case(record: record, report: report, file: file, profile: profile)
   }
 }

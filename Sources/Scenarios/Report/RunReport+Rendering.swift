@@ -41,7 +41,7 @@ extension RunReport {
         "simulatedTime": .string(stats.simulatedTime.description),
         "intents": .int(Int64(stats.intents)),
         "ignoredIntents": .int(Int64(stats.ignoredIntents)),
-        "convergedAfter": stats.convergedAfter.map { .string($0.description) } ?? .null,
+        "convergedAfter": stats.convergedAfter.map { .string((VirtualTime.zero + $0).description) } ?? .null,
       ],
       "ignored": .array(ignored.map { .string($0) }),
       "reproduction": .string(reproduction),
@@ -98,7 +98,7 @@ extension RunReport {
     }
     out +=
       "\n\(stats.intents) intents · \(stats.events) events · \(stats.messages) messages · \(stats.simulatedTime) simulated · "
-      + (stats.convergedAfter.map { "settle converged in \($0)" } ?? "settle did not converge") + "\n"
+      + (stats.convergedAfter.map { "settle converged in \(VirtualTime.zero + $0)" } ?? "settle did not converge") + "\n"
     if let file = fileToSave {
       let how = if case .text = origin { "the text it was parsed from" } else { "ScenarioFile.rendered()" }
       out += "reproduce: save the scenario as \(file) (\(how)), then: \(reproduction)\n"

@@ -216,12 +216,14 @@ enum FuzzCommand {
       let summary = CampaignSummary(
         policy: policy.description, scenario: shape.name, seeds: done, failing: session.findings.failing, seedsPerSecond: Int(rate.rounded()),
         failures: session.failed, signatures: session.findings.groups.map(SignatureSummary.init),
+        convergedAfter: session.findings.convergencePercentiles, notConverged: session.findings.unconverged,
         stoppedBy: stoppedBy.map(InterruptWatch.name), continueWith: continuation?.command)
       console.out(summary.jsonLine + "\n")
       if let continuation { console.err(continuation.message) }
     } else {
       var text = ""
       if !mode.quiet && session.findings.failing > 0 { text += summaryTables(session.findings) }
+      if !mode.quiet, let convergence = session.findings.convergenceText { text += "\nsettle converged in \(convergence)\n" }
       if let continuation { text += continuation.message }
       let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
       text +=
@@ -294,6 +296,9 @@ struct CampaignSummary: Encodable {
   var seedsPerSecond: Int
   var failures: [FuzzRecord]
   var signatures: [SignatureSummary]
+  /// Percentiles of settle's time to converge over the seeds that converged.
+  var convergedAfter: [String: String]?
+  var notConverged: Int
   var stoppedBy: String?
   var continueWith: String?
 
