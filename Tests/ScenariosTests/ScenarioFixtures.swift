@@ -147,13 +147,35 @@ enum Fixtures {
     + "settle\r\n"
     + "expect n1.title == \"ça \\\"va\\\"\\n\"   # comment\r\n"
 
+  /// Every CloudKit-surface statement and timeline line.
+  static let cloudKit = """
+    devices iPad phone mac
+    policy field-lww-hlc retry=transient retry-after=honour split=on zone-deleted=follow
+    quota 5GB used 4.9GB
+    throttle device 10/1m app 100/1m
+    zone atomic
+    limits 400 records 2MB
+    type Note
+      title: string = "" mutable
+    at 0s iPad create Note n1 title="a"
+    at 0s phone create Note n2
+    at 1s reject n1 n2 with zoneBusy retry-after 30s for 1m
+    at 2s reject n1 with serverResponseLost for 10s
+    at 3s free 250KB
+    at 4s mac delete-zone
+    at 5s phone purge-zone
+    at 6s encrypted-data-reset
+    settle
+    expect stalled-sync == 0
+    """
+
   /// The smallest valid scenario.
   static let minimal = "devices solo\n"
 
   /// Every valid scenario above, with a name for messages.
   static let all: [(name: String, text: String)] = [
     ("two-device-acceptance", twoDeviceAcceptance), ("kitchen-sink", kitchenSink), ("fat-note-lww", fatNote),
-    ("odd-but-valid", oddButValid), ("minimal", minimal),
+    ("odd-but-valid", oddButValid), ("minimal", minimal), ("cloudkit", cloudKit),
   ]
 
   /// Named scenarios in the repository's `scenarios/` folder, if any.

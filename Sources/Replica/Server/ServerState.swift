@@ -75,6 +75,9 @@ package struct ServerState: Sendable {
     log = []
     deletions = []
     deletionsStart = 0
+    // Every token from before the deletion expires (the head moves on, so one fetched after
+    // it does not).
+    head += 1
     purgedThrough = head
     usedBytes = 0
     zoneEpoch += 1

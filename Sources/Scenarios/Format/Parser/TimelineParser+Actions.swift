@@ -129,6 +129,13 @@ extension TimelineParser {
       return nil
     }
     let errorToken = t[k + 1]
+    if errorToken.isWord, let code = CloudKitError(rawValue: errorToken.text), !CloudKitError.perRecord.contains(code) {
+      error(
+        i, errorToken,
+        "\(code) is not an answer for one record (\(code == .limitExceeded ? "a request over the limits gets it: see 'limits'" : "the other records of a failed atomic batch get it: see 'zone atomic'")); a reject line takes one of: \(errors.joined(separator: ", "))"
+      )
+      return nil
+    }
     guard errorToken.isWord, let code = CloudKitError(rawValue: errorToken.text), CloudKitError.perRecord.contains(code) else {
       error(
         i, errorToken,
