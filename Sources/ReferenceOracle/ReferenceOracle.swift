@@ -70,7 +70,7 @@ struct Judge {
   }
 
   func liveOnServer(_ r: RecordKey) -> Bool {
-    if let copy = world.server.records[r] { return !copy.isDeleted }
+    if let copy = world.server(ofRecord: r).records[r] { return !copy.isDeleted }
     return false
   }
 
@@ -108,14 +108,15 @@ struct Judge {
     // 7. Liveness: a device with changes it never managed to send, or still waiting out an
     // error, after settle. Its differences from the server are that stall.
     var stalled = Set<Int32>()
-    for device in world.devices where device.waitingOn != nil || device.outbox.entries.contains(where: { !$0.failed }) {
+    for device in world.devices where device.account != nil && (device.waitingOn != nil || device.outbox.entries.contains(where: { !$0.failed })) {
       report(ReferenceVerdict.stalledSync, device.outbox.entries.first { !$0.failed }?.key)
       stalled.insert(device.config.index)
     }
     // 8. Divergence.
     if !world.facts.settled && stalled.isEmpty { report(ReferenceVerdict.divergence, nil) }
-    let server = world.server.liveRecords.filter { !explained.contains($0.key) }
     for device in world.devices where !stalled.contains(device.config.index) {
+      guard let account = device.account else { continue }
+      let server = world.servers[Int(account)].liveRecords.filter { !explained.contains($0.key) }
       let mine = device.visibleRecords.filter { !explained.contains($0.key) }
       if let (record, field) = Self.firstDifference(mine, server) {
         report(ReferenceVerdict.divergence, record, field)
@@ -143,7 +144,7 @@ struct Judge {
     // 3 and 4, about the first create.
     if let create = intents.first(where: Self.isCreate), case .create(let type, _) = create.kind {
       var stranded = false
-      if world.server.records[r] == nil, deletes.isEmpty, world.devices[Int(create.device)].visibleRecord(r) != nil {
+      if world.server(ofRecord: r).records[r] == nil, deletes.isEmpty, world.devices[Int(create.device)].visibleRecord(r) != nil {
         report(ReferenceVerdict.strandedRecord, r)
         explained.insert(r)
         stranded = true
@@ -161,7 +162,7 @@ struct Judge {
       }
     }
     // 5. Fields of a record live on the server.
-    guard let final = world.server.records[r], !final.isDeleted else { return }
+    guard let final = world.server(ofRecord: r).records[r], !final.isDeleted else { return }
     let seenByDelete = Set(intents.filter { w in deletes.contains { hb(w.id, $0.id) } }.map(\.id))
     let spec = schema.types[Int(final.type)]
     for f in spec.fields.indices where f < final.fields.count {

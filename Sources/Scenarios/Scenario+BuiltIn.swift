@@ -4,6 +4,7 @@
 /// the folder: add a line here when you add a file there.
 enum BuiltInScenarios {
   static let files: [(name: String, bytes: [UInt8])] = [
+    ("account-switch-offline", PackageResources.account_switch_offline_scenario),
     ("budget-expires-mid-batch", PackageResources.budget_expires_mid_batch_scenario),
     ("delete-vs-edit", PackageResources.delete_vs_edit_scenario),
     ("different-fields", PackageResources.different_fields_scenario),

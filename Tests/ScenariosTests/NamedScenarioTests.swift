@@ -10,7 +10,7 @@ import Testing
     "two-device-acceptance", "fat-note-lww", "different-fields", "skewed-clock", "lost-ack-hard-delete",
     "retention-zombie", "budget-expires-mid-batch", "killed-with-memory-outbox", "token-before-apply",
     "unsafe-schema", "delete-vs-edit", "three-device-fanout", "icloud-storage-full", "transient-as-permanent",
-    "one-bad-record-in-batch", "oversized-batch", "rate-limit-storm", "zone-purged-in-settings", "encrypted-data-reset",
+    "one-bad-record-in-batch", "oversized-batch", "rate-limit-storm", "zone-purged-in-settings", "encrypted-data-reset", "account-switch-offline",
   ]
 
   @Test func everyNamedScenarioShipsAndHasAnAboutLine() throws {
@@ -44,6 +44,7 @@ import Testing
     ("ignores-retry-after", "rate-limit-storm", .stalledSync, "field-lww-hlc"),
     ("reuploads-after-purge", "zone-purged-in-settings", .resurrection, "field-lww-hlc"),
     ("wipes-after-reset", "encrypted-data-reset", .lostEdit, "field-lww-hlc"),
+    ("wipes-on-signout", "account-switch-offline", .lostEdit, "field-lww-hlc"),
   ]
 
   @Test func everyPlantedBugPresetHasAScenarioHere() {

@@ -165,6 +165,9 @@ enum Fixtures {
     at 4s mac delete-zone
     at 5s phone purge-zone
     at 6s encrypted-data-reset
+    at 7s mac sign-out
+    at 8s mac sign-in icloud
+    at 9s phone switch-account icloud
     settle
     expect stalled-sync == 0
     """
@@ -250,6 +253,11 @@ extension ScenarioFile {
       var c = $0
       c.location = zero
       return c
+    }
+    f.accounts = accounts.map {
+      var a = $0
+      a.location = zero
+      return a
     }
     f.expectations = expectations.map {
       var e = $0

@@ -86,8 +86,9 @@ import Testing
     let chunks = table.chunks()
     #expect(chunks.flatMap { $0 } == Array(table.policies.indices))
     #expect(chunks.count == 3, "\(table.rendered())")
-    // Wide columns (a cell with four kinds) can keep the tables from being equal; never by much.
-    #expect((chunks.map(\.count).max() ?? 0) - (chunks.map(\.count).min() ?? 0) <= 2, "\(chunks)")
+    // Wide columns (cells with four kinds, here in P7…P11) can keep the tables from being
+    // equal: the fewest tables that fit come first, then the evenest of those.
+    #expect((chunks.map(\.count).max() ?? 0) - (chunks.map(\.count).min() ?? 0) <= 3, "\(chunks)")
   }
 
   @Test func theLegendNamesEveryPolicyWithItsTotalsAndEveryKind() {

@@ -52,6 +52,18 @@ package struct DeviceState: Sendable {
   var maybeInZone: Set<RecordKey> = []
   /// Records merged after a conflict whose merged version is not saved yet.
   var remerge: Set<RecordKey> = []
+  /// The iCloud account the engine syncs with (nil: signed out: nothing syncs).
+  package internal(set) var account: Int32?
+  /// With `account=keep`: each signed-out account's local data, set aside until it signs in.
+  var stashes: [(account: Int32, stash: Stash)] = []
+  /// A signed-out account's local data.
+  struct Stash: Sendable {
+    var store: RecordTable
+    var ancestors: RecordTable
+    var outbox: Outbox
+    var savedToken: Int64?
+    var zoneEpoch: Int32
+  }
   /// The CloudKit error the engine is waiting out, if its last request failed with one.
   package internal(set) var waitingOn: Wait?
 
@@ -71,6 +83,7 @@ package struct DeviceState: Sendable {
     self.config = config
     self.clock = clock
     self.rng = SimRandom(seed: seed, stream: "device", index: UInt64(config.index))
+    self.account = config.account
   }
 
   /// The records the user sees, in key order.
@@ -90,7 +103,7 @@ package struct DeviceState: Sendable {
   package var isIdle: Bool { phase == .idle && !outbox.hasSendable }
 
   var canRun: Bool {
-    guard online else { return false }
+    guard online, account != nil else { return false }
     switch lifecycle {
     case .foreground, .background: return true
     case .suspended, .killed: return false
@@ -133,6 +146,8 @@ package struct DeviceState: Sendable {
       }
     case .clockJump(let by):
       clock.jump(by: by)
+    case .accountChanged(let new):
+      changeAccount(to: new, env: env, effects: &effects)
     case .deletedZone(let epoch):
       foreground()
       abort(cause: "the app deleted its zone", env: env, effects: &effects)
@@ -477,6 +492,79 @@ package struct DeviceState: Sendable {
     holdUntil = env.now + delay
     syncRequested = true
     effects.append(.timer(.retry, after: delay, generation: _bump(.retry)))
+  }
+
+  /// Reacts to an account change as the `account` axis says: the old account's data is set
+  /// aside, deleted or kept for the next account; the new account's data comes back (`keep`),
+  /// and whatever is local is uploaded into it.
+  mutating func changeAccount(to new: Int32?, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    let old = account
+    guard old != new else { return }
+    abort(cause: "the iCloud account changed", env: env, effects: &effects)
+    holdUntil = .zero
+    waitingOn = nil
+    batchLimit = nil
+    func clearLocal() {
+      for key in store.keys where store.isLive(key) { setLocal(nil, for: key, effects: &effects) }
+      store = RecordTable()
+      ancestors = RecordTable()
+      outbox = Outbox()
+      savedToken = nil
+      zoneEpoch = 0
+      checkZone = false
+      maybeInZone = []
+      remerge = []
+    }
+    if let old {
+      switch env.settings.account {
+      case .keep:
+        stashes.removeAll { $0.account == old }
+        stashes.append((old, Stash(store: store, ancestors: ancestors, outbox: outbox, savedToken: savedToken, zoneEpoch: zoneEpoch)))
+        clearLocal()
+      case .wipe:
+        let unsent = outbox.entries.filter { !$0.failed }.map(\.key)
+        clearLocal()
+        if !unsent.isEmpty { effects.append(.fact(.wipedOnAccountChange(unsent))) }
+      case .merge:
+        break
+      }
+    }
+    account = new
+    guard let new else { return }
+    // What is local now (made while signed out, or carried over by `merge`) goes to the new
+    // account as new records.
+    var carried: [RecordKey] = []
+    for key in store.keys {
+      guard var r = store[key] else { continue }
+      if r.isDeleted {
+        if r.changeTag != 0 { store[key] = nil }
+        continue
+      }
+      r.changeTag = 0
+      store[key] = r
+      outbox.save(key, fields: .all)
+      carried.append(key)
+    }
+    if !carried.isEmpty || old != nil {
+      ancestors = RecordTable()
+      savedToken = nil
+      zoneEpoch = 0
+    }
+    if let i = stashes.firstIndex(where: { $0.account == new }) {
+      let stash = stashes.remove(at: i).stash
+      for key in stash.store.keys {
+        guard let r = stash.store[key], store[key] == nil else { continue }
+        setLocal(r, for: key, effects: &effects)
+        if let e = stash.outbox.entry(for: key) {
+          if e.isDelete { outbox.delete(key) } else if !e.failed { outbox.save(key, fields: e.changed) }
+        }
+      }
+      ancestors = stash.ancestors
+      savedToken = carried.isEmpty ? stash.savedToken : nil
+      zoneEpoch = stash.zoneEpoch
+    }
+    syncRequested = true
+    startSync(env: env, effects: &effects)
   }
 
   /// Reacts to the zone's deletion as the `zone-deleted` axis says, and acknowledges it.

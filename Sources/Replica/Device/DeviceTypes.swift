@@ -45,6 +45,8 @@ package enum DeviceInput: Hashable, Sendable {
   /// The app on this device deleted its zone (a "delete all data" feature): its local data goes
   /// too, and it already knows of the deletion (`epoch`).
   case deletedZone(epoch: Int32)
+  /// The device's iCloud account changed (nil: signed out).
+  case accountChanged(to: Int32?)
 }
 
 /// What the device observed about itself that the oracle and the trace need: never read by
@@ -71,6 +73,9 @@ package enum DeviceFact: Hashable, Sendable {
   /// The engine learned that its zone was deleted for `reason`: it deleted its local copies of
   /// `wiped` and queued `reuploaded` to be uploaded again.
   case zoneGone(ZoneDeletionReason, wiped: [RecordKey], reuploaded: [RecordKey])
+  /// On an account change (`account=wipe`) the engine deleted its local data, and with it the
+  /// pending uploads of these records.
+  case wipedOnAccountChange([RecordKey])
 }
 
 /// What a device asks the world to do.
@@ -126,6 +131,9 @@ package struct DeviceConfig: Hashable, Sendable {
   /// Report every record copy the device takes in (``DeviceEffect/took(_:)``): the oracle's
   /// causal contexts are built from them. Off for runs that will not be judged.
   package var reportsCopies = true
+
+  /// The iCloud account signed in at the start (nil: signed out).
+  package var account: Int32? = 0
 
   package init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
     self.index = index

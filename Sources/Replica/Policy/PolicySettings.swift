@@ -68,6 +68,13 @@ public struct PolicySettings: Hashable, Sendable {
   /// copies whatever the reason (after a reset, the data is gone everywhere).
   public enum ZoneDeleted: String, CaseIterable, Sendable { case follow, reupload, wipe }
 
+  /// The `account` axis: what the engine does with local data when the iCloud account changes
+  /// (sign-out, sign-in, a switch). `keep` sets the signed-out account's data aside — unsent
+  /// changes included — and brings it back when that account signs in again on the device;
+  /// `wipe` deletes local data and pending changes, as Apple's sample does (unsent edits are
+  /// lost); `merge` keeps local data and uploads it into whichever account signs in next.
+  public enum Account: String, CaseIterable, Sendable { case keep, wipe, merge }
+
   /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
   /// Which of two concurrent saves wins; default `hlc`.
@@ -101,6 +108,8 @@ public struct PolicySettings: Hashable, Sendable {
   public var split: Split = .on
   /// The reaction to a deleted zone; default `follow`.
   public var zoneDeleted: ZoneDeleted = .follow
+  /// What happens to local data on an account change; default `keep`.
+  public var account: Account = .keep
 
   /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
   /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100,
@@ -116,6 +125,7 @@ public struct PolicySettings: Hashable, Sendable {
       ("conflict", conflict.rawValue), ("text", text.rawValue), ("outbox", outbox.rawValue),
       ("unit", unit.rawValue), ("token", token.rawValue), ("batch", String(batch)), ("retry", retry.rawValue),
       ("retry-after", retryAfter.rawValue), ("split", split.rawValue), ("zone-deleted", zoneDeleted.rawValue),
+      ("account", account.rawValue),
     ]
   }
 }

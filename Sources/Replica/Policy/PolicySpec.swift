@@ -32,7 +32,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   /// The override keys a spec accepts, in the order of `policies.md`.
   public static let keys = [
     "granularity", "winner", "save", "delete", "retention", "refetch", "conflict", "text", "outbox", "unit", "token", "batch",
-    "retry", "retry-after", "split", "zone-deleted",
+    "retry", "retry-after", "split", "zone-deleted", "account",
   ]
 
   /// Parses a spec. Errors name the unknown preset, key or value and list the valid ones.
@@ -143,6 +143,7 @@ extension PolicySettings {
     case "retry-after": return pick(RetryAfter.self) { retryAfter = $0 }
     case "split": return pick(Split.self) { split = $0 }
     case "zone-deleted": return pick(ZoneDeleted.self) { zoneDeleted = $0 }
+    case "account": return pick(Account.self) { account = $0 }
     case "retention":
       switch SimDuration.parse(value) {
       case .success(let d) where d > .zero:

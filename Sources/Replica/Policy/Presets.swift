@@ -169,6 +169,12 @@ extension PolicyPreset {
     ) {
       $0.zoneDeleted = .wipe
     },
+    preset(
+      "wipes-on-signout", models: "planted bug: field-lww-hlc account=wipe",
+      loses: "edits not yet sent when the iCloud account signs out or switches (Apple's sample deletes local data)", planted: true
+    ) {
+      $0.account = .wipe
+    },
   ]
 
   /// The preset called `name`, or nil when there is none.

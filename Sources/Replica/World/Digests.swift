@@ -146,8 +146,11 @@ extension SyncWorld {
       note(.finalState(.device(Int32(d)), digest: h.value, records: count))
     }
     var h = TraceHasher()
-    let count = server.records.fold(into: &h)
-    h.combine(server.head)
+    var count = 0
+    for s in servers {
+      count += s.records.fold(into: &h)
+      h.combine(s.head)
+    }
     trace.record(WorldTrace.finalState, at: now, node: serverNode.rawValue, Int64(bitPattern: h.value), Int64(count))
     note(.finalState(.server, digest: h.value, records: count))
   }

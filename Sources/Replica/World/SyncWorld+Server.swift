@@ -4,12 +4,15 @@ extension SyncWorld {
   /// The server handles a delivered request and answers.
   mutating func serverReceive(_ message: Message, from d: Int32, seq: Int) {
     let device = NodeID(index: Int(d))
+    // The database of the device's account (a request sent under another account was cut off
+    // by the change, so it never gets here).
+    guard let account = devices[Int(d)].account.map(Int.init) else { return }
     switch message {
     case .push(let id, let writes, let zone):
-      let wasDeleted = writes.map { server.records.isDeleted($0.record.key) }
-      var (results, changed, lostAnswers) = server.push(writes, from: d, zone: zone, at: now, policy: config.policy, context: context)
+      let wasDeleted = writes.map { servers[account].records.isDeleted($0.record.key) }
+      var (results, changed, lostAnswers) = servers[account].push(writes, from: d, zone: zone, at: now, policy: config.policy, context: context)
       if config.trackCausality { noteSent(writes, results) }
-      noteServerEvents(writes, results, wasDeleted: wasDeleted)
+      noteServerEvents(writes, results, wasDeleted: wasDeleted, account: account)
       if config.trackCausality {
         for case .saved(let stored) in results {
           if config.recordObservations { facts.observations.append(.serverStored(copy: stored, at: now)) }
@@ -23,12 +26,12 @@ extension SyncWorld {
       for i in lostAnswers { results[i] = .failed(.serverResponseLost, retryAfter: nil) }
       send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
       if changed, let p = config.push {
-        for other in devices.indices where other != Int(d) {
+        for other in devices.indices where other != Int(d) && devices[other].account.map(Int.init) == account {
           if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: other), session: 0) }
         }
       }
     case .fetch(let id, let token, let zone):
-      let reply = server.fetch(token: token, from: d, zone: zone, at: now, retention: config.policy.settings.retention)
+      let reply = servers[account].fetch(token: token, from: d, zone: zone, at: now, retention: config.policy.settings.retention)
       send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
     case .pushReply, .fetchReply, .notify:
       break
@@ -54,12 +57,12 @@ extension SyncWorld {
   }
 
   /// What became of deletes, and of saves of deleted records (``ServerEvent``).
-  mutating func noteServerEvents(_ writes: [RecordWrite], _ results: [WriteResult], wasDeleted: [Bool]) {
+  mutating func noteServerEvents(_ writes: [RecordWrite], _ results: [WriteResult], wasDeleted: [Bool], account: Int) {
     for (i, (w, r)) in zip(writes, results).enumerated() {
       let key = w.record.key
       switch r {
       case .deleted where w.isDelete && !wasDeleted[i]:
-        if let t = server.records[key], t.isDeleted { facts.serverEvents.append(.deleted(key, by: t.deletedBy, at: now)) }
+        if let t = servers[account].records[key], t.isDeleted { facts.serverEvents.append(.deleted(key, by: t.deletedBy, at: now)) }
       case .saved(let kept) where w.isDelete:
         if !kept.isDeleted { facts.serverEvents.append(.keptOverDelete(key, delete: w.record.deletedBy, at: now)) }
       case .saved(let stored) where wasDeleted[i] && !stored.isDeleted:

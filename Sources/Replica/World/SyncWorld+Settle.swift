@@ -10,7 +10,7 @@ extension SyncWorld {
     let deadline = now + maxTime
     let eventLimit = loop.processedCount + maxEvents
     network.setUp(serverNode, true)
-    server.endRules()
+    for a in servers.indices { servers[a].endRules() }
     network.conditions.loss = .never
     network.conditions.duplication = .never
     trace.record(WorldTrace.settle, at: now, node: -1, 0, Int64(loop.pendingCount))
@@ -33,13 +33,13 @@ extension SyncWorld {
     }
     facts.settled = false
     // Uploads still pending when settle gives up never reached the server: say so, per device.
-    for d in devices.indices {
+    for d in devices.indices where devices[d].account != nil {
       let pending = devices[d].outbox.entries.filter { !$0.failed }.map(\.key)
       if !pending.isEmpty { record(.stalled(pending, waitingOn: devices[d].waitingOn?.error), device: Int32(d)) }
     }
     recordFinalState()
     if facts.unsettledReason != nil { return }  // already stopped before settle
-    let stuck = devices.filter { !$0.isIdle || $0.savedToken != server.head }.map(\.config.name)
+    let stuck = devices.filter { !upToDate($0) }.map(\.config.name)
     facts.unsettledReason =
       "sync did not reach quiescence within \(maxRounds) rounds, \(maxTime) or \(maxEvents) events"
       + (stuck.isEmpty ? "" : " (still behind: \(stuck.joined(separator: ", ")))")
@@ -47,6 +47,12 @@ extension SyncWorld {
 
   /// Every device idle with nothing sendable and up to date with the server, nothing in flight.
   package var isQuiescent: Bool {
-    loop.pendingCount == 0 && devices.allSatisfy { $0.isIdle && $0.savedToken == server.head }
+    loop.pendingCount == 0 && devices.allSatisfy(upToDate)
+  }
+
+  /// Idle, and up to date with its account's server (a signed-out device syncs nothing).
+  func upToDate(_ d: DeviceState) -> Bool {
+    guard let a = d.account else { return true }
+    return d.isIdle && d.savedToken == servers[Int(a)].head
   }
 }

@@ -30,7 +30,13 @@ package struct SyncWorld: Sendable {
   package let config: WorldConfig
   package let context: MergeContext
   package internal(set) var devices: [DeviceState]
-  package internal(set) var server: ServerState
+  /// One server (private database) per account.
+  package internal(set) var servers: [ServerState]
+  /// The first account's server: the only one unless the scenario declares accounts.
+  package var server: ServerState { servers[0] }
+  /// Per record: the account it belongs to (its creator's account when it was made, or the
+  /// one its device next signed into; -1 until then).
+  package internal(set) var recordAccounts: [Int32] = []
   package internal(set) var log = IntentLog()
   package internal(set) var facts = WorldFacts()
   package internal(set) var trace: TraceRecorder
@@ -72,12 +78,13 @@ package struct SyncWorld: Sendable {
       var c = DeviceConfig(index: Int32(i), name: name, rank: rankOf[i], deviceCount: names.count, autosync: config.autosync)
       c.causalMetadata = config.policy.tracksVersions
       c.reportsCopies = config.trackCausality || config.recordObservations
+      c.account = config.deviceAccounts?[i] ?? 0
       ds.append(DeviceState(config: c, clock: config.clocks[i], seed: config.seed))
     }
     serverNode = net.addNode()
     devices = ds
     network = net
-    server = ServerState(schema: config.schema, conditions: config.server)
+    servers = config.accounts.map { _ in ServerState(schema: config.schema, conditions: config.server) }
     trace = TraceRecorder(mode: .hashOnly)
     ledgers = Array(repeating: CausalLedger(), count: names.count)
     env = DeviceEnvironment(policy: config.policy, context: context)
@@ -86,6 +93,14 @@ package struct SyncWorld: Sendable {
   }
 
   package var now: VirtualTime { loop.now }
+
+  /// The account record `key` belongs to (the first while it belongs to none).
+  package func account(ofRecord key: RecordKey) -> Int {
+    Int(key) < recordAccounts.count && recordAccounts[Int(key)] >= 0 ? Int(recordAccounts[Int(key)]) : 0
+  }
+
+  /// The server of the account record `key` belongs to.
+  package func server(ofRecord key: RecordKey) -> ServerState { servers[account(ofRecord: key)] }
 
   /// Whether device `d` shows the record (read in place: the device is not copied).
   package func shows(device d: Int, _ key: RecordKey) -> Bool {
@@ -197,6 +212,11 @@ package struct SyncWorld: Sendable {
       var intent = devices[Int(d)].perform(userIntent, id: log.nextID, in: env, effects: &buffer)
       ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality)
       log.append(intent)
+      if case .create = userIntent, intent.ignored == nil {
+        let k = Int(intent.record)
+        recordAccounts._grow(toHold: k, with: -1)
+        if recordAccounts[k] < 0 { recordAccounts[k] = devices[Int(d)].account ?? -1 }
+      }
       if config.trackCausality { facts.reachedServer.append(false) }
       if config.recordObservations { facts.observations.append(.intent(intent.id)) }
       trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), intent.ignored == nil ? 0 : 1)
@@ -234,21 +254,33 @@ package struct SyncWorld: Sendable {
     case .freeStorage(let bytes):
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 8, bytes)
       note(.storageFreed(bytes: bytes))
-      server.freeStorage(bytes)
+      servers[0].freeStorage(bytes)
+    case .account(let d, let account):
+      trace.record(WorldTrace.lifecycle, at: now, node: d, 11, account.map(Int64.init) ?? -1)
+      note(.device(d, .account(account)))
+      deliverToDevice(d, .accountChanged(to: account))
+      // Records made while signed out belong to the account signed into next.
+      if let account {
+        for (k, owner) in recordAccounts.enumerated() where owner < 0 && Int(k) < log.recordCount {
+          if log.intents.first(where: { $0.record == RecordKey(k) && $0.ignored == nil })?.device == d { recordAccounts[k] = account }
+        }
+      }
     case .deleteZone(let d, let reason):
       trace.record(WorldTrace.lifecycle, at: now, node: d ?? serverNode.rawValue, 10, reason.code)
       note(.zoneDeleted(by: d, reason))
-      if let d { deleteEverything(by: d, reason: reason) }
+      // The zone of the device's account (a reset: the first account's).
+      let a = d.flatMap { devices[Int($0)].account }.map(Int.init) ?? 0
+      if let d { deleteEverything(by: d, reason: reason, account: a) }
       facts.zoneDeletions.append((now, d, reason))
-      server.deleteZone(reason)
+      servers[a].deleteZone(reason)
       // The app that deleted its zone deletes its local data with it (a purge in Settings
       // does not touch the app: it learns at its next request).
-      if let d, reason == .deleted { deliverToDevice(d, .deletedZone(epoch: server.zoneEpoch)) }
+      if let d, reason == .deleted { deliverToDevice(d, .deletedZone(epoch: servers[a].zoneEpoch)) }
     case .reject(var rule):
       rule.until = max(rule.until, now)
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 9, rule.error.code)
       note(.rejecting(rule))
-      server.addRule(rule)
+      for a in servers.indices { servers[a].addRule(rule) }
     }
   }
 
@@ -256,7 +288,8 @@ package struct SyncWorld: Sendable {
   /// (what the server holds), made knowing the server's copies — and, when the app itself
   /// deletes its zone (`delete-zone`), for everything the app shows on `d` too. Records no
   /// device has uploaded yet are not in the zone; a purge in Settings leaves them be.
-  mutating func deleteEverything(by d: Int32, reason: ZoneDeletionReason) {
+  mutating func deleteEverything(by d: Int32, reason: ZoneDeletionReason, account a: Int) {
+    let server = servers[a]
     var keys: [RecordKey] = []
     for k in 0..<log.recordCount {
       let key = RecordKey(k)
@@ -320,7 +353,8 @@ package struct SyncWorld: Sendable {
       switch fact {
       case .outboxLost(let keys), .batchAbandoned(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
-      case .gaveUp(let keys, _, _), .stalled(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
+      case .gaveUp(let keys, _, _), .stalled(let keys, _), .wipedOnAccountChange(let keys):
+        facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       default: break
       }
     }
@@ -362,6 +396,7 @@ package struct SyncWorld: Sendable {
     case .gaveUp: 6
     case .stalled: 7
     case .zoneGone: 8
+    case .wipedOnAccountChange: 9
     }
   }
 
@@ -377,7 +412,7 @@ package struct SyncWorld: Sendable {
     case .outboxLost(let ks): Int64(ks.count)
     case .batchAbandoned(let ks, _): Int64(ks.count)
     case .fetchDropped(let n, _): Int64(n)
-    case .gaveUp(let ks, _, _), .stalled(let ks, _): Int64(ks.count)
+    case .gaveUp(let ks, _, _), .stalled(let ks, _), .wipedOnAccountChange(let ks): Int64(ks.count)
     case .zoneGone(_, let wiped, let reuploaded): Int64(wiped.count) << 32 | Int64(reuploaded.count)
     default: 1
     }

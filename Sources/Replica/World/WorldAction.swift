@@ -18,6 +18,8 @@ package enum WorldAction: Hashable, Sendable {
   /// `DEVICE delete-zone`, `DEVICE purge-zone` (a user deleting the app's data: `device` set),
   /// `encrypted-data-reset` (the server loses the zone: `device` nil).
   case deleteZone(device: Int32?, ZoneDeletionReason)
+  /// `DEVICE sign-out` (nil), `DEVICE sign-in ACCOUNT`, `DEVICE switch-account ACCOUNT`.
+  case account(device: Int32, Int32?)
 }
 
 /// How the world is set up.
@@ -32,8 +34,12 @@ package struct WorldConfig: Sendable {
   package var autosync: SimDuration?
   /// Push notifications: `nil` off, else delivered with this probability.
   package var push: Probability?
-  /// Limits, quota, throttling and atomicity of the server.
+  /// Limits, quota, throttling and atomicity of the server (the same for every account).
   package var server = ServerConditions()
+  /// The iCloud accounts, each with its own private database (one, `icloud`, unless the
+  /// scenario declares them), and the account each device starts signed into (nil: signed out).
+  package var accounts = ["icloud"]
+  package var deviceAccounts: [Int32?]? = nil
   /// Keep ``SyncWorld/events`` (every message with its payload, every server decision): what
   /// pictures, explanations and `--trace` need. Off for fuzzing; it never changes the hash.
   package var keepsEvents: Bool

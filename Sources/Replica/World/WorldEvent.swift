@@ -24,6 +24,8 @@ package enum DeviceChange: Hashable, Sendable {
   case clockJumped(by: SimDuration)
   case online
   case offline
+  /// Signed into this iCloud account (nil: signed out).
+  case account(Int32?)
 }
 
 /// One thing that happened in a world, for people: what pictures, explanations and the JSON

@@ -93,6 +93,11 @@ public enum TimelineAction: Hashable, Sendable {
   case deleteZone(device: String)
   /// `DEVICE purge-zone`: the user deletes the app's iCloud data in this device's Settings.
   case purgeZone(device: String)
+  /// `DEVICE sign-out`: the device's iCloud account signs out.
+  case signOut(device: String)
+  /// `DEVICE sign-in ACCOUNT`, or `DEVICE switch-account ACCOUNT` (`switch` true): the device
+  /// signs into this account (switching from the one it was in).
+  case signIn(device: String, account: String, switch: Bool)
   // World events.
   case syncAll
   case offline([String])
@@ -189,6 +194,22 @@ public struct ClockSetting: Hashable, Sendable {
   }
 }
 
+/// `account NAME [DEVICE...]`: an iCloud account, and the devices signed into it at the start.
+public struct AccountSetting: Hashable, Sendable {
+  /// The account's name (`alice`).
+  public var name: String
+  /// The devices signed into it at the start.
+  public var devices: [String]
+  /// Where the `account` line is in the file.
+  public var location: SourceLocation
+  /// An account named `name`, with `devices` signed in at the start, found at `location`.
+  public init(name: String, devices: [String], location: SourceLocation) {
+    self.name = name
+    self.devices = devices
+    self.location = location
+  }
+}
+
 /// `push on|off|P%`
 public enum PushSetting: Hashable, Sendable {
   case on
@@ -231,6 +252,10 @@ public struct ScenarioFile: Hashable, Sendable {
   public var autosync: SimDuration?
   /// Server push notifications (`push`): on (the default), off, or delivered with a probability.
   public var push: PushSetting
+  /// The `account` lines: iCloud accounts, each with its own private database. Without any,
+  /// one account (`icloud`) that every device is signed into; with some, a device no line lists
+  /// starts signed into the first.
+  public var accounts: [AccountSetting] = []
   /// The server's conditions: `quota`, `throttle`, `zone` and `limits` (CloudKit's limits, no
   /// quota, no throttling and a non-atomic zone without them).
   public var server = ServerConditions()
@@ -251,6 +276,15 @@ public struct ScenarioFile: Hashable, Sendable {
   /// `sim-cli check` places its schema findings with it.
   public func line(ofType type: String, field: String? = nil) -> Int? {
     schemaLines[field.map { "\(type).\($0)" } ?? type]
+  }
+
+  /// The account names in order (`icloud` alone without `account` lines), and the account each
+  /// device starts signed into.
+  public var accountPlan: (names: [String], initial: [Int32?]) {
+    guard !accounts.isEmpty else { return (["icloud"], devices.map { _ in 0 }) }
+    let names = accounts.map(\.name)
+    let initial: [Int32?] = devices.map { d in Int32(accounts.firstIndex { $0.devices.contains(d) } ?? 0) }
+    return (names, initial)
   }
 
   /// The line of the `deployed` statement, if the file has one.

@@ -38,6 +38,7 @@ extension ScenarioFile {
     case .lossy(let p): line("push \(p)")
     }
     if let deployed = schema.deployed { line((["deployed"] + deployed).joined(separator: " ")) }
+    for a in accounts { line((["account", a.name] + a.devices).joined(separator: " ")) }
     let defaults = ServerConditions()
     if let quota = server.quota {
       line("quota \(ByteCount.format(quota))" + (server.usedByOthers == 0 ? "" : " used \(ByteCount.format(server.usedByOthers))"))
@@ -124,6 +125,8 @@ extension ScenarioFile {
     case .clockJump(let device, let by): "\(device) clock \(_signed(by))"
     case .deleteZone(let device): "\(device) delete-zone"
     case .purgeZone(let device): "\(device) purge-zone"
+    case .signOut(let device): "\(device) sign-out"
+    case .signIn(let device, let account, let isSwitch): "\(device) \(isSwitch ? "switch-account" : "sign-in") \(account)"
     case .encryptedDataReset: "encrypted-data-reset"
     case .syncAll: "sync"
     case .offline(let devices): (["offline"] + devices).joined(separator: " ")

@@ -154,11 +154,13 @@ public enum Shrinker {
     var f = file
     f.devices.removeAll { $0 == device }
     f.clocks.removeAll { $0.device == device }
+    for a in f.accounts.indices { f.accounts[a].devices.removeAll { $0 == device } }
     var indices: [Int] = []
     for (i, e) in file.timeline.enumerated() {
       switch e.action {
       case .create(let d, _, _, _), .set(let d, _, _), .append(let d, _, _, _), .replace(let d, _, _, _, _), .delete(let d, _),
-        .sync(let d), .kill(let d), .background(let d, _), .clockJump(let d, _), .deleteZone(let d), .purgeZone(let d):
+        .sync(let d), .kill(let d), .background(let d, _), .clockJump(let d, _), .deleteZone(let d), .purgeZone(let d), .signOut(let d),
+        .signIn(let d, _, _):
         if d == device { indices.append(i) }
       default: break
       }

@@ -51,6 +51,8 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
   /// A zone deletion: when, and how (deleted by a device's app, purged in a device's Settings,
   /// or an encrypted-data reset).
   public var zoneDeletion: (time: SimDuration, what: String)?
+  /// A device signed out of iCloud for a while, then signed in again.
+  public var signedOut: (device: String, from: SimDuration, to: SimDuration)?
   /// How many intents were drawn; a draw that makes no sense (an append with no note of the
   /// device's own) is skipped, so the timeline may have fewer.
   public var intents: Int
@@ -93,6 +95,7 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
     if rejections > 0 { parts.append("reject lines \(rejections)") }
     if server.atomic { parts.append("zone atomic") }
     if let z = zoneDeletion { parts.append("zone \(z.what) at \(z.time)") }
+    if let s = signedOut { parts.append("\(s.device) signed out of iCloud \(s.from)..\(s.to)") }
     if server.maxRecordsPerRequest != ServerConditions().maxRecordsPerRequest { parts.append("limits \(server.maxRecordsPerRequest) records") }
     return parts.joined(separator: " · ")
   }

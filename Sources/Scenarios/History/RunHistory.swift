@@ -251,6 +251,8 @@ struct RunHistory {
           goOffline(node, at: e.time)
         case .online:
           comeBack(node, at: e.time, &found)
+        case .account:
+          break
         }
       case .server(let up):
         if up { comeBack(serverNode, at: e.time, &found) } else { goOffline(serverNode, at: e.time) }

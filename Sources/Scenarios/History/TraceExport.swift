@@ -86,6 +86,9 @@ public enum TraceExport {
         o["by"] = .string(by.description)
       case .online: o["event"] = "online"
       case .offline: o["event"] = "offline"
+      case .account(let a):
+        o["event"] = a == nil ? "sign-out" : "sign-in"
+        if let a { o["account"] = .string(words.account(a)) }
       }
       return o
     case .server(let up):
@@ -130,6 +133,9 @@ public enum TraceExport {
         o["records"] = .array(keys.map { .string(words.record($0)) })
         o["error"] = .string(error.rawValue)
         o["told"] = .bool(told)
+      case .wipedOnAccountChange(let keys):
+        o["fact"] = "wiped-on-account-change"
+        o["records"] = .array(keys.map { .string(words.record($0)) })
       case .zoneGone(let reason, let wiped, let reuploaded):
         o["fact"] = "zone-gone"
         o["reason"] = .string(reason.rawValue)

@@ -19,7 +19,7 @@ extension Oracle {
     let deletes = intents.filter { $0.kind == .delete }
     // Who shows the record: every device, then the server. Names are looked up only for a report.
     var shown = world.devices.indices.map { world.shows(device: $0, key) }
-    shown.append(world.server.records.isLive(key))
+    shown.append(world.server(ofRecord: key).records.isLive(key))
     var holders: [(name: String, device: Int32?, visible: Bool)] {
       world.devices.map { ($0.config.name, $0.config.index, shown[Int($0.config.index)]) } + [("the server", nil, shown[shown.count - 1])]
     }
@@ -50,7 +50,7 @@ extension Oracle {
       }
     }
     let origin = world.deviceConfig(Int(create.device))
-    let neverOnServer = world.server.records[key] == nil && deletes.isEmpty
+    let neverOnServer = world.server(ofRecord: key).records[key] == nil && deletes.isEmpty
     if neverOnServer, world.shows(device: Int(create.device), key) {
       anomalies.append(
         Anomaly(
@@ -86,6 +86,9 @@ extension Oracle {
   /// Why a record vanished everywhere: the zone went and the devices deleted their copies.
   func lostEverywhereCause(_ key: RecordKey) -> String {
     for e in world.facts.events {
+      if case .wipedOnAccountChange(let keys) = e.fact, keys.contains(key) {
+        return ": \(Self.wipedCause(at: e.time)) on \(deviceName(e.device))"
+      }
       guard case .zoneGone(let reason, let wiped, _) = e.fact, wiped.contains(key) else { continue }
       let zone = reason == .encryptedDataReset ? "an encrypted-data reset emptied the server" : "the zone was deleted (\(reason))"
       return
@@ -109,10 +112,13 @@ extension Oracle {
         return Self.gaveUpCause(error, told: told, at: e.time)
       case .stalled(let keys, let error) where keys.contains(key):
         return Self.stalledCause(error, device: deviceName(e.device))
+      case .wipedOnAccountChange(let keys) where keys.contains(key):
+        return Self.wipedCause(at: e.time)
       default:
         continue
       }
     }
+    if world.devices[Int(device)].account == nil { return "its device is signed out of iCloud" }
     return "it was never uploaded"
   }
 
@@ -135,7 +141,7 @@ extension Oracle {
       }
     }
     if updateWon {
-      let later = world.server.records[key].flatMap { $0.isDeleted && $0.deletedBy != d.id ? $0.deletedBy : nil }
+      let later = world.server(ofRecord: key).records[key].flatMap { $0.isDeleted && $0.deletedBy != d.id ? $0.deletedBy : nil }
       return "the update won" + (later.map { " (\(Self.id($0)) deleted the record later, knowingly)" } ?? "")
     }
     return deletedAt == nil ? "the delete never took effect on the server" : "the delete won"
@@ -182,7 +188,7 @@ extension Oracle {
   /// Liveness: after settle, with every fault healed, no device may still hold unsent changes or
   /// be in a retry loop (`stalled-sync`, one per device, saying what it waits on).
   mutating func judgeLiveness() {
-    for device in world.devices {
+    for device in world.devices where device.account != nil {
       let unsent = device.outbox.entries.filter { !$0.failed }.map(\.key)
       guard !unsent.isEmpty || device.waitingOn != nil else { continue }
       var what: [String] = []
@@ -231,11 +237,14 @@ extension Oracle {
     // A difference on a record already reported as stranded, dropped or resurrected is that
     // anomaly; divergence reports the first difference nothing else explains.
     let explained = Set(anomalies.filter { [.strandedRecord, .droppedEvent, .resurrection].contains($0.kind) }.compactMap(\.record?.key))
-    let allServer = world.server.liveRecords
-    let server = allServer.filter { !explained.contains($0.key) }
+    let allServers = world.servers.map(\.liveRecords)
     converged = world.facts.settled
     if !stalled.isEmpty { converged = false }
+    // Each signed-in device against its own account's server (a signed-out one syncs nothing).
     for device in world.devices where !stalled.contains(device.config.index) {
+      guard let account = device.account.map(Int.init) else { continue }
+      let allServer = allServers[account]
+      let server = allServer.filter { !explained.contains($0.key) }
       let all = device.visibleRecords
       if converged, firstDifference(all, allServer) != nil { converged = false }
       let mine = all.filter { !explained.contains($0.key) }

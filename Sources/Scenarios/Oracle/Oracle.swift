@@ -37,7 +37,7 @@ package struct Oracle {
 
   /// The server's live copy of a record (nil when it has none, or a tombstone).
   func serverLive(_ key: RecordKey) -> RecordState? {
-    world.server.records[key].flatMap { $0.isDeleted ? nil : $0 }
+    world.server(ofRecord: key).records[key].flatMap { $0.isDeleted ? nil : $0 }
   }
 
   /// Every anomaly, in a stable order: by kind, then record, then field, then first intent.
@@ -85,6 +85,11 @@ package struct Oracle {
         + ", and nobody was told: the app shows it synced"
   }
 
+  /// `its device deleted its local data, this change unsent, when the iCloud account changed at 5s (account=wipe)`.
+  static func wipedCause(at time: VirtualTime) -> String {
+    "its device deleted its local data, this change still unsent, when the iCloud account changed at \(time) (account=wipe)"
+  }
+
   /// `it is still waiting in iPad's outbox: the sync stalled on requestRateLimited (see stalled-sync)`.
   static func stalledCause(_ error: CloudKitError?, device: String) -> String {
     "it is still waiting in \(device)'s outbox: the sync stalled" + (error.map { " on \($0)" } ?? "") + " (see stalled-sync)"
@@ -108,6 +113,8 @@ package struct Oracle {
         return Self.gaveUpCause(error, told: told, at: e.time)
       case .stalled(let keys, let error) where keys.contains(i.record):
         return Self.stalledCause(error, device: deviceName(e.device))
+      case .wipedOnAccountChange(let keys) where keys.contains(i.record):
+        return Self.wipedCause(at: e.time)
       default:
         continue
       }

@@ -307,6 +307,11 @@ struct TimelineDrawing {
           "\(who): gave up uploading \(keys.map(history.names.record).joined(separator: ", ")) after \(error) at \(at)"
             + (told ? ", and told the user" : "; the app still shows them synced")
         )
+      case .wipedOnAccountChange(let keys):
+        return (
+          "wiped (\(keys.count))",
+          "\(who): deleted its local data on an account change at \(at), with unsent changes to \(keys.map(history.names.record).joined(separator: ", "))"
+        )
       case .zoneGone(let reason, let wiped, let reuploaded):
         return (
           "zone \(reason)",

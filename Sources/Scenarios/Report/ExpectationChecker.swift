@@ -6,7 +6,9 @@ import Replica
 struct ExpectationChecker {
   /// What it reads of the run (not the whole world and report: a checker is cheap to copy).
   let devices: [DeviceState]
-  let serverRecords: RecordTable
+  /// Per account, the server's records; a record is looked up in its own account's.
+  let serverTables: [RecordTable]
+  let recordAccounts: [Int32]
   let schema: Schema
   let recordNames: [String]
   let anomalies: [Anomaly]
@@ -15,12 +17,19 @@ struct ExpectationChecker {
 
   init(world: SyncWorld, recordNames: [String], anomalies: [Anomaly], countsByKind: [Int], converged: Bool) {
     devices = world.devices
-    serverRecords = world.server.records
+    serverTables = world.servers.map(\.records)
+    recordAccounts = world.recordAccounts
     schema = world.config.schema
     self.recordNames = recordNames
     self.anomalies = anomalies
     self.countsByKind = countsByKind
     self.converged = converged
+  }
+
+  /// The server's copy of a record, in the database of the account it belongs to.
+  func serverRecord(_ key: RecordKey) -> RecordState? {
+    let a = Int(key) < recordAccounts.count && recordAccounts[Int(key)] >= 0 ? Int(recordAccounts[Int(key)]) : 0
+    return serverTables[a][key]
   }
 
   func check(_ e: Expectation) -> ExpectationResult {
@@ -78,7 +87,7 @@ struct ExpectationChecker {
   /// Whether `test` holds of the record's visible copy on every device and on the server.
   func holdersAgree(_ key: RecordKey, _ test: (RecordState?) -> Bool) -> Bool {
     for d in devices.indices where !test(devices[d].visibleRecord(key)) { return false }
-    return test(serverRecords[key].flatMap { $0.isDeleted ? nil : $0 })
+    return test(serverRecord(key).flatMap { $0.isDeleted ? nil : $0 })
   }
 
   func summary(_ anomalies: [Anomaly]) -> String {
@@ -94,7 +103,7 @@ struct ExpectationChecker {
     guard let index = recordNames.firstIndex(of: id) else { return [] }
     let key = RecordKey(index)
     return devices.map { ($0.config.name, $0.visibleRecord(key)) }
-      + [("the server", serverRecords[key].flatMap { $0.isDeleted ? nil : $0 })]
+      + [("the server", serverRecord(key).flatMap { $0.isDeleted ? nil : $0 })]
   }
 
   func fieldCheck(_ id: String, _ field: String, _ accept: (Literal) -> Bool) -> (Bool, String) {
@@ -104,7 +113,7 @@ struct ExpectationChecker {
     for holder in 0...devices.count {
       let record =
         holder < devices.count
-        ? devices.withUnsafeBufferPointer { $0[holder].visibleRecord(key) } : serverRecords[key].flatMap { $0.isDeleted ? nil : $0 }
+        ? devices.withUnsafeBufferPointer { $0[holder].visibleRecord(key) } : serverRecord(key).flatMap { $0.isDeleted ? nil : $0 }
       var name: String { holder < devices.count ? devices.withUnsafeBufferPointer { $0[holder].config.name } : "the server" }
       guard let record else {
         wrong.append("\(name): \(id) is missing")

@@ -101,6 +101,9 @@ public enum ScenarioRunner {
       network: NetworkConditions(latency: file.latency, loss: file.loss, duplication: file.duplicate),
       autosync: file.autosync, push: push, keepsEvents: keepEvents)
     config.server = file.server
+    let accounts = file.accountPlan
+    config.accounts = accounts.names
+    config.deviceAccounts = accounts.initial
     config.recordObservations = recordObservations
     var world = SyncWorld(config)
     world.reserve(actions: plan.actions.count, intents: plan.intentCount)
@@ -197,6 +200,9 @@ public enum ScenarioRunner {
       case .deleteZone(let d): action = .deleteZone(device: device(d), .deleted)
       case .purgeZone(let d): action = .deleteZone(device: device(d), .purged)
       case .encryptedDataReset: action = .deleteZone(device: nil, .encryptedDataReset)
+      case .signOut(let d): action = .account(device: device(d), nil)
+      case .signIn(let d, let account, _):
+        action = .account(device: device(d), Int32(file.accountPlan.names.firstIndex(of: account) ?? 0))
       case .reject(let ids, let error, let retryAfter, let duration):
         action = .reject(RejectRule(keys: ids.compactMap { keys[$0] }, error: error, retryAfter: retryAfter, until: at + duration))
       case .settle:

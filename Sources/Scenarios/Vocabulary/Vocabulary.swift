@@ -13,11 +13,13 @@ package struct Vocabulary: Sendable {
   package let deviceNames: [String]
   package let recordNames: [String]
   package let schema: Schema
+  package let accountNames: [String]
   /// Each record's type, from the first intent that created it (lookups only).
   let _types: [Int32]
 
   package init(world: SyncWorld, recordNames: [String]) {
     deviceNames = world.config.deviceNames
+    accountNames = world.config.accounts
     self.recordNames = recordNames
     schema = world.config.schema
     var types: [Int32] = []
@@ -34,6 +36,11 @@ package struct Vocabulary: Sendable {
   /// A device's name.
   package func device(_ d: Int32) -> String {
     d >= 0 && Int(d) < deviceNames.count ? deviceNames[Int(d)] : "device \(d)"
+  }
+
+  /// An iCloud account's name.
+  package func account(_ a: Int32) -> String {
+    a >= 0 && Int(a) < accountNames.count ? accountNames[Int(a)] : "account \(a)"
   }
 
   /// A lane's name: a device's, or `server` for the lane after the last device.

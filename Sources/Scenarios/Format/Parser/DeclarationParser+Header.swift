@@ -7,12 +7,12 @@ import Replica
 enum ScenarioKeywords {
   static let header: Set<String> = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits",
+    "deployed", "quota", "throttle", "zone", "limits", "account",
   ]
 
   static let statements = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "type", "at", "settle", "expect",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "type", "at", "settle", "expect",
   ]
 }
 
@@ -46,6 +46,7 @@ extension ScenarioParsePart {
     case "throttle": "throttle [device N/D] [app N/D]"
     case "zone": "zone atomic|non-atomic"
     case "limits": "limits [N records] [SIZE]"
+    case "account": "account NAME [DEVICE...]"
     default: keyword
     }
   }
@@ -62,7 +63,7 @@ extension ScenarioParsePart {
 extension DeclarationParser {
   mutating func parseHeader(_ i: Int, keyword: String) {
     let line = lines[i]
-    if keyword != "clock" {
+    if keyword != "clock" && keyword != "account" {
       if let prior = headerLines[keyword] {
         error(i, 0, "'\(keyword)' is already given on line \(prior); each header statement appears once")
         return
@@ -77,7 +78,7 @@ extension DeclarationParser {
     // Statements that take exactly one word (or string) after the keyword.
     let single: ScenarioToken?
     switch keyword {
-    case "devices", "policy", "clock", "deployed", "quota", "throttle", "limits":
+    case "devices", "policy", "clock", "deployed", "quota", "throttle", "limits", "account":
       single = nil
     default:
       guard t.count >= 2 else {
@@ -132,6 +133,7 @@ extension DeclarationParser {
     case "quota": parseQuota(i)
     case "throttle": parseThrottle(i)
     case "limits": parseLimits(i)
+    case "account": parseAccount(i)
     case "zone":
       guard let w = single else { return }
       if w.is("atomic") {
@@ -158,6 +160,29 @@ extension DeclarationParser {
       error(i, t, e.message)
       return nil
     }
+  }
+
+  /// `account NAME [DEVICE...]`
+  mutating func parseAccount(_ i: Int) {
+    let t = lines[i].tokens
+    guard t.count >= 2 else { return missing(i, "expected an account name after 'account'; write '\(Self.usage("account"))'") }
+    guard checkName(i, t[1], "account name") else { return }
+    if accounts.contains(where: { $0.name == t[1].text }) { return error(i, t[1], "account '\(t[1].text)' is declared twice") }
+    var listed: [String] = []
+    for token in t.dropFirst(2) {
+      guard checkName(i, token, "device name") else { continue }
+      pendingDeviceUses.append((token.text, i, token.start))
+      if listed.contains(token.text) {
+        error(i, token, "device '\(token.text)' is listed twice")
+        continue
+      }
+      if let other = accounts.first(where: { $0.devices.contains(token.text) }) {
+        error(i, token, "device '\(token.text)' is already signed into account '\(other.name)'")
+        continue
+      }
+      listed.append(token.text)
+    }
+    accounts.append(AccountSetting(name: t[1].text, devices: listed, location: location(i, t[0])))
   }
 
   /// `quota SIZE [used SIZE]`

@@ -29,6 +29,8 @@ struct DeclarationParser: ScenarioParsePart {
   var push: PushSetting = .on
   /// `quota`, `throttle`, `zone`, `limits`.
   var server = ServerConditions()
+  /// `account` lines.
+  var accounts: [AccountSetting] = []
   var deployed: [String]?
   /// The line of the `deployed` statement.
   var deployedLine: Int?

@@ -150,6 +150,7 @@ final class ScenarioParse {
       loss: d.loss, duplicate: d.duplicate, clocks: d.clocks, retention: d.retention, autosync: d.autosync, push: d.push,
       schema: Schema(types: d.types, deployed: d.deployed), timeline: timeline, expectations: t.expectations)
     file.server = d.server
+    file.accounts = d.accounts
     file.schemaLines = d.typeLines.merging(d.fieldLines) { a, _ in a }
     if let line = d.deployedLine { file.schemaLines["deployed"] = line }
     return .success(file)

@@ -4,9 +4,11 @@ import Replica
 /// `at TIME ACTION` lines, standalone `settle`, and unknown statements.
 extension TimelineParser {
   static let deviceActions = [
-    "create", "set", "append", "replace", "delete", "sync", "kill", "background", "clock", "delete-zone", "purge-zone",
+    "create", "set", "append", "replace", "delete", "sync", "kill", "background", "clock", "delete-zone", "purge-zone", "sign-out",
+    "sign-in", "switch-account",
   ]
-  static let deviceActionList = "create, set, append, replace, delete, sync, kill, background, clock, delete-zone or purge-zone"
+  static let deviceActionList =
+    "create, set, append, replace, delete, sync, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in or switch-account"
 
   mutating func reportUnknownStatement(_ i: Int, _ head: ScenarioToken) {
     let word = head.text
@@ -250,14 +252,29 @@ extension TimelineParser {
       guard checkName(i, t[4], "record id"), recordType(t[4].text, i, at: t[4].start) != nil else { return nil }
       guard expectEnd(i, after: 4, usage: usage) else { return nil }
       return .delete(device: device, id: t[4].text)
-    case "sync", "kill", "delete-zone", "purge-zone":
+    case "sync", "kill", "delete-zone", "purge-zone", "sign-out":
       guard expectEnd(i, after: 3, usage: "DEVICE \(verb.text)") else { return nil }
       switch verb.text {
       case "sync": return .sync(device: device)
       case "kill": return .kill(device: device)
       case "delete-zone": return .deleteZone(device: device)
+      case "sign-out": return .signOut(device: device)
       default: return .purgeZone(device: device)
       }
+    case "sign-in", "switch-account":
+      let usage = "DEVICE \(verb.text) ACCOUNT"
+      let names = declared.accounts.isEmpty ? ["icloud"] : declared.accounts.map(\.name)
+      guard t.count >= 5 else {
+        missing(i, "expected the account to sign into; write '\(usage)', as in '\(device) \(verb.text) \(names[0])'")
+        return nil
+      }
+      guard checkName(i, t[4], "account name") else { return nil }
+      guard names.contains(t[4].text) else {
+        error(i, t[4], "unknown account '\(t[4].text)'" + didYouMean(t[4].text, names, else: "; accounts: \(names.joined(separator: ", "))"))
+        return nil
+      }
+      guard expectEnd(i, after: 4, usage: usage) else { return nil }
+      return .signIn(device: device, account: t[4].text, switch: verb.text == "switch-account")
     case "background":
       let usage = "DEVICE background D"
       guard t.count >= 5 else {
