@@ -28,7 +28,8 @@ import Testing
     #expect(r.code == .success, "\(r.stdout)\(r.stderr)")
     let records = try lines(out)
     #expect(try seeds(records) == Array(1...12))
-    #expect(records[0].hasPrefix("{\"convergedAfter\":\"5s\",\"counts\":{\"concurrent-overwrite\":"))
+    #expect(records[0].hasPrefix("{\"convergedAfter\":\""))
+    #expect(records[0].contains("\",\"counts\":{\"concurrent-overwrite\":"))
     #expect(records[0].contains("\"minimized\":null,\"policy\":\"append-only\",\"scenario\":\"default\",\"seed\":1,\"traceHash\":"))
     #expect(runCLI("fuzz", "--seeds", "1..12", "--out", out).stderr.contains("already exists; add --resume"))
   }

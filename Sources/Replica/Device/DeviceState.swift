@@ -48,8 +48,10 @@ package struct DeviceState: Sendable {
   /// A save failed with zoneNotFound or userDeletedZone: fetch first, to learn why.
   var checkZone = false
   /// Records never saved as far as this device knows whose save was answered with
-  /// serverResponseLost: they may be in the zone (a zone deletion took them too).
-  var maybeInZone: Set<RecordKey> = []
+  /// serverResponseLost: they may be in the zone, so a zone deletion takes them too. (A request
+  /// cut off in flight leaves the same doubt; the engine cannot see it, and the fuzz swarm does
+  /// not combine the two.) Durable, like the outbox.
+  package internal(set) var maybeInZone: Set<RecordKey> = []
   /// Records merged after a conflict whose merged version is not saved yet.
   var remerge: Set<RecordKey> = []
   /// The iCloud account the engine syncs with (nil: signed out: nothing syncs).
@@ -344,6 +346,7 @@ package struct DeviceState: Sendable {
     switch result {
     case .saved(let server):
       outbox.remove(key, ifAt: entry.generation)
+      if !maybeInZone.isEmpty { maybeInZone.remove(key) }
       if !remerge.isEmpty, outbox.entry(for: key) == nil { remerge.remove(key) }
       if env.settings.save == .ifUnchanged { ancestors[key] = server }
       adopt(server, env: env, effects: &effects)
@@ -437,6 +440,7 @@ package struct DeviceState: Sendable {
     _ entry: OutboxEntry, _ error: CloudKitError, retryAfter: SimDuration?, batchSize: Int, env: DeviceEnvironment, into f: inout FailureSummary
   ) {
     let key = entry.key
+    // Applied or not: the device cannot tell. (A refusal says nothing of earlier requests.)
     if error == .serverResponseLost, store[key]?.changeTag == 0 { maybeInZone.insert(key) }
     if env.settings.retry == .never || error.reaction == .giveUp {
       let told = error.reaction == .giveUp
@@ -447,21 +451,26 @@ package struct DeviceState: Sendable {
       return
     }
     switch error.reaction {
+    case .split where batchSize <= 1:
+      // One record over the limits: no split helps (CloudKit: 1 MB a record). Tell the user.
+      outbox.markFailed(key)
+      f.gaveUp.append(key)
+      if f.gaveUpOn == nil { f.gaveUpOn = error }
+      f.told = true
     case .split where env.settings.split == .on:
       // Halve the batch; send again at once (no wait of its own).
       batchLimit = max(1, min(batchLimit ?? .max, batchSize / 2))
-      if batchSize > 1 { return }
-      f.waitFor(error, retryAfter)
     case .reupload where error == .zoneNotFound || error == .userDeletedZone:
       // Fetch first: the zone may be gone for good (purged), or deleted for a reason to react to.
       checkZone = true
       f.waitFor(error, retryAfter)
     case .reupload:
-      if var r = store[key], !r.isDeleted {
-        r.changeTag = 0
-        store[key] = r
+      // The whole record again. (Its change tag stays: it was in the zone, and a zone deletion
+      // must take it.) Under if-unchanged, a newer version fetched meanwhile is merged in.
+      if let r = store[key], !r.isDeleted {
         ancestors[key] = nil
         outbox.markAllChanged(key)
+        if env.settings.save == .ifUnchanged { remerge.insert(key) }
       }
       f.waitFor(error, retryAfter)
     default:
@@ -544,6 +553,7 @@ package struct DeviceState: Sendable {
       store[key] = r
       outbox.save(key, fields: .all)
       carried.append(key)
+      if env.settings.save == .ifUnchanged { remerge.insert(key) }
     }
     if !carried.isEmpty || old != nil {
       ancestors = RecordTable()
@@ -593,6 +603,7 @@ package struct DeviceState: Sendable {
         store[key] = r
         outbox.save(key, fields: .all)
         reuploaded.append(key)
+        if env.settings.save == .ifUnchanged { remerge.insert(key) }
       }
     }
     ancestors = RecordTable()

@@ -25,7 +25,8 @@ extension SyncWorld {
       if isQuiescent {
         trace.record(WorldTrace.settle, at: now, node: -1, Int64(round), 0)
         note(.settled(rounds: round))
-        facts.convergedAfter = now - (facts.settleStart ?? now)
+        let start = facts.settleStart ?? now
+        facts.convergedAfter = max(lastDelivery, start) - start
         recordFinalState()
         return  // (a guard that tripped before settle keeps `settled` false)
       }

@@ -63,6 +63,9 @@ package struct SyncWorld: Sendable {
   /// Record copies carried by the messages sent (writes, results, fetched records): the work
   /// that grows with devices × changes, for benchmarks. Never hashed.
   package internal(set) var recordsSent = 0
+  /// When a message was last delivered (settle's time to converge ends there, not at the last
+  /// stale timer).
+  var lastDelivery: VirtualTime = .zero
 
   package init(_ config: WorldConfig) {
     self.config = config
@@ -191,6 +194,7 @@ package struct SyncWorld: Sendable {
       }
       trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
       note(.arrived(message: seq, at: .server, .delivered, duplicate: duplicate))
+      lastDelivery = now
       serverReceive(message, from: Int32(from), seq: seq)
     } else {
       guard network.accepts(t) else {
@@ -200,6 +204,7 @@ package struct SyncWorld: Sendable {
       }
       trace.record(WorldTrace.deliver, at: now, node: to.rawValue, message.code, Int64(t.from.rawValue), Int64(message.recordCount))
       note(.arrived(message: seq, at: node(to), .delivered, duplicate: duplicate))
+      lastDelivery = now
       deliverToDevice(Int32(to.index), .message(message))
     }
   }
@@ -285,19 +290,26 @@ package struct SyncWorld: Sendable {
   }
 
   /// A user deleting the app's data: a delete intent by device `d` for every record in the zone
-  /// (what the server holds), made knowing the server's copies — and, when the app itself
-  /// deletes its zone (`delete-zone`), for everything the app shows on `d` too. Records no
-  /// device has uploaded yet are not in the zone; a purge in Settings leaves them be.
+  /// (what the server holds), made knowing the server's copies; for every record whose upload
+  /// a device of the account has sent without a clear answer (it may be in the zone: the
+  /// delete is concurrent with it, so either outcome is right); and, when the app itself
+  /// deletes its zone (`delete-zone`), for everything the app shows on `d`. Records no device
+  /// has tried to upload are not in the zone; a purge in Settings leaves them be.
   mutating func deleteEverything(by d: Int32, reason: ZoneDeletionReason, account a: Int) {
     let server = servers[a]
     var keys: [RecordKey] = []
     for k in 0..<log.recordCount {
       let key = RecordKey(k)
-      if server.records.isLive(key) || (reason == .deleted && shows(device: Int(d), key)) { keys.append(key) }
+      let uncertain = devices.contains { $0.account.map(Int.init) == a && !$0.maybeInZone.isEmpty && $0.maybeInZone.contains(key) }
+      if server.records.isLive(key) || uncertain || (reason == .deleted && shows(device: Int(d), key)) { keys.append(key) }
     }
     let reading = devices[Int(d)].clock.read(at: now)
     for key in keys {
-      if config.trackCausality, let copy = server.records[key] { ledgers[Int(d)].took(copy, log: log) }
+      // Deleting what the zone holds is knowing it: the user deletes the copies the server has.
+      if let copy = server.records[key] {
+        if config.trackCausality { ledgers[Int(d)].took(copy, log: log) }
+        if config.recordObservations { facts.observations.append(.received(device: d, copy: copy, at: now)) }
+      }
       var intent = Intent(
         id: log.nextID, device: d, trueTime: now, deviceTime: reading, record: key, kind: .delete, ordinal: 0, context: CausalContext(),
         ignored: nil)
@@ -305,6 +317,7 @@ package struct SyncWorld: Sendable {
       log.append(intent)
       // The server applies it: the zone goes with everything in it.
       if config.trackCausality { facts.reachedServer.append(true) }
+      if server.records.isLive(key) { facts.serverEvents.append(.deleted(key, by: intent.id, at: now)) }
       if config.recordObservations { facts.observations.append(.intent(intent.id)) }
       trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), 0)
       note(.intent(intent.id))

@@ -24,6 +24,24 @@ extension Explainer {
     }
   }
 
+  /// Why an edit never reached the server, from the policy's axes.
+  func neverSentWhy(_ loser: Intent) -> String {
+    let lead = "i\(loser.id) never reached the server, so no merge rule decided against it: "
+    if settings.retry == .never {
+      return lead
+        + "retry=never: the engine gives up on a change after any CloudKit error, and a transient one (zoneBusy, a rate limit, a full storage the user frees later) needed only a retry after its retry-after. The app showed the edit as synced."
+    }
+    if settings.account == .wipe {
+      return lead
+        + "account=wipe: on an account change the engine deletes local data with its pending changes, as Apple's sample does; account=keep sets them aside with their account and uploads them when it signs in again."
+    }
+    if settings.unit == .markFirst {
+      return lead + "unit=mark-first: the outbox entry was cleared when its batch was sent, and the batch was cut off."
+    }
+    if settings.outbox == .memory { return lead + "outbox=memory: the pending change died with the app." }
+    return lead + "its upload was still pending when settle ended (see stalled-sync)."
+  }
+
   /// A device that never finished syncing: what settle heals and what it cannot.
   func whyStalled(_ a: Anomaly) -> [String] {
     var out = [
@@ -50,6 +68,10 @@ extension Explainer {
     var out: [String] = []
     let r = names.record(key)
     let place = "\(r).\(fieldName)"
+    // An edit that never reached the server lost to no merge rule: say what kept it back.
+    if a.kind == .lostEdit, a.explanation.contains("never reached the server") {
+      return [neverSentWhy(loser)]
+    }
     let lPush = history.firstPush(carrying: loser.id, key: key)
     let decisive = history.decisiveStore(key: key, field: f, loser: loser.id)
     let unit = settings.granularity == .record ? "record" : "field"

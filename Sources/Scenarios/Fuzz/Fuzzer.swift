@@ -24,6 +24,9 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
   /// How long settle took to converge once every fault was healed (nil: it did not). Written
   /// as a duration (`"5.2s"`, or `null`); absent in records of versions before it existed.
   public var convergedAfter: SimDuration?
+  /// Whether settle never converged (`"convergedAfter": "never"`); false for records of
+  /// versions before the key existed.
+  public var neverConverged = false
 
   /// Whether the seed found at least one violation.
   public var failed: Bool { violations > 0 }
@@ -55,7 +58,13 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
     for (i, k) in AnomalyKind.allCases.enumerated() { byName[k.rawValue] = i < counts.count ? counts[i] : 0 }
     try c.encode(byName, forKey: .counts)
     if let minimized { try c.encode(minimized, forKey: .minimized) } else { try c.encodeNil(forKey: .minimized) }
-    if let convergedAfter { try c.encode(convergedAfter.description, forKey: .convergedAfter) } else { try c.encodeNil(forKey: .convergedAfter) }
+    if let convergedAfter {
+      try c.encode(convergedAfter.description, forKey: .convergedAfter)
+    } else if neverConverged {
+      try c.encode("never", forKey: .convergedAfter)
+    } else {
+      try c.encodeNil(forKey: .convergedAfter)
+    }
   }
 
   public init(from decoder: any Decoder) throws {
@@ -69,6 +78,10 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
     counts = AnomalyKind.allCases.map { byName[$0.rawValue] ?? 0 }
     minimized = try c.decodeIfPresent(String.self, forKey: .minimized)
     if let text = try c.decodeIfPresent(String.self, forKey: .convergedAfter) {
+      if text == "never" {
+        neverConverged = true
+        return
+      }
       guard case .success(let d) = SimDuration.parse(text) else {
         throw DecodingError.dataCorruptedError(forKey: .convergedAfter, in: c, debugDescription: "not a duration: \(text)")
       }
@@ -128,6 +141,7 @@ public enum Fuzzer {
       seed: seed, policy: custom?.name ?? policy.description, scenario: shape.name, traceHash: report.traceHash,
       violations: report.violations.count, counts: report.countsByKind, minimized: nil)
     record.convergedAfter = report.stats.convergedAfter
+    record.neverConverged = report.stats.convergedAfter == nil
     return Case(record: record, report: report, file: file, profile: profile)
   }
 }

@@ -90,7 +90,12 @@ extension Oracle {
         return ": \(Self.wipedCause(at: e.time)) on \(deviceName(e.device))"
       }
       guard case .zoneGone(let reason, let wiped, _) = e.fact, wiped.contains(key) else { continue }
-      let zone = reason == .encryptedDataReset ? "an encrypted-data reset emptied the server" : "the zone was deleted (\(reason))"
+      let zone =
+        switch reason {
+        case .encryptedDataReset: "an encrypted-data reset emptied the server"
+        case .purged: "the user purged the app's data in Settings"
+        case .deleted: "the app deleted its zone"
+        }
       return
         ": \(zone), and \(deviceName(e.device)) deleted its copy when it learned of it at \(e.time) (zone-deleted=\(world.config.policy.settings.zoneDeleted))"
     }
@@ -198,7 +203,7 @@ extension Oracle {
       }
       if let w = device.waitingOn {
         what.append(
-          "is waiting on \(w.error)" + (w.retryAfter.map { " (retry after \($0))" } ?? "")
+          "is waiting on \(w.error)" + (w.retryAfter.map { " (retry after \(VirtualTime.zero + $0))" } ?? "")
             + " after \(w.attempts) failed attempt\(w.attempts == 1 ? "" : "s") since \(w.since)"
             + Self.waitAdvice(w.error, world.config.policy.settings))
       } else if !world.facts.settled {

@@ -98,7 +98,7 @@ extension RunReport {
     }
     out +=
       "\n\(stats.intents) intents · \(stats.events) events · \(stats.messages) messages · \(stats.simulatedTime) simulated · "
-      + (stats.convergedAfter.map { "settle converged in \(VirtualTime.zero + $0)" } ?? "settle did not converge") + "\n"
+      + (stats.convergedAfter.map { "sync quiet \(VirtualTime.zero + $0) into settle" } ?? "sync never quiet in settle") + "\n"
     if let file = fileToSave {
       let how = if case .text = origin { "the text it was parsed from" } else { "ScenarioFile.rendered()" }
       out += "reproduce: save the scenario as \(file) (\(how)), then: \(reproduction)\n"

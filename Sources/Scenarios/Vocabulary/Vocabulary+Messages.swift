@@ -85,6 +85,6 @@ extension Vocabulary {
 
   /// `zoneBusy (retry after 30s)`.
   static func error(_ error: CloudKitError, retryAfter: SimDuration?) -> String {
-    error.rawValue + (retryAfter.map { " (retry after \($0))" } ?? "")
+    error.rawValue + (retryAfter.map { " (retry after \(VirtualTime.zero + $0))" } ?? "")
   }
 }

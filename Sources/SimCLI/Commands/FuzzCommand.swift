@@ -223,7 +223,7 @@ enum FuzzCommand {
     } else {
       var text = ""
       if !mode.quiet && session.findings.failing > 0 { text += summaryTables(session.findings) }
-      if !mode.quiet, let convergence = session.findings.convergenceText { text += "\nsettle converged in \(convergence)\n" }
+      if !mode.quiet, let convergence = session.findings.convergenceText { text += "\nsync quiet into settle: \(convergence)\n" }
       if let continuation { text += continuation.message }
       let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
       text +=

@@ -65,16 +65,17 @@ struct FuzzFindings: Sendable {
 
   init(settings: PolicySettings) { self.settings = settings }
 
-  /// `p50 5s · p90 35.1s · p99 1m 2s · max 3m; 2 seeds did not converge` — nil before any seed.
+  /// `p50 5.000s · p90 35.100s · p99 62.000s · max 180.000s; 2 seeds never quiet` — nil before
+  /// any seed with a known time (records of older versions have none).
   var convergenceText: String? {
-    guard seeds > 0 else { return nil }
+    guard !convergence.isEmpty || unconverged > 0 else { return nil }
     let sorted = convergence.sorted()
     var parts: [String] = []
     if !sorted.isEmpty {
       func at(_ q: Int) -> String { Self.time(sorted[min(sorted.count - 1, (sorted.count * q + 99) / 100 - 1)]) }
       parts.append("p50 \(at(50)) · p90 \(at(90)) · p99 \(at(99)) · max \(Self.time(sorted[sorted.count - 1]))")
     }
-    if unconverged > 0 { parts.append("\(unconverged) seed\(unconverged == 1 ? "" : "s") did not converge") }
+    if unconverged > 0 { parts.append("\(unconverged) seed\(unconverged == 1 ? "" : "s") never quiet") }
     return parts.joined(separator: "; ")
   }
 
@@ -104,7 +105,7 @@ struct FuzzFindings: Sendable {
   {
     let finding = finding(for: record)
     seeds += 1
-    if let d = record.convergedAfter { convergence.append(d.nanoseconds) } else { unconverged += 1 }
+    if let d = record.convergedAfter { convergence.append(d.nanoseconds) } else if record.neverConverged { unconverged += 1 }
     for (index, count) in record.counts.enumerated() where index < totalsByKind.count && count > 0 {
       seedsByKind[index] += 1
       totalsByKind[index] += count
