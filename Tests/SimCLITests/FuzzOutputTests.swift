@@ -23,6 +23,18 @@ import Testing
     return lines.joined(separator: "\n")
   }
 
+  @Test func verboseCampaignsSayWhatTheSwarmDrew() throws {
+    let r = runCLI("fuzz", "--policy", "append-only", "--seeds", "1..200", "--intents", "8", "--verbose")
+    #expect(r.code == .success, "\(r.stdout)")
+    let line = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("swarm (of 200 seeds): ") })
+    // Every dimension is named, and the CloudKit ones are drawn by some seeds.
+    for name in SwarmProfile.dimensionNames { #expect(line.contains(" \(name) "), "\(name)") }
+    for name in ["quota", "throttled", "reject lines", "atomic zone", "smaller limits", "zone deletion", "signed out"] {
+      #expect(!line.contains(" \(name) 0"), "\(name) never drawn: \(line)")
+    }
+    #expect(!runCLI("fuzz", "--policy", "append-only", "--seeds", "1..20", "--intents", "8").stdout.contains("swarm ("))
+  }
+
   @Test func twoSeedsWithTheSameKindsAreOneSignatureWithOneFile() throws {
     let dir = temporaryPath("signatures")
     defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -57,6 +57,21 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
   /// device's own) is skipped, so the timeline may have fewer.
   public var intents: Int
 
+  /// The swarm's on/off dimensions, in the order ``dimensions`` reports them.
+  public static let dimensionNames = [
+    "loss", "duplicates", "skewed clocks", "offline windows", "long offline", "kills", "background windows", "clock jumps",
+    "server outages", "quota", "throttled", "reject lines", "atomic zone", "smaller limits", "zone deletion", "signed out",
+  ]
+
+  /// Whether the seed drew each dimension of ``dimensionNames``.
+  public var dimensions: [Bool] {
+    [
+      !loss.isZero, !duplicate.isZero, !skews.isEmpty, offlineWindows > 0, longOffline, kills > 0, backgroundWindows > 0, clockJumps > 0,
+      outages > 0, server.quota != nil, server.throttle != nil, rejections > 0, server.atomic,
+      server.maxRecordsPerRequest != ServerConditions().maxRecordsPerRequest, zoneDeletion != nil, signedOut != nil,
+    ]
+  }
+
   public static func == (a: SwarmProfile, b: SwarmProfile) -> Bool { a.description == b.description }
   public func hash(into h: inout Hasher) { h.combine(description) }
 

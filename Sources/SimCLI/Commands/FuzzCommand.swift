@@ -161,6 +161,7 @@ enum FuzzCommand {
         session.written += 1
         session.lastSeed = record.seed
         if record.failed { session.failed.append(record) }
+        for (i, drawn) in outcome.profile.dimensions.enumerated() where drawn { session.swarm[i] += 1 }
         if let killAfter = hooks.killAfter, session.written == killAfter { kill(getpid(), SIGKILL) }
         if !mode.json && !mode.quiet {
           switch finding {
@@ -224,6 +225,7 @@ enum FuzzCommand {
       var text = ""
       if !mode.quiet && session.findings.failing > 0 { text += summaryTables(session.findings) }
       if !mode.quiet, let convergence = session.findings.convergenceText { text += "\nsync quiet into settle: \(convergence)\n" }
+      if mode.verbose && session.written > 0 { text += session.swarmText(seeds: session.written) + "\n" }
       if let continuation { text += continuation.message }
       let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
       text +=
@@ -266,8 +268,16 @@ final class FuzzSession: @unchecked Sendable {
   var lastSeed: UInt64?
   /// This run's failing records, as `--format json` lists them.
   var failed: [FuzzRecord] = []
+  /// How many of this run's seeds drew each swarm dimension (``SwarmProfile/dimensions``).
+  var swarm = [Int](repeating: 0, count: SwarmProfile.dimensionNames.count)
 
   init(findings: FuzzFindings) { self.findings = findings }
+
+  /// `swarm (of 40 seeds): loss 21 · … · quota 5 · throttled 6 · …` — what the seeds drew.
+  func swarmText(seeds: Int) -> String {
+    "swarm (of \(seeds) seed\(seeds == 1 ? "" : "s")): "
+      + zip(SwarmProfile.dimensionNames, swarm).map { "\($0) \($1)" }.joined(separator: " · ")
+  }
 }
 
 /// Hidden hooks for the tests of interruption: die by SIGKILL right after the N-th record is
