@@ -150,7 +150,7 @@ struct Judge {
         stranded = true
       }
       if !stranded, schema.types[Int(type)].appendOnly, deletes.isEmpty,
-        world.devices.contains(where: { $0.visibleRecord(r) == nil }) || !liveOnServer(r)
+        world.devices.contains(where: { $0.account.map(Int.init) == world.account(ofRecord: r) && $0.visibleRecord(r) == nil }) || !liveOnServer(r)
       {
         report(ReferenceVerdict.droppedEvent, r)
         explained.insert(r)

@@ -41,6 +41,9 @@ package struct DeviceState: Sendable {
   /// After a CloudKit error: no request is sent before this time (the error's retry-after, or
   /// the engine's backoff). Memory: a kill forgets it.
   package internal(set) var holdUntil: VirtualTime = .zero
+  /// Whether the hold stops fetches too (throttling and a busy zone refuse every request; a full
+  /// storage or a bad record only stops the uploads).
+  var holdsFetches = false
   /// After `limitExceeded` with `split=on`: the smaller batch size the engine now uses.
   package internal(set) var batchLimit: Int?
   /// How many zone deletions the engine has reacted to (durable; sent with every request).
@@ -237,12 +240,12 @@ package struct DeviceState: Sendable {
 
   /// Push pending changes in batches, then fetch changes since the token.
   mutating func startSync(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    guard canRun, phase == .idle, env.now >= holdUntil else {
+    guard canRun, phase == .idle, env.now >= holdUntil || !holdsFetches else {
       syncRequested = true
       return
     }
     syncRequested = false
-    if outbox.hasSendable && !checkZone {
+    if outbox.hasSendable && !checkZone && env.now >= holdUntil {
       sendPush(env: env, effects: &effects)
     } else {
       sendFetch(token: savedToken, effects: &effects)
@@ -381,6 +384,11 @@ package struct DeviceState: Sendable {
 
   mutating func applyFetched(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     guard case .applying(let records, let newToken, let more, let refetch) = phase else { return }
+    // Uploads waiting out an error: under if-unchanged, what this fetch brings is merged with
+    // every pending record (three-way), not overwritten by it when they are sent.
+    if waitingOn != nil, env.settings.save == .ifUnchanged {
+      for e in outbox.entries where !e.isDelete && store.isLive(e.key) { remerge.insert(e.key) }
+    }
     for remote in records {
       if refetch { refetchSeen.insert(remote.key) }
       // Only `if-unchanged` needs the ancestor of a conflict; keeping copies costs.
@@ -409,8 +417,11 @@ package struct DeviceState: Sendable {
       }
       refetchSeen = []
     }
-    attempt = 0
-    if syncRequested || outbox.hasSendable { startSync(env: env, effects: &effects) }
+    // (The backoff of uploads waiting out an error keeps growing.)
+    if waitingOn == nil { attempt = 0 }
+    // While uploads wait out an error, the retry timer sends them (fetching again at once would
+    // spin).
+    if (syncRequested || outbox.hasSendable) && env.now >= holdUntil { startSync(env: env, effects: &effects) }
   }
 
   /// What a push's failed writes ask of the engine, gathered over the batch.
@@ -450,6 +461,9 @@ package struct DeviceState: Sendable {
       f.told = f.told || told
       return
     }
+    // Under if-unchanged, a version fetched while this save waits is merged with it (three-way,
+    // against the last version the device saw), not overwritten by it on the next save.
+    if env.settings.save == .ifUnchanged, store.isLive(key) { remerge.insert(key) }
     switch error.reaction {
     case .split where batchSize <= 1:
       // One record over the limits: no split helps (CloudKit: 1 MB a record). Tell the user.
@@ -462,7 +476,9 @@ package struct DeviceState: Sendable {
       batchLimit = max(1, min(batchLimit ?? .max, batchSize / 2))
     case .reupload where error == .zoneNotFound || error == .userDeletedZone:
       // Fetch first: the zone may be gone for good (purged), or deleted for a reason to react to.
+      // Under if-unchanged, what that fetch brings is merged with the pending record.
       checkZone = true
+      if env.settings.save == .ifUnchanged, store.isLive(key) { remerge.insert(key) }
       f.waitFor(error, retryAfter)
     case .reupload:
       // The whole record again. (Its change tag stays: it was in the zone, and a zone deletion
@@ -499,6 +515,7 @@ package struct DeviceState: Sendable {
       waitingOn = Wait(error: error, retryAfter: retryAfter, since: env.now, attempts: 1)
     }
     holdUntil = env.now + delay
+    holdsFetches = error == .requestRateLimited || error == .serviceUnavailable || error == .zoneBusy
     syncRequested = true
     effects.append(.timer(.retry, after: delay, generation: _bump(.retry)))
   }

@@ -76,6 +76,9 @@ package enum DeviceFact: Hashable, Sendable {
   /// On an account change (`account=wipe`) the engine deleted its local data, and with it the
   /// pending uploads of these records.
   case wipedOnAccountChange([RecordKey])
+  /// Settle ended with these records' changes set aside with an account the device was not
+  /// signed into (`account=keep`): they were never sent.
+  case setAside([RecordKey], account: Int32)
 }
 
 /// What a device asks the world to do.

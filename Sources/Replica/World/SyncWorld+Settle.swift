@@ -27,11 +27,13 @@ extension SyncWorld {
         note(.settled(rounds: round))
         let start = facts.settleStart ?? now
         facts.convergedAfter = max(lastDelivery, start) - start
+        setAsideFacts()
         recordFinalState()
         return  // (a guard that tripped before settle keeps `settled` false)
       }
       if loop.processedCount >= eventLimit || now >= deadline { break }
     }
+    setAsideFacts()
     facts.settled = false
     // Uploads still pending when settle gives up never reached the server: say so, per device.
     for d in devices.indices where devices[d].account != nil {
@@ -44,6 +46,17 @@ extension SyncWorld {
     facts.unsettledReason =
       "sync did not reach quiescence within \(maxRounds) rounds, \(maxTime) or \(maxEvents) events"
       + (stuck.isEmpty ? "" : " (still behind: \(stuck.joined(separator: ", ")))")
+  }
+
+  /// Changes still set aside with an account the device is not signed into when settle ends
+  /// (`account=keep`): never sent, and said so.
+  mutating func setAsideFacts() {
+    for d in devices.indices {
+      for (account, stash) in devices[d].stashes where account != devices[d].account {
+        let unsent = stash.outbox.entries.filter { !$0.failed }.map(\.key)
+        if !unsent.isEmpty { record(.setAside(unsent, account: account), device: Int32(d)) }
+      }
+    }
   }
 
   /// Every device idle with nothing sendable and up to date with the server, nothing in flight.

@@ -110,6 +110,12 @@ package struct SyncWorld: Sendable {
     devices.withUnsafeBufferPointer { $0[d].shows(key) }
   }
 
+  /// Whether device `d` is signed into the account record `key` belongs to (read in place).
+  package func isSignedIn(device d: Int, toAccountOf key: RecordKey) -> Bool {
+    let a = account(ofRecord: key)
+    return devices.withUnsafeBufferPointer { $0[d].account.map(Int.init) == a }
+  }
+
   /// Device `d`'s fixed settings (the device is not copied).
   package func deviceConfig(_ d: Int) -> DeviceConfig {
     devices.withUnsafeBufferPointer { $0[d].config }
@@ -271,6 +277,8 @@ package struct SyncWorld: Sendable {
         }
       }
     case .deleteZone(let d, let reason):
+      // A signed-out device has no zone to delete (neither the app nor Settings can).
+      if let d, devices[Int(d)].account == nil { return }
       trace.record(WorldTrace.lifecycle, at: now, node: d ?? serverNode.rawValue, 10, reason.code)
       note(.zoneDeleted(by: d, reason))
       // The zone of the device's account (a reset: the first account's).
@@ -366,7 +374,7 @@ package struct SyncWorld: Sendable {
       switch fact {
       case .outboxLost(let keys), .batchAbandoned(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
-      case .gaveUp(let keys, _, _), .stalled(let keys, _), .wipedOnAccountChange(let keys):
+      case .gaveUp(let keys, _, _), .stalled(let keys, _), .wipedOnAccountChange(let keys), .setAside(let keys, _):
         facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       default: break
       }
@@ -410,6 +418,7 @@ package struct SyncWorld: Sendable {
     case .stalled: 7
     case .zoneGone: 8
     case .wipedOnAccountChange: 9
+    case .setAside: 10
     }
   }
 
@@ -425,7 +434,7 @@ package struct SyncWorld: Sendable {
     case .outboxLost(let ks): Int64(ks.count)
     case .batchAbandoned(let ks, _): Int64(ks.count)
     case .fetchDropped(let n, _): Int64(n)
-    case .gaveUp(let ks, _, _), .stalled(let ks, _), .wipedOnAccountChange(let ks): Int64(ks.count)
+    case .gaveUp(let ks, _, _), .stalled(let ks, _), .wipedOnAccountChange(let ks), .setAside(let ks, _): Int64(ks.count)
     case .zoneGone(_, let wiped, let reuploaded): Int64(wiped.count) << 32 | Int64(reuploaded.count)
     default: 1
     }

@@ -157,13 +157,12 @@ public enum WorkloadGenerator {
         zoneDeletion = (t, "purged on \(d)")
       default:
         // A reset loses the server's tombstones: a device that had not seen a delete uploads
-        // its copy again, before or after the delete — a loss no engine can prevent. The swarm
-        // draws the reset only into a workload without deletes, where the correct reaction
-        // (upload everything again) loses nothing.
-        if !timeline.contains(where: { if case .delete = $0.action { true } else { false } }) {
-          at(t, .encryptedDataReset)
-          zoneDeletion = (t, "encrypted-data reset")
-        }
+        // its copy again, before or after the delete — a loss no engine can prevent. A seed
+        // that resets draws no deletes, so that the correct reaction (upload everything again)
+        // loses nothing.
+        timeline.removeAll { if case .delete = $0.action { true } else { false } }
+        at(t, .encryptedDataReset)
+        zoneDeletion = (t, "encrypted-data reset")
       }
     }
     // An iCloud sign-out and sign-in again (the same account) on one device, perhaps offline,

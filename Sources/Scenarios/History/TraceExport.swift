@@ -133,6 +133,10 @@ public enum TraceExport {
         o["records"] = .array(keys.map { .string(words.record($0)) })
         o["error"] = .string(error.rawValue)
         o["told"] = .bool(told)
+      case .setAside(let keys, let account):
+        o["fact"] = "set-aside"
+        o["records"] = .array(keys.map { .string(words.record($0)) })
+        o["account"] = .string(words.account(account))
       case .wipedOnAccountChange(let keys):
         o["fact"] = "wiped-on-account-change"
         o["records"] = .array(keys.map { .string(words.record($0)) })

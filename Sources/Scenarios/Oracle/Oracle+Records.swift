@@ -60,8 +60,11 @@ extension Oracle {
         ))
       return
     }
-    if type.appendOnly, deletes.isEmpty, shown.contains(false) {
-      let missing = holders.filter { !$0.visible }
+    // An event must be on every device of its account and on the server (a device signed out,
+    // or into another account, holds nothing of it).
+    let member = world.devices.indices.map { world.isSignedIn(device: $0, toAccountOf: key) } + [true]
+    if type.appendOnly, deletes.isEmpty, shown.indices.contains(where: { member[$0] && !shown[$0] }) {
+      let missing = holders.enumerated().filter { member[$0.offset] && !$0.element.visible }.map(\.element)
       do {
         anomalies.append(
           Anomaly(
@@ -88,6 +91,9 @@ extension Oracle {
     for e in world.facts.events {
       if case .wipedOnAccountChange(let keys) = e.fact, keys.contains(key) {
         return ": \(Self.wipedCause(at: e.time)) on \(deviceName(e.device))"
+      }
+      if case .setAside(let keys, let account) = e.fact, keys.contains(key) {
+        return ": \(setAsideCause(account, device: e.device))"
       }
       guard case .zoneGone(let reason, let wiped, _) = e.fact, wiped.contains(key) else { continue }
       let zone =
@@ -119,6 +125,8 @@ extension Oracle {
         return Self.stalledCause(error, device: deviceName(e.device))
       case .wipedOnAccountChange(let keys) where keys.contains(key):
         return Self.wipedCause(at: e.time)
+      case .setAside(let keys, let account) where keys.contains(key):
+        return setAsideCause(account, device: e.device)
       default:
         continue
       }
@@ -154,6 +162,9 @@ extension Oracle {
 
   func resurrectionCause(_ key: RecordKey) -> String {
     for e in world.facts.events {
+      if case .wipedOnAccountChange(let keys) = e.fact, keys.contains(key) {
+        return " (its delete was still unsent when \(deviceName(e.device)) deleted its local data on an account change at \(e.time): account=wipe)"
+      }
       guard case .zoneGone(let reason, _, let reuploaded) = e.fact, reason != .encryptedDataReset, reuploaded.contains(key) else { continue }
       let how = reason == .purged ? "the user purged the app's data in Settings" : "the app deleted its zone"
       return

@@ -85,9 +85,14 @@ package struct Oracle {
         + ", and nobody was told: the app shows it synced"
   }
 
-  /// `its device deleted its local data, this change unsent, when the iCloud account changed at 5s (account=wipe)`.
+  /// `its device deleted its local data, this change still unsent, when the iCloud account changed at 5.000s (account=wipe)`.
   static func wipedCause(at time: VirtualTime) -> String {
     "its device deleted its local data, this change still unsent, when the iCloud account changed at \(time) (account=wipe)"
+  }
+
+  /// `iPad set it aside with account alice when it signed out (account=keep): …`.
+  func setAsideCause(_ account: Int32, device: Int32) -> String {
+    "\(deviceName(device)) set it aside, unsent, with account \(words.account(account)) when that account left the device (account=keep); it is uploaded only if that account signs in there again"
   }
 
   /// `it is still waiting in iPad's outbox: the sync stalled on requestRateLimited (see stalled-sync)`.
@@ -115,6 +120,8 @@ package struct Oracle {
         return Self.stalledCause(error, device: deviceName(e.device))
       case .wipedOnAccountChange(let keys) where keys.contains(i.record):
         return Self.wipedCause(at: e.time)
+      case .setAside(let keys, let account) where keys.contains(i.record):
+        return setAsideCause(account, device: e.device)
       default:
         continue
       }

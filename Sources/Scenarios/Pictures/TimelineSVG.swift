@@ -307,6 +307,11 @@ struct TimelineDrawing {
           "\(who): gave up uploading \(keys.map(history.names.record).joined(separator: ", ")) after \(error) at \(at)"
             + (told ? ", and told the user" : "; the app still shows them synced")
         )
+      case .setAside(let keys, let account):
+        return (
+          "set aside (\(keys.count))",
+          "\(who): settle ended with unsent changes to \(keys.map(history.names.record).joined(separator: ", ")) set aside with account \(history.names.account(account))"
+        )
       case .wipedOnAccountChange(let keys):
         return (
           "wiped (\(keys.count))",

@@ -26,10 +26,16 @@ struct ExpectationChecker {
     self.converged = converged
   }
 
+  /// The account a record belongs to.
+  func account(_ key: RecordKey) -> Int { Int(key) < recordAccounts.count && recordAccounts[Int(key)] >= 0 ? Int(recordAccounts[Int(key)]) : 0 }
+
   /// The server's copy of a record, in the database of the account it belongs to.
-  func serverRecord(_ key: RecordKey) -> RecordState? {
-    let a = Int(key) < recordAccounts.count && recordAccounts[Int(key)] >= 0 ? Int(recordAccounts[Int(key)]) : 0
-    return serverTables[a][key]
+  func serverRecord(_ key: RecordKey) -> RecordState? { serverTables[account(key)][key] }
+
+  /// Whether device `d` is signed into the account record `key` belongs to (the devices whose
+  /// copies an expectation about the record reads).
+  func holds(_ d: Int, _ key: RecordKey) -> Bool {
+    devices.withUnsafeBufferPointer { $0[d].account.map(Int.init) == account(key) }
   }
 
   func check(_ e: Expectation) -> ExpectationResult {
@@ -86,7 +92,7 @@ struct ExpectationChecker {
 
   /// Whether `test` holds of the record's visible copy on every device and on the server.
   func holdersAgree(_ key: RecordKey, _ test: (RecordState?) -> Bool) -> Bool {
-    for d in devices.indices where !test(devices[d].visibleRecord(key)) { return false }
+    for d in devices.indices where holds(d, key) && !test(devices[d].visibleRecord(key)) { return false }
     return test(serverRecord(key).flatMap { $0.isDeleted ? nil : $0 })
   }
 
@@ -102,7 +108,7 @@ struct ExpectationChecker {
   func holders(_ id: String) -> [(name: String, record: RecordState?)] {
     guard let index = recordNames.firstIndex(of: id) else { return [] }
     let key = RecordKey(index)
-    return devices.map { ($0.config.name, $0.visibleRecord(key)) }
+    return devices.indices.filter { holds($0, key) }.map { (devices[$0].config.name, devices[$0].visibleRecord(key)) }
       + [("the server", serverRecord(key).flatMap { $0.isDeleted ? nil : $0 })]
   }
 
@@ -110,7 +116,7 @@ struct ExpectationChecker {
     guard let key = key(id) else { return (true, "") }
     var wrong: [String] = []
     // Every device, then the server (as ``holders(_:)`` lists them), read in place.
-    for holder in 0...devices.count {
+    for holder in 0...devices.count where holder == devices.count || holds(holder, key) {
       let record =
         holder < devices.count
         ? devices.withUnsafeBufferPointer { $0[holder].visibleRecord(key) } : serverRecord(key).flatMap { $0.isDeleted ? nil : $0 }
