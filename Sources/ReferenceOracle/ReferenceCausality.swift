@@ -101,6 +101,7 @@ package struct ReferenceCausality: Sendable {
       appliedDeletes[device][record] = list
     }
 
+    let settingsDeletes = Set(world.facts.settingsDeletes)
     for (index, observation) in world.facts.observations.enumerated() {
       switch observation {
       case .intent(let id):
@@ -113,7 +114,8 @@ package struct ReferenceCausality: Sendable {
         context.insert(id)
         contexts[Int(id)] = context
         received[d][intent.record] = context
-        if case .delete = intent.kind { applyDelete(id, device: d, record: intent.record) }
+        // (A purge in Settings is not applied by the app on that device.)
+        if case .delete = intent.kind, !settingsDeletes.contains(id) { applyDelete(id, device: d, record: intent.record) }
 
       case .received(let device, let copy, _):
         grow(device)

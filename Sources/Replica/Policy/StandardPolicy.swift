@@ -70,7 +70,13 @@ public struct StandardPolicy: SyncPolicy, ExpressibleByStringLiteral {
       case .updateWins:
         // A write the deleting device had not seen beats the delete (add-wins); one it had
         // seen, e.g. a retried save, does not. The tombstone keeps what the deleter had seen.
-        return write.record.versions.hasUnseenWrites(comparedTo: current.versions) ? .store(incoming) : .refuseDeleted
+        guard write.record.versions.hasUnseenWrites(comparedTo: current.versions) else { return .refuseDeleted }
+        // The record comes back as the tombstone's fields with the write saved over them, as a
+        // save over the live record would be: a stale copy's other fields do not win.
+        var alive = current
+        alive.deletedBy = 0
+        alive.deleteStamp = .origin
+        return serverSave(write, current: alive, context: context)
       }
     }
     if settings.save == .ifUnchanged {

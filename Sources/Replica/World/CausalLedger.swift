@@ -30,7 +30,9 @@ package struct CausalLedger: Sendable {
 
   /// An intent the device made: an effective one gets the record's next ordinal and, when
   /// `tracking`, its causal context (everything received of the record, itself included).
-  mutating func made(_ intent: inout Intent, ordinal: Int32, tracking: Bool) {
+  /// `applied`: whether the app on the device applied it (a purge in Settings is the user's
+  /// intent, but the app learns of it later).
+  mutating func made(_ intent: inout Intent, ordinal: Int32, tracking: Bool, applied: Bool = true) {
     guard intent.ignored == nil else { return }
     intent.ordinal = ordinal
     if tracking {
@@ -38,7 +40,7 @@ package struct CausalLedger: Sendable {
       knowledge[Int(intent.record)].insert(ordinal)
       intent.context = knowledge[Int(intent.record)]
     }
-    if case .delete = intent.kind { _noteDelete(intent.id, on: intent.record) }
+    if applied, case .delete = intent.kind { _noteDelete(intent.id, on: intent.record) }
   }
 
   /// A copy the device took in: every intent it carries, and what their devices had received of

@@ -321,8 +321,9 @@ package struct SyncWorld: Sendable {
       var intent = Intent(
         id: log.nextID, device: d, trueTime: now, deviceTime: reading, record: key, kind: .delete, ordinal: 0, context: CausalContext(),
         ignored: nil)
-      ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: key), tracking: config.trackCausality)
+      ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: key), tracking: config.trackCausality, applied: reason == .deleted)
       log.append(intent)
+      if reason != .deleted { facts.settingsDeletes.append(intent.id) }
       // The server applies it: the zone goes with everything in it.
       if config.trackCausality { facts.reachedServer.append(true) }
       if server.records.isLive(key) { facts.serverEvents.append(.deleted(key, by: intent.id, at: now)) }

@@ -91,6 +91,9 @@ package struct WorldFacts: Sendable {
   package var clockJumps: [(time: VirtualTime, device: Int32, by: SimDuration)] = []
   /// With ``WorldConfig/recordObservations``: the raw record of the run, in order.
   package var observations: [Observation] = []
+  /// Delete intents the user made in Settings (`purge-zone`), in id order: the app on that
+  /// device did not apply them when they were made.
+  package var settingsDeletes: [IntentID] = []
   /// Zone deletions, in order: when, by which device's user (nil: an encrypted-data reset), why.
   package var zoneDeletions: [(time: VirtualTime, device: Int32?, reason: ZoneDeletionReason)] = []
   /// Whether `settle` reached quiescence within its bound.
