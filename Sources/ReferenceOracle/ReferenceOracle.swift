@@ -70,7 +70,7 @@ struct Judge {
   }
 
   func liveOnServer(_ r: RecordKey) -> Bool {
-    if let copy = world.server(ofRecord: r).records[r] { return !copy.isDeleted }
+    if let copy = world.serverRecord(r) { return !copy.isDeleted }
     return false
   }
 
@@ -144,7 +144,7 @@ struct Judge {
     // 3 and 4, about the first create.
     if let create = intents.first(where: Self.isCreate), case .create(let type, _) = create.kind {
       var stranded = false
-      if world.server(ofRecord: r).records[r] == nil, deletes.isEmpty, world.devices[Int(create.device)].visibleRecord(r) != nil {
+      if world.serverRecord(r) == nil, deletes.isEmpty, world.devices[Int(create.device)].visibleRecord(r) != nil {
         report(ReferenceVerdict.strandedRecord, r)
         explained.insert(r)
         stranded = true
@@ -162,7 +162,7 @@ struct Judge {
       }
     }
     // 5. Fields of a record live on the server.
-    guard let final = world.server(ofRecord: r).records[r], !final.isDeleted else { return }
+    guard let final = world.serverRecord(r), !final.isDeleted else { return }
     let seenByDelete = Set(intents.filter { w in deletes.contains { hb(w.id, $0.id) } }.map(\.id))
     let spec = schema.types[Int(final.type)]
     for f in spec.fields.indices where f < final.fields.count {

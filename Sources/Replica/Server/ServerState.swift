@@ -161,7 +161,7 @@ package struct ServerState: Sendable {
       return (Array(repeating: .failed(reason.saveError, retryAfter: nil), count: writes.count), false, [])
     }
     zoneExists = true  // a device that knows of the deletion re-creates the zone by saving to it
-    if writes.count > conditions.maxRecordsPerRequest || Self.requestBytes(writes) > conditions.maxBytesPerRequest {
+    if writes.count > conditions.maxRecordsPerRequest || overByteLimit(writes) {
       return (Array(repeating: .failed(.limitExceeded, retryAfter: nil), count: writes.count), false, [])
     }
     let before = conditions.atomic ? self : nil
@@ -233,6 +233,13 @@ package struct ServerState: Sendable {
     var n: Int64 = 0
     for w in writes { n += w.isDelete ? 100 : w.record.byteSize }
     return n
+  }
+
+  /// Whether a request is over the byte limit (an upper bound first: most requests are far below).
+  func overByteLimit(_ writes: [RecordWrite]) -> Bool {
+    var bound: Int64 = 0
+    for w in writes { bound += w.isDelete ? 100 : w.record.byteSizeUpperBound }
+    return bound > conditions.maxBytesPerRequest && Self.requestBytes(writes) > conditions.maxBytesPerRequest
   }
 
   /// The log position of a record's latest change (0: none).

@@ -6,7 +6,7 @@ extension SyncWorld {
     let device = NodeID(index: Int(d))
     // The database of the device's account (a request sent under another account was cut off
     // by the change, so it never gets here).
-    guard let account = devices[Int(d)].account.map(Int.init) else { return }
+    guard let account = deviceAccount(Int(d)).map(Int.init) else { return }
     switch message {
     case .push(let id, let writes, let zone):
       let wasDeleted = writes.map { servers[account].records.isDeleted($0.record.key) }
@@ -26,7 +26,7 @@ extension SyncWorld {
       for i in lostAnswers { results[i] = .failed(.serverResponseLost, retryAfter: nil) }
       send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
       if changed, let p = config.push {
-        for other in devices.indices where other != Int(d) && devices[other].account.map(Int.init) == account {
+        for other in devices.indices where other != Int(d) && deviceAccount(other).map(Int.init) == account {
           if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: other), session: 0) }
         }
       }

@@ -61,7 +61,7 @@ extension SyncWorld {
 
   /// Every device idle with nothing sendable and up to date with the server, nothing in flight.
   package var isQuiescent: Bool {
-    loop.pendingCount == 0 && devices.allSatisfy(upToDate)
+    loop.pendingCount == 0 && devices.indices.allSatisfy { d in devices.withUnsafeBufferPointer { upToDate($0[d]) } }
   }
 
   /// Idle, and up to date with its account's server (a signed-out device syncs nothing).

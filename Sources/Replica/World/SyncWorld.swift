@@ -105,6 +105,19 @@ package struct SyncWorld: Sendable {
   /// The server of the account record `key` belongs to.
   package func server(ofRecord key: RecordKey) -> ServerState { servers[account(ofRecord: key)] }
 
+  /// The server's copy of record `key`, in its account's database (read in place: the server
+  /// is not copied).
+  package func serverRecord(_ key: RecordKey) -> RecordState? {
+    let a = account(ofRecord: key)
+    return servers.withUnsafeBufferPointer { $0[a].records[key] }
+  }
+
+  /// Whether the server of its account holds record `key` live (read in place).
+  package func serverIsLive(_ key: RecordKey) -> Bool {
+    let a = account(ofRecord: key)
+    return servers.withUnsafeBufferPointer { $0[a].records.isLive(key) }
+  }
+
   /// Whether device `d` shows the record (read in place: the device is not copied).
   package func shows(device d: Int, _ key: RecordKey) -> Bool {
     devices.withUnsafeBufferPointer { $0[d].shows(key) }
@@ -112,8 +125,24 @@ package struct SyncWorld: Sendable {
 
   /// Whether device `d` is signed into the account record `key` belongs to (read in place).
   package func isSignedIn(device d: Int, toAccountOf key: RecordKey) -> Bool {
-    let a = account(ofRecord: key)
-    return devices.withUnsafeBufferPointer { $0[d].account.map(Int.init) == a }
+    deviceAccount(d).map(Int.init) == account(ofRecord: key)
+  }
+
+  /// What device `d` shows, in key order (the device is not copied).
+  package func visibleRecords(device d: Int) -> [RecordState] {
+    devices.withUnsafeBufferPointer { $0[d].visibleRecords }
+  }
+
+  /// Whether device `d` is signed in and holds unsent changes or waits out an error — a stalled
+  /// sync, after settle (read in place).
+  package func mayHaveStalled(device d: Int) -> Bool {
+    devices.withUnsafeBufferPointer { $0[d].account != nil && ($0[d].waitingOn != nil || $0[d].outbox.hasSendable) }
+  }
+
+  /// The account device `d` is signed into (read in place: the device is not copied).
+  @inline(__always)
+  package func deviceAccount(_ d: Int) -> Int32? {
+    devices.withUnsafeBufferPointer { $0[d].account }
   }
 
   /// Device `d`'s fixed settings (the device is not copied).
@@ -226,7 +255,7 @@ package struct SyncWorld: Sendable {
       if case .create = userIntent, intent.ignored == nil {
         let k = Int(intent.record)
         recordAccounts._grow(toHold: k, with: -1)
-        if recordAccounts[k] < 0 { recordAccounts[k] = devices[Int(d)].account ?? -1 }
+        if recordAccounts[k] < 0 { recordAccounts[k] = deviceAccount(Int(d)) ?? -1 }
       }
       if config.trackCausality { facts.reachedServer.append(false) }
       if config.recordObservations { facts.observations.append(.intent(intent.id)) }

@@ -19,7 +19,7 @@ extension Oracle {
     let deletes = intents.filter { $0.kind == .delete }
     // Who shows the record: every device, then the server. Names are looked up only for a report.
     var shown = world.devices.indices.map { world.shows(device: $0, key) }
-    shown.append(world.server(ofRecord: key).records.isLive(key))
+    shown.append(world.serverIsLive(key))
     var holders: [(name: String, device: Int32?, visible: Bool)] {
       world.devices.map { ($0.config.name, $0.config.index, shown[Int($0.config.index)]) } + [("the server", nil, shown[shown.count - 1])]
     }
@@ -50,7 +50,7 @@ extension Oracle {
       }
     }
     let origin = world.deviceConfig(Int(create.device))
-    let neverOnServer = world.server(ofRecord: key).records[key] == nil && deletes.isEmpty
+    let neverOnServer = world.serverRecord(key) == nil && deletes.isEmpty
     if neverOnServer, world.shows(device: Int(create.device), key) {
       anomalies.append(
         Anomaly(
@@ -62,9 +62,9 @@ extension Oracle {
     }
     // An event must be on every device of its account and on the server (a device signed out,
     // or into another account, holds nothing of it).
-    let member = world.devices.indices.map { world.isSignedIn(device: $0, toAccountOf: key) } + [true]
-    if type.appendOnly, deletes.isEmpty, shown.indices.contains(where: { member[$0] && !shown[$0] }) {
-      let missing = holders.enumerated().filter { member[$0.offset] && !$0.element.visible }.map(\.element)
+    func member(_ i: Int) -> Bool { i == shown.count - 1 || world.isSignedIn(device: i, toAccountOf: key) }
+    if type.appendOnly, deletes.isEmpty, shown.indices.contains(where: { !shown[$0] && member($0) }) {
+      let missing = holders.enumerated().filter { !$0.element.visible && member($0.offset) }.map(\.element)
       do {
         anomalies.append(
           Anomaly(
@@ -154,7 +154,7 @@ extension Oracle {
       }
     }
     if updateWon {
-      let later = world.server(ofRecord: key).records[key].flatMap { $0.isDeleted && $0.deletedBy != d.id ? $0.deletedBy : nil }
+      let later = world.serverRecord(key).flatMap { $0.isDeleted && $0.deletedBy != d.id ? $0.deletedBy : nil }
       return "the update won" + (later.map { " (\(Self.id($0)) deleted the record later, knowingly)" } ?? "")
     }
     return deletedAt == nil ? "the delete never took effect on the server" : "the delete won"
@@ -204,7 +204,8 @@ extension Oracle {
   /// Liveness: after settle, with every fault healed, no device may still hold unsent changes or
   /// be in a retry loop (`stalled-sync`, one per device, saying what it waits on).
   mutating func judgeLiveness() {
-    for device in world.devices where device.account != nil {
+    for d in world.devices.indices where world.mayHaveStalled(device: d) {
+      let device = world.devices[d]
       let unsent = device.outbox.entries.filter { !$0.failed }.map(\.key)
       guard !unsent.isEmpty || device.waitingOn != nil else { continue }
       var what: [String] = []
@@ -253,22 +254,28 @@ extension Oracle {
     // A difference on a record already reported as stranded, dropped or resurrected is that
     // anomaly; divergence reports the first difference nothing else explains.
     let explained = Set(anomalies.filter { [.strandedRecord, .droppedEvent, .resurrection].contains($0.kind) }.compactMap(\.record?.key))
-    let allServers = world.servers.map(\.liveRecords)
+    // Per account (computed when a device needs it): the server's live records, all and those
+    // nothing above explains.
+    var serverViews: [(all: [RecordState], unexplained: [RecordState])?] = Array(repeating: nil, count: world.servers.count)
     converged = world.facts.settled
     if !stalled.isEmpty { converged = false }
     // Each signed-in device against its own account's server (a signed-out one syncs nothing).
-    for device in world.devices where !stalled.contains(device.config.index) {
-      guard let account = device.account.map(Int.init) else { continue }
-      let allServer = allServers[account]
-      let server = allServer.filter { !explained.contains($0.key) }
-      let all = device.visibleRecords
+    for d in world.devices.indices where !stalled.contains(Int32(d)) {
+      guard let account = world.deviceAccount(d).map(Int.init) else { continue }
+      if serverViews[account] == nil {
+        let all = world.servers.withUnsafeBufferPointer { $0[account].liveRecords }
+        serverViews[account] = (all, all.filter { !explained.contains($0.key) })
+      }
+      let (allServer, server) = serverViews[account]!
+      let all = world.visibleRecords(device: d)
       if converged, firstDifference(all, allServer) != nil { converged = false }
       let mine = all.filter { !explained.contains($0.key) }
       if let difference = firstDifference(mine, server) {
+        let config = world.deviceConfig(d)
         anomalies.append(
           Anomaly(
-            kind: .divergence, record: difference.record, field: difference.field, devices: [deviceRef(device.config.index)],
-            explanation: "after settle \(device.config.name) and the server differ: \(difference.text)."))
+            kind: .divergence, record: difference.record, field: difference.field, devices: [deviceRef(config.index)],
+            explanation: "after settle \(config.name) and the server differ: \(difference.text)."))
       }
     }
   }

@@ -37,7 +37,7 @@ package struct Oracle {
 
   /// The server's live copy of a record (nil when it has none, or a tombstone).
   func serverLive(_ key: RecordKey) -> RecordState? {
-    world.server(ofRecord: key).records[key].flatMap { $0.isDeleted ? nil : $0 }
+    world.serverRecord(key).flatMap { $0.isDeleted ? nil : $0 }
   }
 
   /// Every anomaly, in a stable order: by kind, then record, then field, then first intent.

@@ -40,7 +40,7 @@ package enum OracleAgreement {
     func describe(_ v: Verdict) -> String {
       let record = v.record.map { Int($0) < result.recordNames.count ? result.recordNames[Int($0)] : "r\($0)" }
       let field = v.field.flatMap { f in
-        v.record.flatMap { k in result.world.server(ofRecord: k).records[k].map { file.schema.types[Int($0.type)].fields[f].name } } ?? "f\(f)"
+        v.record.flatMap { k in result.world.serverRecord(k).map { file.schema.types[Int($0.type)].fields[f].name } } ?? "f\(f)"
       }
       return v.kind + (record.map { " " + $0 } ?? "") + (field.map { "." + $0 } ?? "")
     }
