@@ -245,6 +245,21 @@ import Testing
     }
   }
 
+  @Test func aDeviceAwayAcrossAPurgeAndThenAResetReactsToThePurge() {
+    var h = harness("")
+    h.at(0, 0, .create(type: note, key: 0, values: []))
+    h.at(5, .syncAll)
+    h.at(8, .setOnline([0], false))
+    h.at(10, .deleteZone(device: 1, .purged))
+    h.at(20, .deleteZone(device: nil, .encryptedDataReset))
+    h.at(30, .setOnline([0], true))
+    h.runAndSettle()
+    // Told only of the reset, the iPad would upload the purged note again.
+    #expect(!h.onServer(0))
+    #expect(!h.visible(0, on: 0))
+    #expect(h.world.server.zoneDeletions == [.purged, .encryptedDataReset])
+  }
+
   @Test func afterAnEncryptedDataResetTheDevicesUploadEverythingAgain() {
     for (axis, kept) in [("", true), ("zone-deleted=wipe", false)] {
       var h = harness(axis)

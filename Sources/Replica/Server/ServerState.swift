@@ -32,7 +32,20 @@ package struct ServerState: Sendable {
   /// answered with it.
   package private(set) var zoneEpoch: Int32 = 0
   /// Why the zone was last deleted (nil: never).
-  package private(set) var zoneDeletion: ZoneDeletionReason?
+  package var zoneDeletion: ZoneDeletionReason? { zoneDeletions.last }
+  /// Every zone deletion's reason, in order (epoch `e` is `zoneDeletions[e - 1]`).
+  package private(set) var zoneDeletions: [ZoneDeletionReason] = []
+
+  /// What a device that has reacted to `zone` deletions is told of the ones since: the one that
+  /// asks most of it — a purge (nothing may come back) over the app's deletion over a reset
+  /// (upload everything again). Nil when it is up to date.
+  func deletionSince(_ zone: Int32) -> ZoneDeletionReason? {
+    guard zone < zoneEpoch, zone >= 0 else { return nil }
+    let since = zoneDeletions[Int(zone)...]
+    if since.contains(.purged) { return .purged }
+    if since.contains(.deleted) { return .deleted }
+    return .encryptedDataReset
+  }
   /// Whether the zone exists (a device that has reacted to its deletion re-creates it).
   package private(set) var zoneExists = true
   /// Bytes of live records stored (kept only when there is a quota).
@@ -81,7 +94,7 @@ package struct ServerState: Sendable {
     purgedThrough = head
     usedBytes = 0
     zoneEpoch += 1
-    zoneDeletion = reason
+    zoneDeletions.append(reason)
     zoneExists = false
   }
 
@@ -157,7 +170,7 @@ package struct ServerState: Sendable {
     if let wait = admit(device, at: now) {
       return (Array(repeating: .failed(.requestRateLimited, retryAfter: wait), count: writes.count), false, [])
     }
-    if zone < zoneEpoch, let reason = zoneDeletion {
+    if let reason = deletionSince(zone) {
       return (Array(repeating: .failed(reason.saveError, retryAfter: nil), count: writes.count), false, [])
     }
     zoneExists = true  // a device that knows of the deletion re-creates the zone by saving to it
@@ -265,7 +278,7 @@ package struct ServerState: Sendable {
   package mutating func fetch(token: Int64?, from device: Int32, zone: Int32 = 0, at now: VirtualTime, retention: SimDuration) -> FetchReply {
     purge(now: now, retention: retention)
     if let wait = admit(device, at: now) { return .failed(.requestRateLimited, retryAfter: wait) }
-    if zone < zoneEpoch, let reason = zoneDeletion { return .zoneDeleted(reason, epoch: zoneEpoch) }
+    if let reason = deletionSince(zone) { return .zoneDeleted(reason, epoch: zoneEpoch) }
     if let token, token < purgedThrough { return .tokenExpired }
     let from = token ?? 0
     // First log entry after `from`.
