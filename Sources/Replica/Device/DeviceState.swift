@@ -55,7 +55,9 @@ package struct DeviceState: Sendable {
   /// cut off in flight leaves the same doubt; the engine cannot see it, and the fuzz swarm does
   /// not combine the two.) Durable, like the outbox.
   package internal(set) var maybeInZone: Set<RecordKey> = []
-  /// Records merged after a conflict whose merged version is not saved yet.
+  /// Records whose pending save under if-unchanged must be merged with a version a fetch brings
+  /// (three-way, against the last version seen) rather than keep it out: merged after a
+  /// conflict and not saved yet, or waiting out a CloudKit error.
   var remerge: Set<RecordKey> = []
   /// The iCloud account the engine syncs with (nil: signed out: nothing syncs).
   package internal(set) var account: Int32?
@@ -307,9 +309,8 @@ package struct DeviceState: Sendable {
         }
       }
       phase = .idle
-      if !failures.gaveUp.isEmpty {
-        effects.append(.fact(.gaveUp(failures.gaveUp, error: failures.gaveUpOn!, told: failures.told)))
-      }
+      // One fact per error and whether the user was told, in the order they came.
+      for g in failures.gaveUp { effects.append(.fact(.gaveUp(g.keys, error: g.error, told: g.told))) }
       if let wait = failures.wait {
         waitOut(wait.error, retryAfter: wait.retryAfter, env: env, effects: &effects)
         return
@@ -426,11 +427,17 @@ package struct DeviceState: Sendable {
 
   /// What a push's failed writes ask of the engine, gathered over the batch.
   struct FailureSummary {
-    /// Records given up on, and the first error given up on.
-    var gaveUp: [RecordKey] = []
-    var gaveUpOn: CloudKitError?
-    /// Whether the user was told (a permanent error handled correctly) or not.
-    var told = false
+    /// Records given up on, grouped by the error and whether the user was told (a permanent
+    /// error handled correctly) or not.
+    var gaveUp: [(keys: [RecordKey], error: CloudKitError, told: Bool)] = []
+
+    mutating func giveUp(_ key: RecordKey, _ error: CloudKitError, told: Bool) {
+      if let i = gaveUp.firstIndex(where: { $0.error == error && $0.told == told }) {
+        gaveUp[i].keys.append(key)
+      } else {
+        gaveUp.append(([key], error, told))
+      }
+    }
     /// The error to wait out before sending again (the longest retry-after wins).
     var wait: (error: CloudKitError, retryAfter: SimDuration?)?
 
@@ -456,9 +463,7 @@ package struct DeviceState: Sendable {
     if env.settings.retry == .never || error.reaction == .giveUp {
       let told = error.reaction == .giveUp
       if told { outbox.markFailed(key) } else { outbox.remove(key, ifAt: entry.generation) }
-      f.gaveUp.append(key)
-      if f.gaveUpOn == nil { f.gaveUpOn = error }
-      f.told = f.told || told
+      f.giveUp(key, error, told: told)
       return
     }
     // Under if-unchanged, a version fetched while this save waits is merged with it (three-way,
@@ -468,9 +473,7 @@ package struct DeviceState: Sendable {
     case .split where batchSize <= 1:
       // One record over the limits: no split helps (CloudKit: 1 MB a record). Tell the user.
       outbox.markFailed(key)
-      f.gaveUp.append(key)
-      if f.gaveUpOn == nil { f.gaveUpOn = error }
-      f.told = true
+      f.giveUp(key, error, told: true)
     case .split where env.settings.split == .on:
       // Halve the batch; send again at once (no wait of its own).
       batchLimit = max(1, min(batchLimit ?? .max, batchSize / 2))
