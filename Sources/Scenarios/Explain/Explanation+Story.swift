@@ -61,6 +61,8 @@ extension Explainer {
           "the server purges the tombstone of \(r) (deleted at \(time(deletedAt)), retention \(settings.retention)) as it handles the next request")
       case .fact(let fact) where involved.contains(m.node):
         if let text = factText(fact, key: key, device: m.node) { add(m.time, text) }
+      case .condition(_, let text) where involved.contains(m.node) || m.node == history.serverNode:
+        add(m.time, (m.node == history.serverNode ? "" : "\(names.node(m.node)) ") + text)
       default:
         break
       }
@@ -84,6 +86,17 @@ extension Explainer {
       return "\(names.record(key)) becomes visible again on \(who), which had seen it deleted"
     case .fetchDropped(let n, let cause):
       return "\(who) drops \(n) fetched record\(n == 1 ? "" : "s") before applying \(n == 1 ? "it" : "them") (\(cause))"
+    case .gaveUp(let keys, let error, let told) where keys.contains(key):
+      return "\(who) gives up uploading \(names.record(key)) after \(error)" + (told ? " and tells the user" : "; the app shows it synced")
+    case .stalled(let keys, let error) where keys.contains(key):
+      return "settle gives up with \(names.record(key)) still unsent on \(who)" + (error.map { ", waiting on \($0)" } ?? "")
+    case .wipedOnAccountChange(let keys) where keys.contains(key):
+      return "\(who) deletes its local data on the account change, \(names.record(key))'s unsent change with it (account=wipe)"
+    case .setAside(let keys, let account) where keys.contains(key):
+      return "settle ends with \(names.record(key))'s unsent change set aside on \(who) with account \(names.account(account))"
+    case .zoneGone(let reason, let wiped, let reuploaded) where wiped.contains(key) || reuploaded.contains(key):
+      return "\(who) learns the zone was deleted (\(reason)) and "
+        + (wiped.contains(key) ? "deletes its copy of \(names.record(key))" : "queues \(names.record(key)) to upload again")
     default:
       return nil
     }

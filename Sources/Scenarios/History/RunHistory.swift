@@ -145,6 +145,9 @@ struct RunHistory {
     case fact(DeviceFact)
     /// The server forgot a deletion after the retention window (at the first request after it).
     case purged(RecordKey, deletedAt: VirtualTime)
+    /// A condition of the server changed (a `reject` line, storage freed, the zone deleted), or a
+    /// device's iCloud account changed: a short label and a sentence.
+    case condition(label: String, text: String)
   }
 
   /// A moment on one lane.
@@ -251,8 +254,9 @@ struct RunHistory {
           goOffline(node, at: e.time)
         case .online:
           comeBack(node, at: e.time, &found)
-        case .account:
-          break
+        case .account(let a):
+          let text = a.map { "signs into iCloud account \(names.account($0))" } ?? "signs out of iCloud"
+          marks.append(Mark(node: node, time: e.time, kind: .condition(label: a == nil ? "signed out" : "signed in", text: text)))
         }
       case .server(let up):
         if up { comeBack(serverNode, at: e.time, &found) } else { goOffline(serverNode, at: e.time) }
@@ -263,7 +267,24 @@ struct RunHistory {
         for d in 0..<deviceCount { closeBackground(d, at: e.time, &found) }
       case .settled:
         settleEnd = e.time
-      case .fact, .finalState, .storageFreed, .rejecting, .zoneDeleted:
+      case .storageFreed(let bytes):
+        let text = "the user frees \(ByteCount.format(bytes)) of iCloud storage"
+        marks.append(Mark(node: serverNode, time: e.time, kind: .condition(label: "freed \(ByteCount.format(bytes))", text: text)))
+      case .rejecting(let rule):
+        let records = rule.keys.map(names.record).joined(separator: ", ")
+        let text =
+          "the server answers saves of \(records) with \(rule.error)" + (rule.retryAfter.map { " (retry after \(VirtualTime.zero + $0))" } ?? "")
+          + " until \(rule.until)"
+        marks.append(Mark(node: serverNode, time: e.time, kind: .condition(label: "\(rule.error) \(records)", text: text)))
+      case .zoneDeleted(let d, let reason):
+        let text: String
+        switch reason {
+        case .deleted: text = "the app on \(d.map(names.device) ?? "a device") deletes its zone"
+        case .purged: text = "the user purges the app's data in \(d.map(names.device) ?? "a device")'s Settings"
+        case .encryptedDataReset: text = "an encrypted-data reset: the server loses the zone"
+        }
+        marks.append(Mark(node: serverNode, time: e.time, kind: .condition(label: "zone \(reason)", text: text)))
+      case .fact, .finalState:
         break
       }
     }

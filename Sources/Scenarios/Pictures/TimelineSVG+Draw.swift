@@ -379,6 +379,8 @@ extension TimelineDrawing {
           "<line x1=\"\(S.n(x))\" y1=\"\(S.n(lane.line - 60))\" x2=\"\(S.n(x))\" y2=\"\(S.n(lane.line + 60))\" stroke=\"#8250df\" stroke-width=\"2\"/>\n"
       case .purged:
         out += "<circle cx=\"\(S.n(x))\" cy=\"\(S.n(lane.line))\" r=\"4\" fill=\"#ffffff\" stroke=\"#1f2328\" stroke-width=\"1.2\"/>\n"
+      case .condition:
+        out += "<circle cx=\"\(S.n(x))\" cy=\"\(S.n(lane.line))\" r=\"4\" fill=\"#bf8700\" stroke=\"#1f2328\" stroke-width=\"1.2\"/>\n"
       case .fact:
         out +=
           "<path d=\"M\(S.n(x)),\(S.n(lane.line - 50))L\(S.n(x + 50)),\(S.n(lane.line))L\(S.n(x)),\(S.n(lane.line + 50))L\(S.n(x - 50)),\(S.n(lane.line))z\" fill=\"\(TimelineStyle.drop)\"/>\n"
