@@ -479,17 +479,14 @@ package struct DeviceState: Sendable {
       batchLimit = max(1, min(batchLimit ?? .max, batchSize / 2))
     case .reupload where error == .zoneNotFound || error == .userDeletedZone:
       // Fetch first: the zone may be gone for good (purged), or deleted for a reason to react to.
-      // Under if-unchanged, what that fetch brings is merged with the pending record.
       checkZone = true
-      if env.settings.save == .ifUnchanged, store.isLive(key) { remerge.insert(key) }
       f.waitFor(error, retryAfter)
     case .reupload:
       // The whole record again. (Its change tag stays: it was in the zone, and a zone deletion
-      // must take it.) Under if-unchanged, a newer version fetched meanwhile is merged in.
+      // must take it.)
       if let r = store[key], !r.isDeleted {
         ancestors[key] = nil
         outbox.markAllChanged(key)
-        if env.settings.save == .ifUnchanged { remerge.insert(key) }
       }
       f.waitFor(error, retryAfter)
     default:

@@ -32,7 +32,6 @@ package struct ServerState: Sendable {
   /// answered with it.
   package private(set) var zoneEpoch: Int32 = 0
   /// Why the zone was last deleted (nil: never).
-  package var zoneDeletion: ZoneDeletionReason? { zoneDeletions.last }
   /// Every zone deletion's reason, in order (epoch `e` is `zoneDeletions[e - 1]`).
   package private(set) var zoneDeletions: [ZoneDeletionReason] = []
 

@@ -102,9 +102,6 @@ package struct SyncWorld: Sendable {
     Int(key) < recordAccounts.count && recordAccounts[Int(key)] >= 0 ? Int(recordAccounts[Int(key)]) : 0
   }
 
-  /// The server of the account record `key` belongs to.
-  package func server(ofRecord key: RecordKey) -> ServerState { servers[account(ofRecord: key)] }
-
   /// The server's copy of record `key`, in its account's database (read in place: the server
   /// is not copied).
   package func serverRecord(_ key: RecordKey) -> RecordState? {

@@ -147,13 +147,7 @@ extension TimelineParser {
     k += 2
     var retryAfter: SimDuration?
     if k < t.count, t[k].is("retry-after") {
-      guard k + 1 < t.count else {
-        missing(i, "expected a duration after 'retry-after', as in 'retry-after 30s'")
-        return nil
-      }
-      guard let text = value(i, word(t[k + 1])),
-        let d = value(i, Self.boundedDuration(text, at: t[k + 1].start, allowSign: false, what: "retry-after"))
-      else { return nil }
+      guard let d = durationAfter(i, k, what: "retry-after") else { return nil }
       retryAfter = d
       k += 2
     }
@@ -166,19 +160,25 @@ extension TimelineParser {
       }
       return nil
     }
-    guard k + 1 < t.count else {
-      missing(i, "expected a duration after 'for', as in 'for 30s'")
-      return nil
-    }
-    guard let text = value(i, word(t[k + 1])),
-      let duration = value(i, Self.boundedDuration(text, at: t[k + 1].start, allowSign: false, what: "duration"))
-    else { return nil }
+    guard let duration = durationAfter(i, k, what: "duration") else { return nil }
     guard duration > .zero else {
       error(i, t[k + 1], "a reject line must last longer than zero")
       return nil
     }
     guard expectEnd(i, after: k + 1, usage: usage), ok else { return nil }
     return .reject(ids: ids, error: code, retryAfter: retryAfter, duration: duration)
+  }
+
+  /// The duration after keyword token `k` (`retry-after 30s`, `for 1m`), reported when missing or
+  /// bad; `what` names it in messages.
+  mutating func durationAfter(_ i: Int, _ k: Int, what: String) -> SimDuration? {
+    let t = lines[i].tokens
+    guard k + 1 < t.count else {
+      missing(i, "expected a duration after '\(t[k].text)', as in '\(t[k].text) 30s'")
+      return nil
+    }
+    guard let text = value(i, word(t[k + 1])) else { return nil }
+    return value(i, Self.boundedDuration(text, at: t[k + 1].start, allowSign: false, what: what))
   }
 
   /// Device names from token `k` on (at least one, each declared, none twice).
