@@ -10,24 +10,30 @@ let package = Package(
     .library(name: "Simulator", targets: ["Simulator"]),
     .library(name: "Replica", targets: ["Replica"]),
     .library(name: "Scenarios", targets: ["Scenarios"]),
+    .library(name: "ModelImport", targets: ["ModelImport"]),
     // Test helpers for XCTest and Swift Testing; only test targets link it, never the CLI.
     .library(name: "SimTesting", targets: ["SimTesting"]),
     .executable(name: "sim-cli", targets: ["sim-cli"]),
   ],
   targets: [
     .target(name: "Simulator"),
+    // Reads the user's SwiftData `@Model` sources and Core Data models into a scenario schema,
+    // with CloudKit-compatibility findings; depends on nothing.
+    .target(name: "ModelImport"),
     .target(name: "Replica", dependencies: ["Simulator"]),
     // The named scenarios (`scenarios/`, linked in as Resources/scenarios) are embedded in the
     // library, so that loading one by name needs no file next to the binary.
-    .target(name: "Scenarios", dependencies: ["Simulator", "Replica"], resources: [.embedInCode("Resources/scenarios")]),
+    .target(name: "Scenarios", dependencies: ["Simulator", "Replica", "ModelImport"], resources: [.embedInCode("Resources/scenarios")]),
     // An independent, brute-force re-judging of a run from its raw observations (selftest
     // --oracles); shares no judging code with the oracle in Scenarios.
     .target(name: "ReferenceOracle", dependencies: ["Simulator", "Replica"]),
     // The command-line tool's logic, as a library so that tests can drive it in-process.
-    .target(name: "SimCLI", dependencies: ["Simulator", "Replica", "Scenarios", "ReferenceOracle"]),
+    .target(name: "SimCLI", dependencies: ["Simulator", "Replica", "Scenarios", "ReferenceOracle", "ModelImport"]),
     .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
     .target(name: "SimTesting", dependencies: ["Scenarios", "Replica", "Simulator"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
+    // The corpus of model files is read by path (#filePath), not bundled.
+    .testTarget(name: "ModelImportTests", dependencies: ["ModelImport"], exclude: ["Corpus"]),
     .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),
     // Golden files are read by path (#filePath), not bundled: excluded so SwiftPM does not ask.
     .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator"], exclude: ["Golden"]),

@@ -1,0 +1,6 @@
+import ModelImport
+import XCTest
+
+final class ModelImportTests: XCTestCase {
+  func testPlaceholder() {}
+}
