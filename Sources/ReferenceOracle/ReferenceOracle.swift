@@ -122,7 +122,44 @@ struct Judge {
         report(ReferenceVerdict.divergence, record, field)
       }
     }
+    judgeSchemaRules()
     return out
+  }
+
+  /// 9–10. The schema's rules on the final states (every signed-in device's records, every
+  /// server's): a reference to a record nobody holds; two live records sharing a unique key.
+  mutating func judgeSchemaRules() {
+    let schema = world.config.schema
+    var views: [[RecordState]] = world.devices.filter { $0.account != nil }.map(\.visibleRecords)
+    views += world.servers.map(\.liveRecords)
+    var live = Set<RecordKey>()
+    for v in views { for r in v { live.insert(r.key) } }
+    var dangling = Set<[Int]>()
+    var duplicates = Set<[RecordKey]>()
+    for v in views {
+      var byKey: [[String]: [RecordKey]] = [:]
+      for r in v {
+        let type = schema.types[Int(r.type)]
+        for (f, spec) in type.fields.enumerated() {
+          guard spec.referencedType != nil, case .ref(let target) = r.fields[f].value, !live.contains(target) else { continue }
+          dangling.insert([Int(r.key), f])
+        }
+        let keyFields: [Int]
+        switch type.uniqueness {
+        case nil: continue
+        case .singleton?: keyFields = []
+        case .fields(let fs)?: keyFields = fs
+        }
+        let key = ["\(world.account(ofRecord: r.key))", type.name]
+          + keyFields.map { "\(r.fields[$0].value)" }
+        byKey[key, default: []].append(r.key)
+      }
+      for group in byKey.values where group.count > 1 { duplicates.insert(group.sorted()) }
+    }
+    for d in dangling.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+      report(ReferenceVerdict.danglingReference, RecordKey(d[0]), d[1])
+    }
+    for g in duplicates.sorted(by: { $0.lexicographicallyPrecedes($1) }) { report(ReferenceVerdict.logicalDuplicate, g[0]) }
   }
 
   /// Steps 1–5 for one record.

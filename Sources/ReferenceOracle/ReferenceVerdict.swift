@@ -62,6 +62,10 @@ package struct ReferenceVerdict: Hashable, Sendable, Comparable, CustomStringCon
   package static let phantomValue = "phantom-value"
   /// A device that after settle still holds unsent changes or waits out a CloudKit error.
   package static let stalledSync = "stalled-sync"
+  /// A live record referring to a record that no device and no server holds.
+  package static let danglingReference = "dangling-reference"
+  /// Two live records of a singleton or unique-by type sharing their key.
+  package static let logicalDuplicate = "logical-duplicate"
   /// Concurrent writes to a mutable field, one of them overwritten (informational).
   package static let concurrentOverwrite = "concurrent-overwrite"
   /// A delete concurrent with an update of the same record (informational).
@@ -69,7 +73,7 @@ package struct ReferenceVerdict: Hashable, Sendable, Comparable, CustomStringCon
 
   /// Every kind the reference checker reports, in alphabetical order.
   package static let allKinds: [String] = [
-    concurrentOverwrite, deleteUpdateConflict, divergence, droppedEvent, duplicateEvent, lostEdit,
+    concurrentOverwrite, danglingReference, deleteUpdateConflict, divergence, droppedEvent, duplicateEvent, logicalDuplicate, lostEdit,
     phantomValue, resurrection, stalledSync, staleOverwrite, strandedRecord,
   ]
 }

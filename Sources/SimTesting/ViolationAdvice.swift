@@ -192,6 +192,23 @@ enum ViolationAdvice {
         ], remedy: [("retry-after", "honour"), ("split", "on")],
         does: "wait as long as the server's retry-after says, and split batches over CloudKit's limits",
         otherwise: "tell the user when their iCloud storage is full, and keep the changes pending until it is freed.")
+    case .danglingReference:
+      return Entry(
+        causes: [
+          Cause(
+            axis: "references=local-only", present: { $0.references == .localOnly },
+            why: "delete rules run only on the device where the user deleted, so referring records elsewhere keep naming a deleted record")
+        ], remedy: [("references", "propagate")],
+        does: "run the delete rules on every device, on fetched deletes and on fetched records that refer to a deleted one",
+        otherwise: "make every reference optional and treat a missing target as absent in the app.")
+    case .logicalDuplicate:
+      return Entry(
+        causes: [
+          Cause(
+            axis: "unique=ignore", present: { $0.unique == .ignore },
+            why: "each device names its record at random, so two creates of one key are two records")
+        ], remedy: [("unique", "key-name")], does: "derive the record name from the unique key, so that both creates save one record",
+        otherwise: "derive record names from the key in the app (a fixed name for a singleton).")
     case .concurrentOverwrite, .deleteUpdateConflict:
       return Entry(causes: [], otherwise: "nothing: this kind is informational.")
     }

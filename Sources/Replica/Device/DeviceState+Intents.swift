@@ -5,10 +5,14 @@ extension DeviceState {
   /// oracle will see it — without its ordinal and causal context, which the world's
   /// ``CausalLedger`` fills in. An intent that cannot apply — the record is not on this device,
   /// the text to replace is not there — is returned with `ignored` set and changes nothing.
-  package mutating func perform(_ intent: UserIntent, id: IntentID, in env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent {
+  /// An intent a delete rule makes (`byRule`) does not bring the app to the foreground: the
+  /// app's store makes it while applying a delete.
+  package mutating func perform(
+    _ intent: UserIntent, id: IntentID, in env: DeviceEnvironment, byRule: Bool = false, effects: inout [DeviceEffect]
+  ) -> Intent {
     let now = env.now
     let schema = env.context.schema
-    foreground()
+    if !byRule { foreground() }
     let reading = clock.read(at: now)
     var record = Intent(
       id: id, device: config.index, trueTime: now, deviceTime: reading, record: intent.key, kind: .delete,
@@ -33,6 +37,21 @@ extension DeviceState {
 
     switch intent {
     case .create(let type, _, let values):
+      if var r = live, r.type == type, env.context.schema.types[Int(type)].uniqueness != nil {
+        // A record name derived from the key (`unique=key-name`): the record another device made
+        // is already here, so this create saves its values into it.
+        var mask: FieldMask = []
+        for w in values {
+          r.fields[Int(w.field)] = FieldValue(value: _stamped(w.value, by: id), writer: id, stamp: stamp)
+          mask.insert(.field(Int(w.field)))
+        }
+        r.stamp = stamp
+        stampVersions(&r)
+        record.kind = .create(type: type, values: values)
+        store[key] = r
+        outbox.save(key, fields: mask)
+        break
+      }
       guard !store.contains(key) else {
         return ignore("\(key) already exists on this device", .create(type: type, values: values))
       }
@@ -89,10 +108,14 @@ extension DeviceState {
       outbox.save(key, fields: .field(Int(field)))
     case .delete:
       guard var r = live else { return ignore(_absence(key), .delete) }
+      if let child = denyingReferrer(of: r, rules: env.context.rules) {
+        return ignore("\(child) refers to it and its delete rule is deny", .delete)
+      }
       r.deletedBy = id
       r.deleteStamp = stamp
       stampVersions(&r)
       record.kind = .delete
+      if env.context.rules.hasReferences { knownDeletes[key] = id }
       setLocal(r, for: key, effects: &effects)
       outbox.delete(key)
     }
@@ -100,6 +123,29 @@ extension DeviceState {
       effects.append(.timer(.autosync, after: debounce, generation: _bump(.autosync)))
     }
     return record
+  }
+
+  /// A live record here whose `on-delete deny` reference points at `record`, or nil.
+  func denyingReferrer(of record: RecordState, rules: SchemaRules) -> RecordKey? {
+    guard rules.hasReferences else { return nil }
+    let deny = rules.referrers[Int(record.type)].filter { $0.rule == .deny }
+    guard !deny.isEmpty else { return nil }
+    for (key, r) in store where !r.isDeleted {
+      for d in deny where d.type == r.type && r.fields[Int(d.field)].value == .ref(record.key) { return key }
+    }
+    return nil
+  }
+
+  /// The live records here that refer to `key` through a field whose delete rule is `cascade`
+  /// or `nullify`, in key order, with the field and the rule.
+  package func referrers(of key: RecordKey, type: Int32, rules: SchemaRules) -> [(key: RecordKey, referrer: Referrer)] {
+    let candidates = rules.referrers[Int(type)].filter { $0.rule != .deny }
+    guard !candidates.isEmpty else { return [] }
+    var out: [(key: RecordKey, referrer: Referrer)] = []
+    for (k, r) in store where !r.isDeleted {
+      for c in candidates where c.type == r.type && r.fields[Int(c.field)].value == .ref(key) { out.append((k, c)) }
+    }
+    return out
   }
 
   func _absence(_ key: RecordKey) -> String {

@@ -73,6 +73,13 @@ package struct DeviceState: Sendable {
   }
   /// The CloudKit error the engine is waiting out, if its last request failed with one.
   package internal(set) var waitingOn: Wait?
+  /// With references in the schema: records a fetch changed here, with their type, whose
+  /// delete rules the world runs next (`references=propagate`); taken after each input.
+  package internal(set) var ruleChecks: [(key: RecordKey, type: Int32)] = []
+  /// With references in the schema: the records this device knows are deleted (its own deletes
+  /// and fetched ones), with the delete intent, so that a child fetched later that refers to
+  /// one meets its delete rule. Durable (the store's history).
+  package internal(set) var knownDeletes: [RecordKey: IntentID] = [:]
 
   /// What a device is waiting on after a CloudKit error.
   package struct Wait: Hashable, Sendable {
@@ -633,6 +640,17 @@ package struct DeviceState: Sendable {
 
   /// Folds a server version into the local store through the policy.
   mutating func adopt(_ remote: RecordState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    let rules = env.context.rules
+    if rules.hasReferences {
+      if remote.isDeleted {
+        knownDeletes[remote.key] = remote.deletedBy
+      } else if env.settings.orphans == .drop, let parent = missingParent(of: remote, rules: rules) {
+        // The app's model requires the parent, which is not here (yet): the version is dropped.
+        effects.append(.fact(.orphanDropped(remote.key, parent: parent)))
+        return
+      }
+      ruleChecks.append((remote.key, remote.type))
+    }
     take(remote, effects: &effects)
     let key = remote.key
     let pending = outbox.entry(for: key).map { $0.isDelete ? FieldMask.all : $0.changed }
@@ -653,6 +671,21 @@ package struct DeviceState: Sendable {
     } else {
       setLocal(result, for: key, effects: &effects)
     }
+  }
+
+  /// A record `record` refers to that is not on this device at all (neither live nor
+  /// deleted), or nil.
+  func missingParent(of record: RecordState, rules: SchemaRules) -> RecordKey? {
+    for (field, _) in rules.refFields[Int(record.type)] {
+      if case .ref(let parent) = record.fields[Int(field)].value, !store.contains(parent), knownDeletes[parent] == nil { return parent }
+    }
+    return nil
+  }
+
+  /// Takes the records whose delete rules the world should run (``ruleChecks``).
+  package mutating func takeRuleChecks() -> [(key: RecordKey, type: Int32)] {
+    defer { ruleChecks = [] }
+    return ruleChecks
   }
 
   /// Replaces the local copy, reporting a change in what the user sees (``DeviceEffect/shown(_:visible:)``).

@@ -79,6 +79,9 @@ package enum DeviceFact: Hashable, Sendable {
   /// Settle ended with these records' changes set aside with an account the device was not
   /// signed into (`account=keep`): they were never sent.
   case setAside([RecordKey], account: Int32)
+  /// `orphans=drop`: a fetched version of the record was discarded because it refers to
+  /// `parent`, which is not on the device.
+  case orphanDropped(RecordKey, parent: RecordKey)
 }
 
 /// What a device asks the world to do.

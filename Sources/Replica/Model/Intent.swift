@@ -48,6 +48,9 @@ package struct Intent: Hashable, Sendable {
   /// Why the intent had no effect (the record was not on the device, the text was not found),
   /// or nil. Ignored intents are reported but never judged.
   package var ignored: String?
+  /// For an intent a schema's delete rule made (a cascade's delete, a nullify's clearing): the
+  /// delete intent that set it off; 0 for the user's own intent.
+  package var trigger: IntentID = 0
 
   /// Whether this intent happened before `other` (`self → other`): both are on one record, and
   /// `other`'s device had received this one when it made `other`. Causality is tracked per

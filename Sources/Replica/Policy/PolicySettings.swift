@@ -75,6 +75,41 @@ public struct PolicySettings: Hashable, Sendable {
   /// lost); `merge` keeps local data and uploads it into whichever account signs in next.
   public enum Account: String, CaseIterable, Sendable { case keep, wipe, merge }
 
+  /// The `unique` axis: how the engine keeps a type declared `singleton` or `unique-by` free of
+  /// duplicates, which CloudKit cannot do. `key-name` derives the record name from the key (a
+  /// singleton's name is fixed), so two devices creating the same key create one record and
+  /// their writes merge; `ignore` names records at random (a UUID, as Core Data and SwiftData
+  /// do), so every device's create is a record of its own.
+  public enum Unique: String, CaseIterable, Sendable {
+    case keyName = "key-name"
+    case ignore
+  }
+
+  /// The `references` axis: where the schema's delete rules (`on-delete cascade|nullify`) run.
+  /// `propagate` runs them on every device — on a delete made there, on a delete fetched from
+  /// the server, and on a fetched record that refers to a record the device knows is deleted —
+  /// as Core Data does when it imports; `local-only` runs them only on the device where the
+  /// user deleted, so a child another device made or kept meanwhile is left referring to
+  /// nothing.
+  public enum References: String, CaseIterable, Sendable {
+    case propagate
+    case localOnly = "local-only"
+  }
+
+  /// The `orphans` axis: what the engine does with a fetched record that refers to a record it
+  /// does not have (its parent is in a later batch or page). `keep` applies it and lets the
+  /// reference resolve when the parent arrives; `drop` discards it, as an app whose model
+  /// requires the relationship does, and never sees that version again.
+  public enum Orphans: String, CaseIterable, Sendable { case keep, drop }
+
+  /// The `unknown-fields` axis: what an app version that does not know some fields of a
+  /// record (added by a later schema version) does with them. `keep` keeps them as CloudKit's
+  /// record does and saves only the keys it changed, and shows them after an upgrade; `drop`
+  /// decodes the record into its model, which has no place for them, so its saves write the
+  /// whole record without them (erasing them on the server) and after an upgrade it never
+  /// fetches them again.
+  public enum UnknownFields: String, CaseIterable, Sendable { case keep, drop }
+
   /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
   /// Which of two concurrent saves wins; default `hlc`.
@@ -110,6 +145,14 @@ public struct PolicySettings: Hashable, Sendable {
   public var zoneDeleted: ZoneDeleted = .follow
   /// What happens to local data on an account change; default `keep`.
   public var account: Account = .keep
+  /// How duplicates of a unique type are avoided; default `key-name`.
+  public var unique: Unique = .keyName
+  /// Where delete rules run; default `propagate`.
+  public var references: References = .propagate
+  /// What happens to a fetched record whose parent is not here yet; default `keep`.
+  public var orphans: Orphans = .keep
+  /// What an older app version does with fields it does not know; default `keep`.
+  public var unknownFields: UnknownFields = .keep
 
   /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
   /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100,
@@ -125,7 +168,8 @@ public struct PolicySettings: Hashable, Sendable {
       ("conflict", conflict.rawValue), ("text", text.rawValue), ("outbox", outbox.rawValue),
       ("unit", unit.rawValue), ("token", token.rawValue), ("batch", String(batch)), ("retry", retry.rawValue),
       ("retry-after", retryAfter.rawValue), ("split", split.rawValue), ("zone-deleted", zoneDeleted.rawValue),
-      ("account", account.rawValue),
+      ("account", account.rawValue), ("unique", unique.rawValue), ("references", references.rawValue), ("orphans", orphans.rawValue),
+      ("unknown-fields", unknownFields.rawValue),
     ]
   }
 }

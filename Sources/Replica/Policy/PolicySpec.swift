@@ -32,7 +32,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   /// The override keys a spec accepts, in the order of `policies.md`.
   public static let keys = [
     "granularity", "winner", "save", "delete", "retention", "refetch", "conflict", "text", "outbox", "unit", "token", "batch",
-    "retry", "retry-after", "split", "zone-deleted", "account",
+    "retry", "retry-after", "split", "zone-deleted", "account", "unique", "references", "orphans", "unknown-fields",
   ]
 
   /// Parses a spec. Errors name the unknown preset, key or value and list the valid ones.
@@ -144,6 +144,10 @@ extension PolicySettings {
     case "split": return pick(Split.self) { split = $0 }
     case "zone-deleted": return pick(ZoneDeleted.self) { zoneDeleted = $0 }
     case "account": return pick(Account.self) { account = $0 }
+    case "unique": return pick(Unique.self) { unique = $0 }
+    case "references": return pick(References.self) { references = $0 }
+    case "orphans": return pick(Orphans.self) { orphans = $0 }
+    case "unknown-fields": return pick(UnknownFields.self) { unknownFields = $0 }
     case "retention":
       switch SimDuration.parse(value) {
       case .success(let d) where d > .zero:

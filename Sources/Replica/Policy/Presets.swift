@@ -29,6 +29,7 @@ extension PolicyPreset {
       $0.retention = .days(30)
       $0.refetch = .naive
       $0.text = .whole
+      $0.unique = .ignore
     },
     preset(
       "record-lww-clock",
@@ -174,6 +175,34 @@ extension PolicyPreset {
       loses: "edits not yet sent when the iCloud account signs out or switches (Apple's sample deletes local data)", planted: true
     ) {
       $0.account = .wipe
+    },
+    preset(
+      "random-record-names", models: "planted bug: field-lww-hlc unique=ignore",
+      loses: "uniqueness: a settings singleton or a per-key record created on two devices before they sync stays two records",
+      planted: true
+    ) {
+      $0.unique = .ignore
+    },
+    preset(
+      "local-delete-rules", models: "planted bug: field-lww-hlc references=local-only",
+      loses: "references: a child made or kept on another device while its parent was deleted is left referring to nothing",
+      planted: true
+    ) {
+      $0.references = .localOnly
+    },
+    preset(
+      "drops-orphans", models: "planted bug: field-lww-hlc orphans=drop",
+      loses: "a fetched child whose parent comes in a later batch is discarded, so the device never shows that version",
+      planted: true
+    ) {
+      $0.orphans = .drop
+    },
+    preset(
+      "drops-unknown-fields", models: "planted bug: field-lww-hlc unknown-fields=drop",
+      loses: "app versions: an old build erases fields added by a newer one when it saves, and never backfills them after upgrading",
+      planted: true
+    ) {
+      $0.unknownFields = .drop
     },
   ]
 

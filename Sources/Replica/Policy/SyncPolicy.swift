@@ -3,9 +3,16 @@
 /// What a policy's merge decisions may look at besides the records: the schema.
 public struct MergeContext: Sendable {
   /// The run's schema: types, fields, and which fields are `mutable`.
-  public var schema: Schema
+  public var schema: Schema {
+    didSet { rules = SchemaRules(schema) }
+  }
+  /// What the schema's references and uniqueness ask of every device, precomputed.
+  package private(set) var rules: SchemaRules
   /// A context for a run on `schema`.
-  public init(schema: Schema) { self.schema = schema }
+  public init(schema: Schema) {
+    self.schema = schema
+    rules = SchemaRules(schema)
+  }
 
   /// The index of the field called `name` in `record`'s type, or nil when it has none:
   /// `record.fields[context.field("title", of: record)!]`.

@@ -36,16 +36,32 @@ public struct FieldSpec: Hashable, Sendable {
   public var mutable: Bool
   /// A unique constraint (not CloudKit-safe).
   public var unique: Bool
+  /// For a `ref` field: what happens to this record when the record it refers to is deleted
+  /// (`on-delete` in the scenario; ``DeleteRule/nullify`` by default). Ignored for other kinds.
+  public var onDelete: DeleteRule
+  /// The schema version that added the field (`since N`; 1 for the first version).
+  public var since: Int
 
   /// A field; by default required, without a default value, not `mutable` and not `unique`.
   /// A required field without a default is not CloudKit-safe (``Schema/safetyFindings()``).
-  public init(name: String, kind: FieldKind, optional: Bool = false, defaultValue: Value? = nil, mutable: Bool = false, unique: Bool = false) {
+  public init(
+    name: String, kind: FieldKind, optional: Bool = false, defaultValue: Value? = nil, mutable: Bool = false, unique: Bool = false,
+    onDelete: DeleteRule = .nullify, since: Int = 1
+  ) {
     self.name = name
     self.kind = kind
     self.optional = optional
     self.defaultValue = defaultValue
     self.mutable = mutable
     self.unique = unique
+    self.onDelete = onDelete
+    self.since = since
+  }
+
+  /// The type a `ref` field refers to, or nil for other kinds.
+  public var referencedType: String? {
+    if case .ref(let target) = kind { return target }
+    return nil
   }
 
   /// The value a field has before any intent wrote it.
@@ -56,6 +72,31 @@ public struct FieldSpec: Hashable, Sendable {
     default: return .null
     }
   }
+}
+
+/// What happens to a record when the record one of its `ref` fields refers to is deleted: the
+/// delete rule of the relationship, written on the referring (child) side as CloudKit's
+/// `CKRecord.Reference` actions are.
+public enum DeleteRule: String, Hashable, Sendable, CaseIterable {
+  /// The referring record is deleted too (Core Data's `Cascade` on the parent's to-many;
+  /// `CKRecord.Reference.Action.deleteSelf`).
+  case cascade
+  /// The reference is cleared (Core Data's `Nullify`, the default).
+  case nullify
+  /// The referred-to record cannot be deleted while a record refers to it (Core Data's `Deny`,
+  /// which CloudKit integration does not support).
+  case deny
+}
+
+/// What a type's records must not share: nothing (any number of records), a set of fields (a
+/// per-day record, a tag by name), or anything at all (a settings singleton). CloudKit has no
+/// unique constraints, so this is the app's intention, checked by the oracle after settle
+/// (`logical-duplicate`).
+public enum Uniqueness: Hashable, Sendable {
+  /// At most one live record of the type (`singleton`).
+  case singleton
+  /// No two live records with equal values in these fields, by index (`unique-by f,g`).
+  case fields([Int])
 }
 
 /// A record type: plain (mutable records) or `append-only` (events: created once, never updated).
@@ -69,11 +110,28 @@ public struct RecordType: Hashable, Sendable {
   /// ``RecordState/fields`` and its bit in a ``FieldMask`` (so at most 64).
   public var fields: [FieldSpec]
 
+  /// What its records must not share, or nil when any number may share anything.
+  public var uniqueness: Uniqueness?
+  /// The schema version that added the type (`since N`; 1 for the first version).
+  public var since: Int
+
   /// A record type; plain (its records can be updated) unless `appendOnly`.
-  public init(name: String, appendOnly: Bool = false, fields: [FieldSpec]) {
+  public init(name: String, appendOnly: Bool = false, fields: [FieldSpec], uniqueness: Uniqueness? = nil, since: Int = 1) {
     self.name = name
     self.appendOnly = appendOnly
     self.fields = fields
+    self.uniqueness = uniqueness
+    self.since = since
+  }
+
+  /// The fields whose values make a record's unique key (none for a singleton), or nil when
+  /// the type has no uniqueness.
+  public var uniqueKeyFields: [Int]? {
+    switch uniqueness {
+    case nil: nil
+    case .singleton: []
+    case .fields(let f): f
+    }
   }
 
   /// The index of the field called `name`, or nil when the type has none.
@@ -111,6 +169,7 @@ public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
     case requiredWithoutDefault = "required-without-default"
     case uniqueConstraint = "unique-constraint"
     case requiredReference = "required-reference"
+    case denyDeleteRule = "deny-delete-rule"
     case notDeployed = "not-deployed"
   }
   /// The name of the type whose records will not upload.
@@ -121,12 +180,23 @@ public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
   public var problem: Problem
   /// One sentence naming the problem, its consequence and the fix (how to rewrite the field line).
   public var message: String
+  /// The rule as Apple states it for Core Data and SwiftData with CloudKit.
+  public var appleRule: String {
+    switch problem {
+    case .requiredWithoutDefault: "All attributes must be optional, or have a default value."
+    case .uniqueConstraint: "CloudKit integration does not support unique constraints."
+    case .requiredReference: "All relationships must be optional."
+    case .denyDeleteRule: "CloudKit integration does not support the Deny deletion rule."
+    case .notDeployed: "Record types must be deployed to the production schema before a released app uses them."
+    }
+  }
   public var description: String { message }
 }
 
 extension Schema {
   /// Every CloudKit-safety problem, in schema order: required fields without a default,
-  /// unique constraints, non-optional references, and types not deployed to production.
+  /// unique constraints, non-optional references, `on-delete deny`, and types not deployed to
+  /// production.
   public func safetyFindings() -> [SchemaFinding] {
     var findings: [SchemaFinding] = []
     for type in types {
@@ -138,6 +208,14 @@ extension Schema {
                 type: type.name, field: field.name, problem: .requiredReference,
                 message:
                   "\(type.name).\(field.name) is a non-optional reference to \(target); CloudKit relationships must be optional. Write `\(field.name): ref \(target)?`."
+              ))
+          }
+          if field.onDelete == .deny {
+            findings.append(
+              SchemaFinding(
+                type: type.name, field: field.name, problem: .denyDeleteRule,
+                message:
+                  "\(type.name).\(field.name) denies deleting a \(target) it refers to; CloudKit cannot enforce it (another device may delete the \(target) or add a \(type.name) at any time), so \(type.name) records will never upload. Write `on-delete nullify` or `on-delete cascade` and check in the app before deleting."
               ))
           }
         } else if !field.optional && field.defaultValue == nil {
@@ -153,7 +231,7 @@ extension Schema {
             SchemaFinding(
               type: type.name, field: field.name, problem: .uniqueConstraint,
               message:
-                "\(type.name).\(field.name) is unique; CloudKit cannot enforce unique constraints, so \(type.name) records will never upload. Remove `unique` and deduplicate in the app."
+                "\(type.name).\(field.name) is unique; CloudKit cannot enforce unique constraints, so \(type.name) records will never upload. Remove `unique`, declare `type \(type.name) unique-by \(field.name)` and derive record names from the key (policy `unique=key-name`)."
             ))
         }
       }
@@ -174,7 +252,7 @@ extension Schema {
     guard isDeployed(typeIndex) else { return false }
     return type.fields.allSatisfy { f in
       if f.unique { return false }
-      if case .ref = f.kind { return f.optional }
+      if case .ref = f.kind { return f.optional && f.onDelete != .deny }
       return f.optional || f.defaultValue != nil
     }
   }

@@ -66,6 +66,10 @@ package struct SyncWorld: Sendable {
   /// When a message was last delivered (settle's time to converge ends there, not at the last
   /// stale timer).
   var lastDelivery: VirtualTime = .zero
+  /// `unique=key-name`: the record each unique key names, per account, type and key values.
+  var keyNames: [UniqueName: RecordKey] = [:]
+  /// `unique=key-name`: a scenario record that is another's by its key → that record.
+  package internal(set) var aliases: [RecordKey: RecordKey] = [:]
 
   package init(_ config: WorldConfig) {
     self.config = config
@@ -244,22 +248,8 @@ package struct SyncWorld: Sendable {
   mutating func perform(_ action: WorldAction) {
     switch action {
     case .intent(let d, let userIntent):
-      var buffer = takeEffectsBuffer()
-      env.now = now
-      var intent = devices[Int(d)].perform(userIntent, id: log.nextID, in: env, effects: &buffer)
-      ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality)
-      log.append(intent)
-      if case .create = userIntent, intent.ignored == nil {
-        let k = Int(intent.record)
-        recordAccounts._grow(toHold: k, with: -1)
-        if recordAccounts[k] < 0 { recordAccounts[k] = deviceAccount(Int(d)) ?? -1 }
-      }
-      if config.trackCausality { facts.reachedServer.append(false) }
-      if config.recordObservations { facts.observations.append(.intent(intent.id)) }
-      trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), intent.ignored == nil ? 0 : 1)
-      note(.intent(intent.id))
-      carryOut(buffer, device: d)
-      effects = buffer
+      let intent = performIntent(device: d, resolvingNames(userIntent, device: d), trigger: 0)
+      if case .delete = userIntent, intent.ignored == nil { runDeleteRules(device: d, deleted: intent.record, by: intent.id) }
     case .sync(let d):
       deliverToDevice(d, .syncNow)
     case .kill(let d):
@@ -365,6 +355,31 @@ package struct SyncWorld: Sendable {
     devices[Int(d)].handle(input, in: env, effects: &buffer)
     carryOut(buffer, device: d)
     effects = buffer
+    if context.rules.hasReferences, !devices[Int(d)].ruleChecks.isEmpty { propagateDeleteRules(device: d) }
+  }
+
+  /// Performs a user intent on device `d` (or one a delete rule makes, `trigger` being the
+  /// delete that set it off) and records it: the log, the ledger, the trace.
+  @discardableResult
+  mutating func performIntent(device d: Int32, _ userIntent: UserIntent, trigger: IntentID) -> Intent {
+    var buffer = takeEffectsBuffer()
+    env.now = now
+    var intent = devices[Int(d)].perform(userIntent, id: log.nextID, in: env, byRule: trigger != 0, effects: &buffer)
+    intent.trigger = trigger
+    ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality)
+    log.append(intent)
+    if case .create = userIntent, intent.ignored == nil {
+      let k = Int(intent.record)
+      recordAccounts._grow(toHold: k, with: -1)
+      if recordAccounts[k] < 0 { recordAccounts[k] = deviceAccount(Int(d)) ?? -1 }
+    }
+    if config.trackCausality { facts.reachedServer.append(false) }
+    if config.recordObservations { facts.observations.append(.intent(intent.id)) }
+    trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), intent.ignored == nil ? 0 : 1)
+    note(.intent(intent.id))
+    carryOut(buffer, device: d)
+    effects = buffer
+    return intent
   }
 
   /// The reusable effects buffer, taken out (unique, so emptying it keeps its storage without a
@@ -446,12 +461,13 @@ package struct SyncWorld: Sendable {
     case .zoneGone: 8
     case .wipedOnAccountChange: 9
     case .setAside: 10
+    case .orphanDropped: 11
     }
   }
 
   func _factRecord(_ f: DeviceFact) -> Int64 {
     switch f {
-    case .rejected(let k, _), .reappeared(let k, _): Int64(k)
+    case .rejected(let k, _), .reappeared(let k, _), .orphanDropped(let k, _): Int64(k)
     default: -1
     }
   }

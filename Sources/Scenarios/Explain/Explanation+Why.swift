@@ -19,6 +19,14 @@ extension Explainer {
       return whyStranded(a, key: key)
     case .droppedEvent:
       return whyDropped(a, key: key)
+    case .danglingReference:
+      return [
+        "A reference is a record name stored in the referring record; CloudKit does not follow it (unless the server checks references, and then only at save time). When the record it names is deleted, the schema's delete rule (cascade or nullify) has to run on every device that holds a referring record — on the deletes it fetches, and on referring records it fetches after the delete — or the reference is left naming nothing. \(settings.references == .localOnly ? "references=local-only: the rules ran only on the device where the user deleted." : "")"
+      ]
+    case .logicalDuplicate:
+      return [
+        "CloudKit has no unique constraints: two devices that each create the record before they sync save two records, and both survive. \(settings.unique == .ignore ? "unique=ignore: each create got a random record name (a UUID, as Core Data and SwiftData do)." : "") Deriving the record name from the key (a fixed name for a singleton) makes the second save a conflict on the same record, which the merge resolves (unique=key-name); de-duplicating after the fact has to pick the survivor deterministically on every device and move the loser's data over."
+      ]
     case .duplicateEvent, .divergence, .phantomValue, .stalledSync:
       return []
     }

@@ -53,8 +53,8 @@ extension ScenarioFile {
 
     for type in schema.types {
       line("")
-      line("type \(type.name)" + (type.appendOnly ? " append-only" : ""))
-      for field in type.fields { line("  " + Self._field(field)) }
+      line("type \(type.name)" + Self._typeModifiers(type))
+      for field in type.fields { line("  " + Self._field(field, typeSince: type.since)) }
     }
 
     line("")
@@ -93,7 +93,18 @@ extension ScenarioFile {
     d.nanoseconds < 0 ? d.description : "+\(d)"
   }
 
-  static func _field(_ f: FieldSpec) -> String {
+  static func _typeModifiers(_ type: RecordType) -> String {
+    var s = type.appendOnly ? " append-only" : ""
+    switch type.uniqueness {
+    case nil: break
+    case .singleton: s += " singleton"
+    case .fields(let f): s += " unique-by " + f.map { type.fields[$0].name }.joined(separator: ",")
+    }
+    if type.since > 1 { s += " since \(type.since)" }
+    return s
+  }
+
+  static func _field(_ f: FieldSpec, typeSince: Int = 1) -> String {
     var s = "\(f.name): \(f.kind)" + (f.optional ? "?" : "")
     switch f.defaultValue {
     case nil, .null?, .ref?: break
@@ -105,6 +116,8 @@ extension ScenarioFile {
     }
     if f.mutable { s += " mutable" }
     if f.unique { s += " unique" }
+    if f.referencedType != nil, f.onDelete != .nullify { s += " on-delete \(f.onDelete.rawValue)" }
+    if f.since > typeSince { s += " since \(f.since)" }
     return s
   }
 

@@ -137,6 +137,10 @@ public enum TraceExport {
         o["fact"] = "set-aside"
         o["records"] = .array(keys.map { .string(words.record($0)) })
         o["account"] = .string(words.account(account))
+      case .orphanDropped(let key, let parent):
+        o["fact"] = "orphan-dropped"
+        o["record"] = .string(words.record(key))
+        o["parent"] = .string(words.record(parent))
       case .wipedOnAccountChange(let keys):
         o["fact"] = "wiped-on-account-change"
         o["records"] = .array(keys.map { .string(words.record($0)) })

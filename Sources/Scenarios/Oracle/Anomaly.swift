@@ -12,6 +12,8 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable, C
   case divergence
   case phantomValue = "phantom-value"
   case stalledSync = "stalled-sync"
+  case danglingReference = "dangling-reference"
+  case logicalDuplicate = "logical-duplicate"
   case concurrentOverwrite = "concurrent-overwrite"
   case deleteUpdateConflict = "delete-update-conflict"
 
@@ -30,8 +32,10 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable, C
     case .divergence: 6
     case .phantomValue: 7
     case .stalledSync: 8
-    case .concurrentOverwrite: 9
-    case .deleteUpdateConflict: 10
+    case .danglingReference: 9
+    case .logicalDuplicate: 10
+    case .concurrentOverwrite: 11
+    case .deleteUpdateConflict: 12
     }
   }
 

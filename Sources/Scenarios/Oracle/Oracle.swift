@@ -51,6 +51,8 @@ package struct Oracle {
     judgeTransientResurrections()
     judgeLiveness()
     judgeDivergence()
+    judgeReferences()
+    judgeUniqueness()
     return anomalies.sorted { a, b in
       (a.kind, a.record?.name ?? "", a.field?.name ?? "", a.intents.first?.description ?? "")
         < (b.kind, b.record?.name ?? "", b.field?.name ?? "", b.intents.first?.description ?? "")

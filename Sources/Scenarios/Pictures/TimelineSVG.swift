@@ -314,6 +314,11 @@ struct TimelineDrawing {
           "set aside (\(keys.count))",
           "\(who): settle ended with unsent changes to \(keys.map(history.names.record).joined(separator: ", ")) set aside with account \(history.names.account(account))"
         )
+      case .orphanDropped(let key, let parent):
+        return (
+          "\(history.names.record(key)) dropped",
+          "\(who): dropped the fetched version of \(history.names.record(key)) at \(at): it refers to \(history.names.record(parent)), which is not on the device (orphans=drop)"
+        )
       case .wipedOnAccountChange(let keys):
         return (
           "wiped (\(keys.count))",

@@ -14,6 +14,8 @@ struct ExpectationChecker {
   let anomalies: [Anomaly]
   let countsByKind: [Int]
   let converged: Bool
+  /// `unique=key-name`: records whose create named another record by its key.
+  let aliases: [RecordKey: RecordKey]
 
   init(world: SyncWorld, recordNames: [String], anomalies: [Anomaly], countsByKind: [Int], converged: Bool) {
     devices = world.devices
@@ -24,6 +26,7 @@ struct ExpectationChecker {
     self.anomalies = anomalies
     self.countsByKind = countsByKind
     self.converged = converged
+    aliases = world.aliases
   }
 
   /// The account a record belongs to.
@@ -88,7 +91,10 @@ struct ExpectationChecker {
     }
   }
 
-  func key(_ id: String) -> RecordKey? { recordNames.firstIndex(of: id).map { RecordKey($0) } }
+  /// The record a scenario id names (under `unique=key-name`, the record its key names).
+  func key(_ id: String) -> RecordKey? {
+    recordNames.firstIndex(of: id).map { k in aliases[RecordKey(k)] ?? RecordKey(k) }
+  }
 
   /// Whether `test` holds of the record's visible copy on every device and on the server.
   func holdersAgree(_ key: RecordKey, _ test: (RecordState?) -> Bool) -> Bool {
@@ -106,8 +112,7 @@ struct ExpectationChecker {
   }
 
   func holders(_ id: String) -> [(name: String, record: RecordState?)] {
-    guard let index = recordNames.firstIndex(of: id) else { return [] }
-    let key = RecordKey(index)
+    guard let key = key(id) else { return [] }
     return devices.indices.filter { holds($0, key) }.map { (devices[$0].config.name, devices[$0].visibleRecord(key)) }
       + [("the server", serverRecord(key).flatMap { $0.isDeleted ? nil : $0 })]
   }

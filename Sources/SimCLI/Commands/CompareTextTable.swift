@@ -40,6 +40,8 @@ struct CompareTextTable {
     case .divergence: "V"
     case .phantomValue: "H"
     case .stalledSync: "T"
+    case .danglingReference: "F"
+    case .logicalDuplicate: "Q"
     case .concurrentOverwrite, .deleteUpdateConflict: nil
     }
   }

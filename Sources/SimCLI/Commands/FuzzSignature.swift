@@ -87,10 +87,17 @@ struct FuzzSignature: Hashable, Sendable {
         Axis(name: "unit=mark-first") { $0.unit == .markFirst }, Axis(name: "outbox=memory") { $0.outbox == .memory },
         Axis(name: "retry=never") { $0.retry == .never },
       ]
+    case .danglingReference:
+      [Axis(name: "references=local-only") { $0.references == .localOnly }]
+    case .logicalDuplicate:
+      [Axis(name: "unique=ignore") { $0.unique == .ignore }]
     case .stalledSync:
       [Axis(name: "retry-after=ignore") { $0.retryAfter == .ignore }, Axis(name: "split=off") { $0.split == .off }]
     case .divergence:
-      [Axis(name: "refetch=naive") { $0.refetch == .naive }, Axis(name: "token=before-apply") { $0.token == .beforeApply }]
+      [
+        Axis(name: "refetch=naive") { $0.refetch == .naive }, Axis(name: "token=before-apply") { $0.token == .beforeApply },
+        Axis(name: "orphans=drop") { $0.orphans == .drop },
+      ]
     case .duplicateEvent, .phantomValue, .concurrentOverwrite, .deleteUpdateConflict:
       []
     }

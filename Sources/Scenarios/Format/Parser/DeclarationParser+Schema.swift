@@ -4,12 +4,14 @@ import Replica
 /// `type NAME [append-only]` and its indented field lines `name: KIND[?] [= LITERAL] [mutable] [unique]`.
 extension DeclarationParser {
   static let kinds = ["string", "text", "int", "bool", "date", "ref"]
-  static let fieldUsage = "name: KIND[?] [= VALUE] [mutable] [unique]"
+  static let fieldUsage = "name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [since N]"
+  static let fieldModifiers = ["mutable", "unique", "on-delete", "since"]
 
   /// Declares a type; returns its index, or `nil` when its fields should be checked but not kept.
+  /// `type NAME [append-only] [singleton | unique-by FIELD[,FIELD...]] [since N]`.
   mutating func parseType(_ i: Int) -> Int? {
     let t = lines[i].tokens
-    let usage = "type NAME [append-only]"
+    let usage = Self.typeUsage
     guard t.count >= 2 else {
       missing(i, "expected a type name; write '\(usage)', as in 'type Note'")
       return nil
@@ -17,21 +19,106 @@ extension DeclarationParser {
     guard checkName(i, t[1], "type name") else { return nil }
     let name = t[1].text
     var appendOnly = false
-    if t.count >= 3 {
-      if t[2].is("append-only") {
-        appendOnly = true
-        expectEnd(i, after: 2, usage: usage)
-      } else {
-        error(i, t[2], "unexpected \(Self.shown(t[2]))" + didYouMean(t[2].text, ["append-only"], else: "; write '\(usage)'"))
+    var singleton: ScenarioToken?
+    var uniqueBy: [(String, Int)]?
+    var since = 1
+    var seen: Set<String> = []
+    var k = 2
+    while k < t.count {
+      let token = t[k]
+      k += 1
+      guard token.isWord, ["append-only", "singleton", "unique-by", "since"].contains(token.text) else {
+        error(
+          i, token,
+          "unexpected \(Self.shown(token))" + didYouMean(token.text, ["append-only", "singleton", "unique-by", "since"], else: "; write '\(usage)'"))
+        continue
       }
+      if !seen.insert(token.text).inserted {
+        error(i, token, "'\(token.text)' is given twice")
+        continue
+      }
+      switch token.text {
+      case "append-only": appendOnly = true
+      case "singleton": singleton = token
+      case "unique-by":
+        guard k < t.count, t[k].isWord, !["append-only", "singleton", "since"].contains(t[k].text) else {
+          missing(i, "expected the key's fields after 'unique-by', as in 'unique-by day' or 'unique-by owner,day'")
+          continue
+        }
+        var names: [(String, Int)] = []
+        var offset = t[k].start
+        for part in t[k].text.split(separator: ",", omittingEmptySubsequences: false) {
+          let piece = String(part)
+          if piece.isEmpty {
+            error(i, offset, "an empty field name in 'unique-by'; separate fields with ',' and no spaces, as in 'unique-by owner,day'")
+          } else if names.contains(where: { $0.0 == piece }) {
+            error(i, offset, "'\(Self.quoted(piece))' is named twice in 'unique-by'")
+          } else {
+            names.append((piece, offset))
+          }
+          offset += piece.unicodeScalars.count + 1
+        }
+        uniqueBy = names
+        k += 1
+      default:  // since
+        guard let n = parseSince(i, t, &k) else { continue }
+        since = n
+      }
+    }
+    if let singleton, uniqueBy != nil {
+      error(i, singleton, "a type is either a 'singleton' or 'unique-by' some fields, not both")
+    }
+    if let singleton, appendOnly {
+      error(i, singleton, "an append-only type holds events, made many times; it cannot be a 'singleton'")
     }
     if let prior = typeLines[name] {
       error(i, t[1], "type '\(name)' is already declared on line \(prior)")
       return nil
     }
     typeLines[name] = lines[i].number
-    types.append(RecordType(name: name, appendOnly: appendOnly, fields: []))
+    types.append(RecordType(name: name, appendOnly: appendOnly, fields: [], uniqueness: singleton != nil ? .singleton : nil, since: since))
+    if let uniqueBy { pendingUniqueKeys.append((types.count - 1, uniqueBy, i)) }
     return types.count - 1
+  }
+
+  static let typeUsage = "type NAME [append-only] [singleton | unique-by FIELD,...] [since N]"
+
+  /// `since N` with `t[k - 1]` the `since`: the schema version, 2 … 1000 (1 is the first
+  /// version, which needs no `since`); advances `k` past the number.
+  mutating func parseSince(_ i: Int, _ t: [ScenarioToken], _ k: inout Int) -> Int? {
+    guard k < t.count else {
+      missing(i, "expected a schema version after 'since', as in 'since 2'")
+      return nil
+    }
+    let token = t[k]
+    k += 1
+    guard token.isWord, let n = Int(token.text), (2...1000).contains(n) else {
+      error(i, token, "expected a schema version from 2 to 1000 after 'since' (version 1 is the first schema, which needs no 'since')")
+      return nil
+    }
+    return n
+  }
+
+  /// Resolves every `unique-by` list against its type's fields, once they are all declared.
+  mutating func resolveUniqueKeys() {
+    for (typeIndex, names, i) in pendingUniqueKeys {
+      var indices: [Int] = []
+      for (name, offset) in names {
+        if let f = types[typeIndex].fieldIndex(named: name) {
+          if types[typeIndex].fields[f].kind == .text {
+            error(i, offset, "'\(Self.quoted(name))' is a text field; a unique key is made of string, int, bool, date or ref fields")
+          }
+          indices.append(f)
+        } else if !(brokenFields[types[typeIndex].name] ?? []).contains(name) {
+          let fieldNames = types[typeIndex].fields.map(\.name)
+          error(
+            i, offset,
+            "\(types[typeIndex].name) has no field '\(Self.quoted(name))'"
+              + didYouMean(name, fieldNames, else: fieldNames.isEmpty ? "; declare its fields on the indented lines below" : ""))
+        }
+      }
+      types[typeIndex].uniqueness = .fields(indices)
+    }
   }
 
   /// An indented line with no `type` above it.
@@ -101,9 +188,12 @@ extension DeclarationParser {
       if nameOK, let typeIndex { brokenFields[types[typeIndex].name, default: []].append(nameToken.text) }
       return
     }
-    var field = FieldSpec(name: nameToken.text, kind: kind, optional: optional)
+    var field = FieldSpec(name: nameToken.text, kind: kind, optional: optional, since: typeIndex.map { types[$0].since } ?? 1)
     parseFieldModifiers(i, Array(rest[used...]), into: &field)
     guard nameOK, let typeIndex else { return }
+    if field.since < types[typeIndex].since {
+      error(i, nameToken, "\(field.name) is 'since \(field.since)' but its type \(types[typeIndex].name) is 'since \(types[typeIndex].since)'; a field is no older than its type")
+    }
     let key = "\(types[typeIndex].name).\(field.name)"
     if let prior = fieldLines[key] {
       error(i, nameToken, "field '\(field.name)' is already declared in \(types[typeIndex].name) on line \(prior)")
@@ -163,17 +253,43 @@ extension DeclarationParser {
     }
   }
 
-  /// `= VALUE`, `mutable`, `unique`, in any order, each at most once.
+  /// `= VALUE`, `mutable`, `unique`, `on-delete RULE`, `since N`, in any order, each at most once.
   mutating func parseFieldModifiers(_ i: Int, _ t: [ScenarioToken], into field: inout FieldSpec) {
     var k = 0
     var sawDefault = false
+    var seen: Set<String> = []
     while k < t.count {
       let token = t[k]
       k += 1
-      if token.is("mutable") || token.is("unique") {
-        let already = token.text == "mutable" ? field.mutable : field.unique
-        if already { error(i, token, "'\(token.text)' is given twice") }
-        if token.text == "mutable" { field.mutable = true } else { field.unique = true }
+      if token.is("mutable") || token.is("unique") || token.is("on-delete") || token.is("since") {
+        if !seen.insert(token.text).inserted {
+          error(i, token, "'\(token.text)' is given twice")
+          if token.text == "on-delete" || token.text == "since" { k += 1 }
+          continue
+        }
+        switch token.text {
+        case "mutable": field.mutable = true
+        case "unique": field.unique = true
+        case "since": if let n = parseSince(i, t, &k) { field.since = n }
+        default:
+          guard k < t.count else {
+            missing(i, "expected a delete rule after 'on-delete': cascade, nullify or deny")
+            continue
+          }
+          let rule = t[k]
+          k += 1
+          guard field.referencedType != nil else {
+            error(i, token, "'on-delete' is for ref fields: it says what happens to this record when the record it refers to is deleted")
+            continue
+          }
+          guard rule.isWord, let r = DeleteRule(rawValue: rule.text) else {
+            error(
+              i, rule,
+              "unknown delete rule \(Self.shown(rule))" + didYouMean(rule.text, DeleteRule.allCases.map(\.rawValue), else: "; the rules are cascade, nullify and deny"))
+            continue
+          }
+          field.onDelete = r
+        }
         continue
       }
       // `= VALUE`, `=VALUE`, `=""`.
@@ -197,7 +313,7 @@ extension DeclarationParser {
           error(
             i, token,
             "unexpected \(Self.shown(token))"
-              + didYouMean(token.text, ["mutable", "unique"], else: "; after the kind come '= VALUE', 'mutable' and 'unique'"))
+              + didYouMean(token.text, Self.fieldModifiers, else: "; after the kind come '= VALUE', 'mutable', 'unique', 'on-delete RULE' and 'since N'"))
         }
         continue
       }

@@ -45,6 +45,8 @@ struct DeclarationParser: ScenarioParsePart {
   /// Names checked once every declaration is known: (name, line index, offset).
   var pendingTypeUses: [(String, Int, Int)] = []
   var pendingDeviceUses: [(String, Int, Int)] = []
+  /// `unique-by` lists, resolved once the type's fields are known: (type, names with offsets, line index).
+  var pendingUniqueKeys: [(Int, [(String, Int)], Int)] = []
 
   init(session: ScenarioParse) {
     self.session = session
@@ -53,6 +55,7 @@ struct DeclarationParser: ScenarioParsePart {
   mutating func run() {
     firstAtLine = lines.first { !$0.indented && $0.tokens.first?.is("at") == true }?.number
     declarationPass()
+    resolveUniqueKeys()
     checkDeclaredNames()
   }
 

@@ -1,0 +1,98 @@
+/// A unique key: the account, the type, and the values of its key fields (none for a singleton).
+struct UniqueName: Hashable, Sendable {
+  var account: Int32
+  var type: Int32
+  var values: [Value]
+}
+
+extension SyncWorld {
+  /// The record `key` is, once names derived from unique keys are resolved (`unique=key-name`):
+  /// itself, unless its create named a record another create already made.
+  package func canonical(_ key: RecordKey) -> RecordKey { aliases.isEmpty ? key : aliases[key] ?? key }
+
+  /// Resolves a user intent's records under `unique=key-name`: a create of a unique type whose
+  /// key another create in the account already used names that record (its name is derived
+  /// from the key), and every later intent on it, and every reference to it, goes there too.
+  mutating func resolvingNames(_ intent: UserIntent, device d: Int32) -> UserIntent {
+    guard context.rules.hasUniqueness, env.settings.unique == .keyName else { return intent }
+    switch intent {
+    case .create(let type, let key, let values):
+      let values = values.map(resolved)
+      guard let keyFields = context.schema.types[Int(type)].uniqueKeyFields else { return .create(type: type, key: key, values: values) }
+      let spec = context.schema.types[Int(type)]
+      var keyValues: [Value] = []
+      for f in keyFields {
+        keyValues.append(values.last { Int($0.field) == f }?.value ?? spec.fields[f].initialValue)
+      }
+      let name = UniqueName(account: deviceAccount(Int(d)).map { Int32($0) } ?? -1, type: type, values: keyValues)
+      if let existing = keyNames[name], existing != key {
+        aliases[key] = existing
+        return .create(type: type, key: existing, values: values)
+      }
+      keyNames[name] = key
+      return .create(type: type, key: key, values: values)
+    case .set(let key, let values): return .set(key: canonical(key), values: values.map(resolved))
+    case .append(let key, let field, let text): return .append(key: canonical(key), field: field, text: text)
+    case .replace(let key, let field, let old, let new): return .replace(key: canonical(key), field: field, old: old, new: new)
+    case .delete(let key): return .delete(key: canonical(key))
+    }
+  }
+
+  func resolved(_ write: FieldWrite) -> FieldWrite {
+    guard !aliases.isEmpty, case .ref(let k) = write.value else { return write }
+    return FieldWrite(field: write.field, value: .ref(canonical(k)))
+  }
+
+  /// Runs the schema's delete rules on device `d` for the record `deleted` it just deleted, or
+  /// learned was deleted (by intent `trigger`): each live record there that refers to it is
+  /// deleted (`cascade`, and so on down) or has the reference cleared (`nullify`), as intents
+  /// the device makes at once. `type` is the deleted record's, when the device no longer has it.
+  mutating func runDeleteRules(device d: Int32, deleted key: RecordKey, by trigger: IntentID, type: Int32? = nil) {
+    guard context.rules.hasReferences, let type = type ?? devices[Int(d)].store[key]?.type ?? typeOfRecord(key) else { return }
+    for (child, referrer) in devices[Int(d)].referrers(of: key, type: type, rules: context.rules) {
+      // An earlier cascade in this loop may have taken it already.
+      guard devices[Int(d)].shows(child) else { continue }
+      apply(referrer.rule, to: child, field: referrer.field, device: d, trigger: trigger)
+    }
+  }
+
+  /// A delete rule's intent on `child`, whose `field` refers to a deleted record.
+  mutating func apply(_ rule: DeleteRule, to child: RecordKey, field: Int32, device d: Int32, trigger: IntentID) {
+    switch rule {
+    case .cascade:
+      let intent = performIntent(device: d, .delete(key: child), trigger: trigger)
+      if intent.ignored == nil { runDeleteRules(device: d, deleted: child, by: trigger) }
+    case .nullify:
+      performIntent(device: d, .set(key: child, values: [FieldWrite(field: field, value: .null)]), trigger: trigger)
+    case .deny:
+      break
+    }
+  }
+
+  /// `references=propagate`: after a fetch changed records on device `d`, runs the delete rules
+  /// there — for a deletion it applied, on its records that refer to the deleted one; for a
+  /// record it applied that refers to a record it knows is deleted, on that record.
+  mutating func propagateDeleteRules(device d: Int32) {
+    let checks = devices[Int(d)].takeRuleChecks()
+    guard env.settings.references == .propagate else { return }
+    for (key, type) in checks {
+      if !devices[Int(d)].shows(key) {
+        if let by = devices[Int(d)].knownDeletes[key] { runDeleteRules(device: d, deleted: key, by: by, type: type) }
+        continue
+      }
+      for (field, _) in context.rules.refFields[Int(type)] {
+        guard let r = devices[Int(d)].visibleRecord(key), case .ref(let parent) = r.fields[Int(field)].value,
+          let by = devices[Int(d)].knownDeletes[parent], !devices[Int(d)].shows(parent)
+        else { continue }
+        apply(context.schema.types[Int(type)].fields[Int(field)].onDelete, to: key, field: field, device: d, trigger: by)
+      }
+    }
+  }
+
+  /// The type of record `key`, from any copy of it (a device's or a server's).
+  func typeOfRecord(_ key: RecordKey) -> Int32? {
+    for d in devices { if let r = d.store[key] { return r.type } }
+    for s in servers { if let r = s.records[key] { return r.type } }
+    return nil
+  }
+}

@@ -1,0 +1,142 @@
+import Replica
+@_spi(Kernel) import Simulator
+
+extension Oracle {
+  /// The final states the schema rules are judged on: every signed-in device's visible
+  /// records, then each account's server's live records, each with who holds it.
+  func finalViews() -> [(holder: String, device: Int32?, records: [RecordState])] {
+    var views: [(holder: String, device: Int32?, records: [RecordState])] = []
+    for d in world.devices.indices where world.devices[d].account != nil {
+      views.append((deviceName(Int32(d)), Int32(d), world.visibleRecords(device: d)))
+    }
+    for (a, server) in world.servers.enumerated() {
+      views.append((world.servers.count == 1 ? "the server" : "the server of \(words.account(Int32(a)))", nil, server.liveRecords))
+    }
+    return views
+  }
+
+  /// `dangling-reference`: after settle, a live record refers to a record that no device and no
+  /// server holds (an orphan). One anomaly per record and field, naming who shows it.
+  mutating func judgeReferences() {
+    let rules = world.context.rules
+    guard rules.hasReferences else { return }
+    let views = finalViews()
+    var liveAnywhere = Set<RecordKey>()
+    for v in views { for r in v.records { liveAnywhere.insert(r.key) } }
+    // (record, field) → who shows it dangling, and the value's writer there.
+    var found: [(key: RecordKey, field: Int32, target: RecordKey, writer: IntentID, holders: [String], devices: [Int32])] = []
+    for v in views {
+      for r in v.records {
+        for (field, _) in rules.refFields[Int(r.type)] {
+          guard case .ref(let target) = r.fields[Int(field)].value, !liveAnywhere.contains(target) else { continue }
+          if let i = found.firstIndex(where: { $0.key == r.key && $0.field == field }) {
+            found[i].holders.append(v.holder)
+            if let d = v.device { found[i].devices.append(d) }
+          } else {
+            found.append((r.key, field, target, r.fields[Int(field)].writer, [v.holder], v.device.map { [$0] } ?? []))
+          }
+        }
+      }
+    }
+    for f in found {
+      guard let type = world.serverRecord(f.key)?.type ?? typeOf(f.key) else { continue }
+      let spec = schema.types[Int(type)].fields[Int(f.field)]
+      let deletes = Int(f.target) < byRecord.count ? byRecord[Int(f.target)].filter { $0.kind == .delete } : []
+      let fate: String
+      if let d = deletes.first {
+        fate = "\(name(f.target)) was deleted in \(describe(d))"
+      } else {
+        fate = "\(name(f.target)) is on no device and not on the server"
+      }
+      let rule: String
+      switch spec.onDelete {
+      case .cascade: rule = "its delete rule (on-delete cascade) should have deleted \(name(f.key))"
+      case .nullify: rule = "its delete rule (on-delete nullify) should have cleared the reference"
+      case .deny: rule = "its delete rule (on-delete deny) should have refused the delete"
+      }
+      let why =
+        world.config.policy.settings.references == .localOnly
+        ? ", but the rules ran only on the device that deleted (references=local-only)" : ", but it never ran there"
+      var intents = [Self.id(f.writer)].filter { $0.id != 0 }
+      intents += deletes.prefix(1).map { Self.id($0.id) }
+      anomalies.append(
+        Anomaly(
+          kind: .danglingReference, record: recordRef(f.key),
+          field: FieldRef(index: Int(f.field), name: spec.name), intents: intents, devices: f.devices.map(deviceRef),
+          at: deletes.first?.trueTime ?? .zero,
+          explanation:
+            "\(name(f.key)).\(spec.name) refers to \(name(f.target)) on \(f.holders.joined(separator: ", ")) after settle, and \(fate); \(rule)\(why)."
+        ))
+    }
+  }
+
+  /// `logical-duplicate`: after settle, two live records of a `singleton` or `unique-by` type
+  /// share their key in one account. One anomaly per set of duplicates, on the first record.
+  mutating func judgeUniqueness() {
+    guard world.context.rules.hasUniqueness else { return }
+    var groups: [(records: [RecordKey], type: Int32, holders: [String], devices: [Int32])] = []
+    for v in finalViews() {
+      var byKey: [UniqueKey: [RecordKey]] = [:]
+      var order: [UniqueKey] = []
+      for r in v.records {
+        guard let keyFields = schema.types[Int(r.type)].uniqueKeyFields else { continue }
+        let k = UniqueKey(account: Int32(world.account(ofRecord: r.key)), type: r.type, values: keyFields.map { r.fields[$0].value })
+        if byKey[k] == nil { order.append(k) }
+        byKey[k, default: []].append(r.key)
+      }
+      for k in order {
+        let records = byKey[k]!.sorted()
+        guard records.count > 1 else { continue }
+        if let i = groups.firstIndex(where: { $0.records == records }) {
+          groups[i].holders.append(v.holder)
+          if let d = v.device { groups[i].devices.append(d) }
+        } else {
+          groups.append((records, k.type, [v.holder], v.device.map { [$0] } ?? []))
+        }
+      }
+    }
+    for g in groups {
+      let type = schema.types[Int(g.type)]
+      let creates = g.records.compactMap { k in Int(k) < byRecord.count ? byRecord[Int(k)].first { $0.isCreate } : nil }
+      let shape: String
+      switch type.uniqueness {
+      case .singleton?: shape = "\(type.name) is a singleton"
+      case .fields(let f)?: shape = "\(type.name) is unique by \(f.map { type.fields[$0].name }.joined(separator: ", "))"
+      case nil: continue
+      }
+      let made = creates.map { describe($0) }.joined(separator: " and ")
+      let advice =
+        world.config.policy.settings.unique == .ignore
+        ? "each device named its record at random (unique=ignore); a record name derived from the key makes them one record (unique=key-name)"
+        : "CloudKit cannot prevent it"
+      anomalies.append(
+        Anomaly(
+          kind: .logicalDuplicate, record: recordRef(g.records[0]), intents: creates.map { Self.id($0.id) }, devices: g.devices.map(deviceRef),
+          at: creates.last?.trueTime ?? .zero,
+          explanation:
+            "\(shape), but \(g.records.map(name).joined(separator: " and ")) are all live on \(g.holders.joined(separator: ", ")) after settle (\(made)): \(advice)."
+        ))
+    }
+  }
+
+  /// The type of a record, from its create intent.
+  func typeOf(_ key: RecordKey) -> Int32? {
+    guard Int(key) < byRecord.count, let c = byRecord[Int(key)].first(where: { $0.isCreate }), case .create(let t, _) = c.kind else { return nil }
+    return t
+  }
+}
+
+/// A unique key as the oracle compares them: account, type, key values.
+struct UniqueKey: Hashable {
+  var account: Int32
+  var type: Int32
+  var values: [Value]
+}
+
+extension Intent {
+  /// Whether the intent is a create.
+  var isCreate: Bool {
+    if case .create = kind { return true }
+    return false
+  }
+}
