@@ -54,11 +54,12 @@ struct CoreDataReader {
           if report { log.note(e.location, "unreadable-source", "The parent entity \(name) of \(e.name) is not in the model; nothing is inherited.") }
           break
         }
-        inherited = parent.properties.map { p in
-          var p = p
-          if p.inheritedFrom == nil { p.inheritedFrom = parent.name }
-          return p
-        } + inherited
+        inherited =
+          parent.properties.map { p in
+            var p = p
+            if p.inheritedFrom == nil { p.inheritedFrom = parent.name }
+            return p
+          } + inherited
         flat.uniqueness += parent.uniqueness
         parentName = parent.parent
       }
@@ -66,7 +67,8 @@ struct CoreDataReader {
         if report {
           log.note(
             e.location, "inheritance-flattened",
-            "\(e.name) inherits from \(e.parent ?? ""): the parent's fields are copied into it (CloudKit stores the whole hierarchy as one record type).")
+            "\(e.name) inherits from \(e.parent ?? ""): the parent's fields are copied into it (CloudKit stores the whole hierarchy as one record type)."
+          )
         }
         let own = Set(flat.properties.map(\.name))
         flat.properties = inherited.filter { !own.contains($0.name) } + flat.properties
@@ -176,7 +178,8 @@ struct CoreDataReader {
     let toMany = element["toMany"] == "YES"
     let typeText = toMany ? "to-many \(destination)" : "to-one \(destination)"
     var p = RawProperty(
-      name: name, location: element.location, typeText: typeText, kind: .relationship(destination, toMany: toMany), optional: element["optional"] == "YES")
+      name: name, location: element.location, typeText: typeText, kind: .relationship(destination, toMany: toMany),
+      optional: element["optional"] == "YES")
     p.inverse = element["inverseName"]
     p.ordered = element["ordered"] == "YES"
     p.originalName = element["elementID"].flatMap { $0 == name ? nil : $0 }
@@ -187,7 +190,9 @@ struct CoreDataReader {
     case "No Action": p.deleteRule = .noAction
     case let other:
       p.deleteRule = .nullify
-      if report { log.note(element.location, "unreadable-source", "The deletion rule \"\(other)\" of \(entity).\(name) is not understood; read as Nullify.") }
+      if report {
+        log.note(element.location, "unreadable-source", "The deletion rule \"\(other)\" of \(entity).\(name) is not understood; read as Nullify.")
+      }
     }
     return p
   }

@@ -107,7 +107,8 @@ struct ModelBuilder {
           p.location, "field-renamed",
           "\(entity.name).\(p.name) was renamed from \(old): CloudKit sees a new field \(p.name), and old app versions keep writing \(old).",
           apple: AppleRule.schemaAdditive,
-          fix: "keep the old name in the schema (rename only in code, with `originalName`) or keep writing both fields until every device has updated")
+          fix: "keep the old name in the schema (rename only in code, with `originalName`) or keep writing both fields until every device has updated"
+        )
       }
     }
     guard versions.count >= 2 else { return ([:], [:]) }
@@ -138,12 +139,20 @@ struct ModelBuilder {
     for v in versions.dropLast() {
       for e in v.entities {
         guard let now = latest.entities.first(where: { $0.name == e.name }) else {
-          if let k = removedTypes.firstIndex(where: { $0.name == e.name }) { removedTypes[k].location = e.location } else { removedTypes.append((e.name, e.location)) }
+          if let k = removedTypes.firstIndex(where: { $0.name == e.name }) {
+            removedTypes[k].location = e.location
+          } else {
+            removedTypes.append((e.name, e.location))
+          }
           continue
         }
         for q in e.properties where !now.properties.contains(where: { $0.name == q.name || $0.originalName == q.name }) {
           let key = "\(e.name).\(q.name)"
-          if let k = removedFields.firstIndex(where: { $0.key == key }) { removedFields[k].location = q.location } else { removedFields.append((key, q.location)) }
+          if let k = removedFields.firstIndex(where: { $0.key == key }) {
+            removedFields[k].location = q.location
+          } else {
+            removedFields.append((key, q.location))
+          }
         }
       }
     }
@@ -193,7 +202,9 @@ struct ModelBuilder {
     }
     guard source == .swiftData else { return nil }
     let claimed = Set(e.properties.compactMap(\.inverse))
-    let candidates = y.properties.filter { targets($0, e.name) && $0.inverse == nil && !claimed.contains($0.name) && !(y.name == e.name && $0.name == p.name) }
+    let candidates = y.properties.filter {
+      targets($0, e.name) && $0.inverse == nil && !claimed.contains($0.name) && !(y.name == e.name && $0.name == p.name)
+    }
     let mine = e.properties.filter { m in targets(m, y.name) && m.inverse == nil && !y.properties.contains { q in q.inverse == m.name } }
     guard candidates.count == 1, mine.count == 1, y.name != e.name else { return nil }
     return (y, candidates[0], yi, true)
@@ -220,7 +231,9 @@ struct ModelBuilder {
         field.defaultLiteral = p.defaultLiteral ?? p.kind.scenarioKind.zeroLiteral
         if p.defaultLiteral == nil {
           let zero = p.kind.scenarioKind.zeroLiteral ?? ""
-          let why = p.kind.scenarioKind == .date ? "a date default is written as a duration from the start of the run" : "it is not a literal of kind \(field.kind.scenarioName)"
+          let why =
+            p.kind.scenarioKind == .date
+            ? "a date default is written as a duration from the start of the run" : "it is not a literal of kind \(field.kind.scenarioName)"
           log.note(
             p.location, "default-approximated",
             "The default `\(p.defaultText ?? "?")` of \(qualified) is kept as \"has a default\" but written as \(zero): \(why).")
@@ -244,7 +257,9 @@ struct ModelBuilder {
     }
     let destinationName = typeNames[destination]
     if destinationName == nil && !toMany {
-      log.note(p.location, "unreadable-source", "The destination \(destination) of \(qualified) is not a type of the latest version; the relationship is not read.")
+      log.note(
+        p.location, "unreadable-source",
+        "The destination \(destination) of \(qualified) is not a type of the latest version; the relationship is not read.")
       return nil
     }
     if !p.optional {
@@ -262,7 +277,9 @@ struct ModelBuilder {
         p.location, "deny-rule",
         "\(qualified) has the Deny delete rule: CloudKit does not enforce it, so another device can still delete the record it protects.",
         apple: AppleRule.deny,
-        fix: swift ? "use `.nullify` or `.cascade` and check for dependents in code before deleting" : "use Nullify or Cascade and check for dependents in code before deleting")
+        fix: swift
+          ? "use `.nullify` or `.cascade` and check for dependents in code before deleting"
+          : "use Nullify or Cascade and check for dependents in code before deleting")
     }
     if p.deleteRule == .noAction {
       log.warning(
@@ -279,9 +296,13 @@ struct ModelBuilder {
     }
     let other = partner(of: p, in: e, latest: latest)
     if let inverse = p.inverse, other == nil {
-      log.note(p.location, "unreadable-source", "The inverse \(destination).\(inverse) of \(qualified) is not a relationship back to \(e.name); read as having no inverse.")
+      log.note(
+        p.location, "unreadable-source",
+        "The inverse \(destination).\(inverse) of \(qualified) is not a relationship back to \(e.name); read as having no inverse.")
     }
-    if let other, other.inferred, (entityIndex, propertyIndex) < (other.index, other.entity.properties.firstIndex { $0.name == other.property.name } ?? 0) {
+    if let other, other.inferred,
+      (entityIndex, propertyIndex) < (other.index, other.entity.properties.firstIndex { $0.name == other.property.name } ?? 0)
+    {
       log.note(
         p.location, "inverse-inferred",
         "\(qualified) and \(destination).\(other.property.name) declare no inverse; SwiftData pairs them because each is the only candidate.",
@@ -363,7 +384,9 @@ struct ModelBuilder {
         "\(e.name) is unique by \(listed): CloudKit cannot enforce it, so two devices can each create a record with the same \(listed) and both survive the sync.",
         apple: AppleRule.unique, fix: fix)
       guard names.count == c.fields.count else {
-        log.note(c.location, "unreadable-source", "The uniqueness constraint on \(listed) names a field that is not imported; it is not written to the scenario.")
+        log.note(
+          c.location, "unreadable-source",
+          "The uniqueness constraint on \(listed) names a field that is not imported; it is not written to the scenario.")
         continue
       }
       if names.count == 1, let i = type.fields.firstIndex(where: { $0.name == names[0] }) { type.fields[i].unique = true }

@@ -75,7 +75,9 @@ public enum ModelImporter {
           }
           model.origin = trimmed
           var log = FindingLog()
-          for b in bundles { log.note(SourceLocation(file: b, line: 1, column: 1), "unreadable-source", "This Core Data model is not read: the SwiftData models are.") }
+          for b in bundles {
+            log.note(SourceLocation(file: b, line: 1, column: 1), "unreadable-source", "This Core Data model is not read: the SwiftData models are.")
+          }
           model.findings = (model.findings + log.findings).sorted { $0.location < $1.location }
           return model
         }
@@ -84,8 +86,12 @@ public enum ModelImporter {
         throw ImportError(reason: .nothingRecognisable, path: path, message: "no @Model class and no Core Data model in \(path)")
       }
       var log = FindingLog()
-      for b in bundles.dropFirst() { log.note(SourceLocation(file: b, line: 1, column: 1), "unreadable-source", "Only one Core Data model is read; this one is not.") }
-      var model = first.hasSuffix(".xcdatamodeld") ? try loadBundle(first, notes: log.findings) : try loadCoreDataVersions([first], origin: first, notes: log.findings)
+      for b in bundles.dropFirst() {
+        log.note(SourceLocation(file: b, line: 1, column: 1), "unreadable-source", "Only one Core Data model is read; this one is not.")
+      }
+      var model =
+        first.hasSuffix(".xcdatamodeld")
+        ? try loadBundle(first, notes: log.findings) : try loadCoreDataVersions([first], origin: first, notes: log.findings)
       model.origin = trimmed
       return model
     }
@@ -165,10 +171,14 @@ public enum ModelImporter {
         if let i = ordered.firstIndex(of: current) {
           ordered.append(ordered.remove(at: i))
         } else {
-          log.note(SourceLocation(file: currentFile, line: 1, column: 1), "unreadable-source", "The current version \(current) is not in the bundle; the last by name is used.")
+          log.note(
+            SourceLocation(file: currentFile, line: 1, column: 1), "unreadable-source",
+            "The current version \(current) is not in the bundle; the last by name is used.")
         }
       } else {
-        log.note(SourceLocation(file: currentFile, line: 1, column: 1), "unreadable-source", "The current version could not be read; the last by name is used.")
+        log.note(
+          SourceLocation(file: currentFile, line: 1, column: 1), "unreadable-source",
+          "The current version could not be read; the last by name is used.")
       }
     }
     guard !ordered.isEmpty else {

@@ -103,7 +103,9 @@ struct SwiftDataReader {
   mutating func read(file: String, text: String) {
     var reader = FileReader(lexer: SwiftLexer(text: text), file: file)
     for p in reader.lexer.problems {
-      log.note(SourceLocation(file: file, line: p.line, column: p.column), "unreadable-source", "\(p.message.prefix(1).uppercased())\(p.message.dropFirst()).")
+      log.note(
+        SourceLocation(file: file, line: p.line, column: p.column), "unreadable-source",
+        "\(p.message.prefix(1).uppercased())\(p.message.dropFirst()).")
     }
     reader.scan(0..<reader.lexer.tokens.count, schema: nil, depth: 0, into: &self)
   }
@@ -142,7 +144,8 @@ struct SwiftDataReader {
               models.first { $0.name == ref.name && $0.schema == (ref.qualifier ?? s.name) }
               ?? models.first { $0.name == ref.name && $0.schema == nil } ?? models.first { $0.name == ref.name }
             guard let found else {
-              log.note(s.location, "unreadable-source", "\(s.name).models lists \(ref.name), which is not a @Model class in the input; it is not read.")
+              log.note(
+                s.location, "unreadable-source", "\(s.name).models lists \(ref.name), which is not a @Model class in the input; it is not read.")
               continue
             }
             if !list.contains(where: { $0.name == found.name }) { list.append(found) }
@@ -218,7 +221,8 @@ struct SwiftDataReader {
       }
     }
     if p.isRelationship && !kind.isRelationship && report {
-      log.note(p.location, "unreadable-source", "@Relationship on \(model.name).\(p.name), whose type \(shape.text) is not a @Model class of the input.")
+      log.note(
+        p.location, "unreadable-source", "@Relationship on \(model.name).\(p.name), whose type \(shape.text) is not a @Model class of the input.")
     }
     var raw = RawProperty(name: p.name, location: p.location, typeText: shape.text, kind: kind, optional: shape.optional)
     raw.unique = p.unique
@@ -279,7 +283,9 @@ struct FileReader {
     return name.map { lexer.text(at: index) == $0 } ?? true
   }
 
-  func isOpen(_ index: Int) -> Bool { lexer.isPunct(index, UInt8(ascii: "(")) || lexer.isPunct(index, UInt8(ascii: "[")) || lexer.isPunct(index, UInt8(ascii: "{")) }
+  func isOpen(_ index: Int) -> Bool {
+    lexer.isPunct(index, UInt8(ascii: "(")) || lexer.isPunct(index, UInt8(ascii: "[")) || lexer.isPunct(index, UInt8(ascii: "{"))
+  }
 
   func p(_ index: Int, _ c: Character) -> Bool { lexer.isPunct(index, c.asciiValue!) }
 
@@ -620,12 +626,14 @@ struct FileReader {
             case "externalStorage", "allowsCloudEncryption", "preserveValueOnDeletion", "spotlight", "encrypt", "transformable", "ephemeral":
               break
             default:
-              reader.log.note(at, "unreadable-source", "The attribute option .\(option) on \(model).\(property.name) is not understood; it is ignored.")
+              reader.log.note(
+                at, "unreadable-source", "The attribute option .\(option) on \(model).\(property.name) is not understood; it is ignored.")
             }
           } else if isIdent(arg.lowerBound, "originalName"), p(arg.lowerBound + 1, ":"), arg.lowerBound + 2 < tokens.count {
             property.originalName = lexer.stringValue(tokens[arg.lowerBound + 2])
           } else if !isIdent(arg.lowerBound, "hashModifier") {
-            reader.log.note(at, "unreadable-source", "The attribute argument `\(text(arg))` on \(model).\(property.name) is not understood; it is ignored.")
+            reader.log.note(
+              at, "unreadable-source", "The attribute argument `\(text(arg))` on \(model).\(property.name) is not understood; it is ignored.")
           }
         }
       case "Relationship":
@@ -652,7 +660,8 @@ struct FileReader {
             if p(arg.lowerBound, "."), isIdent(arg.lowerBound + 1, "unique") {
               property.unique = true
             } else {
-              reader.log.note(at, "unreadable-source", "The relationship argument `\(text(arg))` on \(model).\(property.name) is not understood; it is ignored.")
+              reader.log.note(
+                at, "unreadable-source", "The relationship argument `\(text(arg))` on \(model).\(property.name) is not understood; it is ignored.")
             }
           }
         }

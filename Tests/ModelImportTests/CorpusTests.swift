@@ -11,49 +11,49 @@ final class CorpusTests: XCTestCase {
       #"""
       # imported from TripPlanner/Place.swift and TripPlanner/Trip.swift (SwiftData)
       # No field is marked `mutable`: add it to the fields your app edits after creating a record.
-      type Place                               # TripPlanner/Place.swift:9:1
-        name: string = ""                      # TripPlanner/Place.swift:11:3
-        latitude: string = ""                  # TripPlanner/Place.swift:12:3
-        longitude: string = ""                 # TripPlanner/Place.swift:13:3
-        photo: string?                         # TripPlanner/Place.swift:14:3
-      type Trip unique-by name                 # TripPlanner/Trip.swift:5:1
-        name: string unique                    # TripPlanner/Trip.swift:7:3
-        startDate: date = 0s                   # TripPlanner/Trip.swift:8:3
-        endDate: date?                         # TripPlanner/Trip.swift:9:3
-        budget: string = ""                    # TripPlanner/Trip.swift:10:3
-        status: string = ""                    # TripPlanner/Trip.swift:11:3
-        notes: string?                         # TripPlanner/Trip.swift:12:3
-        travellerCount: int = 1                # TripPlanner/Trip.swift:13:3
-        isFavourite: bool = false              # TripPlanner/Trip.swift:14:3
-      type Leg                                 # TripPlanner/Trip.swift:42:1
-        trip: ref Trip? on-delete cascade      # TripPlanner/Trip.swift:43:3, inverse of Trip.legs
-        departure: date = 0s                   # TripPlanner/Trip.swift:44:3
-        arrival: ref Place? on-delete nullify  # TripPlanner/Trip.swift:45:3, inverse of Place.arrivals
-        seat: string?                          # TripPlanner/Trip.swift:46:3
-        legID: string = ""                     # TripPlanner/Trip.swift:47:3
+      type Place                               # TripPlanner/Place.swift:10:1
+        name: string = ""                      # TripPlanner/Place.swift:12:3
+        latitude: string = ""                  # TripPlanner/Place.swift:13:3
+        longitude: string = ""                 # TripPlanner/Place.swift:14:3
+        photo: string?                         # TripPlanner/Place.swift:15:3
+      type Trip unique-by name                 # TripPlanner/Trip.swift:6:1
+        name: string unique                    # TripPlanner/Trip.swift:8:3
+        startDate: date = 0s                   # TripPlanner/Trip.swift:9:3
+        endDate: date?                         # TripPlanner/Trip.swift:10:3
+        budget: string = ""                    # TripPlanner/Trip.swift:11:3
+        status: string = ""                    # TripPlanner/Trip.swift:12:3
+        notes: string?                         # TripPlanner/Trip.swift:13:3
+        travellerCount: int = 1                # TripPlanner/Trip.swift:14:3
+        isFavourite: bool = false              # TripPlanner/Trip.swift:15:3
+      type Leg                                 # TripPlanner/Trip.swift:43:1
+        trip: ref Trip? on-delete cascade      # TripPlanner/Trip.swift:44:3, inverse of Trip.legs
+        departure: date = 0s                   # TripPlanner/Trip.swift:45:3
+        arrival: ref Place? on-delete nullify  # TripPlanner/Trip.swift:46:3, inverse of Place.arrivals
+        seat: string?                          # TripPlanner/Trip.swift:47:3
+        legID: string = ""                     # TripPlanner/Trip.swift:48:3
 
       """#)
     XCTAssertEqual(
       findingKeys(model),
       [
-        "default-approximated TripPlanner/Place.swift:12:3",
-        "opaque-type TripPlanner/Place.swift:12:3",
         "default-approximated TripPlanner/Place.swift:13:3",
         "opaque-type TripPlanner/Place.swift:13:3",
+        "default-approximated TripPlanner/Place.swift:14:3",
         "opaque-type TripPlanner/Place.swift:14:3",
-        "extension-not-read TripPlanner/Place.swift:23:1",
-        "attribute-required TripPlanner/Trip.swift:7:3",
-        "unique-constraint TripPlanner/Trip.swift:7:3",
-        "default-approximated TripPlanner/Trip.swift:8:3",
-        "default-approximated TripPlanner/Trip.swift:10:3",
-        "opaque-type TripPlanner/Trip.swift:10:3",
+        "opaque-type TripPlanner/Place.swift:15:3",
+        "extension-not-read TripPlanner/Place.swift:24:1",
+        "attribute-required TripPlanner/Trip.swift:8:3",
+        "unique-constraint TripPlanner/Trip.swift:8:3",
+        "default-approximated TripPlanner/Trip.swift:9:3",
         "default-approximated TripPlanner/Trip.swift:11:3",
         "opaque-type TripPlanner/Trip.swift:11:3",
-        "relationship-required TripPlanner/Trip.swift:15:3",
-        "default-approximated TripPlanner/Trip.swift:44:3",
-        "opaque-type TripPlanner/Trip.swift:46:3",
-        "default-approximated TripPlanner/Trip.swift:47:3",
+        "default-approximated TripPlanner/Trip.swift:12:3",
+        "opaque-type TripPlanner/Trip.swift:12:3",
+        "relationship-required TripPlanner/Trip.swift:16:3",
+        "default-approximated TripPlanner/Trip.swift:45:3",
         "opaque-type TripPlanner/Trip.swift:47:3",
+        "default-approximated TripPlanner/Trip.swift:48:3",
+        "opaque-type TripPlanner/Trip.swift:48:3",
       ])
   }
 
@@ -65,22 +65,22 @@ final class CorpusTests: XCTestCase {
       #"""
       # imported from Versioned/NotesSchema.swift (SwiftData, 2 versions)
       # No field is marked `mutable`: add it to the fields your app edits after creating a record.
-      type Note                                        # Versioned/NotesSchema.swift:21:3
-        title: string = ""                             # Versioned/NotesSchema.swift:22:5
-        body: string = ""                              # Versioned/NotesSchema.swift:23:5
-        pinned: int = 0                                # Versioned/NotesSchema.swift:24:5
-        createdAt: date = 0s since 2                   # Versioned/NotesSchema.swift:25:5
-        folder: ref Folder? on-delete cascade since 2  # Versioned/NotesSchema.swift:26:5, inverse of Folder.notes
-      type Folder since 2                              # Versioned/NotesSchema.swift:30:3
-        name: string = "Notes"                         # Versioned/NotesSchema.swift:31:5
+      type Note                                        # Versioned/NotesSchema.swift:22:3
+        title: string = ""                             # Versioned/NotesSchema.swift:23:5
+        body: string = ""                              # Versioned/NotesSchema.swift:24:5
+        pinned: int = 0                                # Versioned/NotesSchema.swift:25:5
+        createdAt: date = 0s since 2                   # Versioned/NotesSchema.swift:26:5
+        folder: ref Folder? on-delete cascade since 2  # Versioned/NotesSchema.swift:27:5, inverse of Folder.notes
+      type Folder since 2                              # Versioned/NotesSchema.swift:31:3
+        name: string = "Notes"                         # Versioned/NotesSchema.swift:32:5
 
       """#)
     XCTAssertEqual(
       findingKeys(model),
       [
-        "field-removed Versioned/NotesSchema.swift:12:5",
-        "field-kind-changed Versioned/NotesSchema.swift:24:5",
-        "default-approximated Versioned/NotesSchema.swift:25:5",
+        "field-removed Versioned/NotesSchema.swift:13:5",
+        "field-kind-changed Versioned/NotesSchema.swift:25:5",
+        "default-approximated Versioned/NotesSchema.swift:26:5",
       ])
   }
 
@@ -92,22 +92,26 @@ final class CorpusTests: XCTestCase {
       #"""
       # imported from Clean/Recipes.swift (SwiftData)
       # No field is marked `mutable`: add it to the fields your app edits after creating a record.
-      type Recipe                                  # Clean/Recipes.swift:7:1
-        title: string = ""                         # Clean/Recipes.swift:9:3
-        servings: int = 2                          # Clean/Recipes.swift:10:3
-        vegetarian: bool = false                   # Clean/Recipes.swift:11:3
-        createdAt: date = 0s                       # Clean/Recipes.swift:12:3
-        summary: string?                           # Clean/Recipes.swift:13:3
-        cookbook: ref Cookbook? on-delete nullify  # Clean/Recipes.swift:16:3, inverse of Cookbook.recipes
-      type Ingredient                              # Clean/Recipes.swift:22:1
-        name: string = ""                          # Clean/Recipes.swift:24:3
-        quantity: int = 1                          # Clean/Recipes.swift:25:3
-        recipe: ref Recipe? on-delete cascade      # Clean/Recipes.swift:26:3, inverse of Recipe.ingredients
-      type Cookbook                                # Clean/Recipes.swift:31:1
-        title: string = "My Cookbook"              # Clean/Recipes.swift:33:3
+      type Recipe                                  # Clean/Recipes.swift:8:1
+        title: string = ""                         # Clean/Recipes.swift:10:3
+        servings: int = 2                          # Clean/Recipes.swift:11:3
+        vegetarian: bool = false                   # Clean/Recipes.swift:12:3
+        createdAt: date = 0s                       # Clean/Recipes.swift:13:3
+        summary: string?                           # Clean/Recipes.swift:14:3
+        cookbook: ref Cookbook? on-delete nullify  # Clean/Recipes.swift:17:3, inverse of Cookbook.recipes
+      type Ingredient                              # Clean/Recipes.swift:23:1
+        name: string = ""                          # Clean/Recipes.swift:25:3
+        quantity: int = 1                          # Clean/Recipes.swift:26:3
+        recipe: ref Recipe? on-delete cascade      # Clean/Recipes.swift:27:3, inverse of Recipe.ingredients
+      type Cookbook                                # Clean/Recipes.swift:32:1
+        title: string = "My Cookbook"              # Clean/Recipes.swift:34:3
 
       """#)
-    XCTAssertEqual(findingKeys(model), ["default-approximated Clean/Recipes.swift:12:3"])
+    XCTAssertEqual(
+      findingKeys(model),
+      [
+        "default-approximated Clean/Recipes.swift:13:3"
+      ])
   }
 
   func testCoreDataInventorySchema() throws {
@@ -166,28 +170,28 @@ final class CorpusTests: XCTestCase {
       #"""
       # imported from Unreadable/Odd.swift (SwiftData)
       # No field is marked `mutable`: add it to the fields your app edits after creating a record.
-      type Gadget unique-by title                 # Unreadable/Odd.swift:3:1
-        default: string = "a \"quoted\" {brace}"  # Unreadable/Odd.swift:5:3
-        secret: int = -7                          # Unreadable/Odd.swift:6:3
-        title: string = "Gadget" unique           # Unreadable/Odd.swift:9:3
-        mode: string = ""                         # Unreadable/Odd.swift:10:3
-        interpolated: string = ""                 # Unreadable/Odd.swift:15:3
+      type Gadget unique-by title                 # Unreadable/Odd.swift:4:1
+        default: string = "a \"quoted\" {brace}"  # Unreadable/Odd.swift:6:3
+        secret: int = -7                          # Unreadable/Odd.swift:7:3
+        title: string = "Gadget" unique           # Unreadable/Odd.swift:10:3
+        mode: string = ""                         # Unreadable/Odd.swift:11:3
+        interpolated: string = ""                 # Unreadable/Odd.swift:16:3
 
       """#)
     XCTAssertEqual(
       findingKeys(model),
       [
-        "name-sanitized Unreadable/Odd.swift:6:3",
-        "unreadable-source Unreadable/Odd.swift:7:3",
+        "name-sanitized Unreadable/Odd.swift:7:3",
         "unreadable-source Unreadable/Odd.swift:8:3",
-        "field-renamed Unreadable/Odd.swift:9:3",
-        "unique-constraint Unreadable/Odd.swift:9:3",
-        "unreadable-source Unreadable/Odd.swift:10:3",
-        "unique-constraint Unreadable/Odd.swift:11:3",
+        "unreadable-source Unreadable/Odd.swift:9:3",
+        "field-renamed Unreadable/Odd.swift:10:3",
+        "unique-constraint Unreadable/Odd.swift:10:3",
         "unreadable-source Unreadable/Odd.swift:11:3",
-        "index-ignored Unreadable/Odd.swift:12:3",
-        "unreadable-source Unreadable/Odd.swift:14:3",
-        "default-approximated Unreadable/Odd.swift:15:3",
+        "unique-constraint Unreadable/Odd.swift:12:3",
+        "unreadable-source Unreadable/Odd.swift:12:3",
+        "index-ignored Unreadable/Odd.swift:13:3",
+        "unreadable-source Unreadable/Odd.swift:15:3",
+        "default-approximated Unreadable/Odd.swift:16:3",
       ])
   }
 }

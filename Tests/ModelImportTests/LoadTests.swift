@@ -89,7 +89,8 @@ final class LoadTests: XCTestCase {
     let xml = ModelImporter.parseCoreData([("d", "d", deepXML)])
     XCTAssertEqual(xml.findings.map(\.rule), ["unreadable-source"])
     let unterminated = ModelImporter.parseSwiftData([("u.swift", "@Model class A {\n  var s: String = \"open\n  /* never closed\n")])
-    XCTAssertEqual(findingKeys(unterminated), ["default-approximated u.swift:2:3", "unreadable-source u.swift:2:19", "unreadable-source u.swift:3:3"])
+    XCTAssertEqual(
+      findingKeys(unterminated), ["default-approximated u.swift:2:3", "unreadable-source u.swift:2:19", "unreadable-source u.swift:3:3"])
   }
 }
 

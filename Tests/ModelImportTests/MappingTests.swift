@@ -163,7 +163,8 @@ final class MappingTests: XCTestCase {
     XCTAssertEqual(
       rendered,
       [
-        "s string? -", "i int -9223372036854775808", "u int 31", "b bool true", "d date 0s", "f string \"\"", "tags string \"\"", #"nl string "a\nb""#,
+        "s string? -", "i int -9223372036854775808", "u int 31", "b bool true", "d date 0s", "f string \"\"", "tags string \"\"",
+        #"nl string "a\nb""#,
         "observed int 0",
       ])
   }
@@ -226,7 +227,8 @@ final class MappingTests: XCTestCase {
     XCTAssertEqual(model.types.map(\.name), ["Book", "Odd"])
     XCTAssertEqual(model.types[0].fields.map(\.name), ["title", "pages"])
     XCTAssertEqual(
-      findingKeys(model), ["abstract-entity contents:3:3", "inheritance-flattened contents:6:3", "unreadable-source contents:10:5", "unreadable-source contents:11:5"])
+      findingKeys(model),
+      ["abstract-entity contents:3:3", "inheritance-flattened contents:6:3", "unreadable-source contents:10:5", "unreadable-source contents:11:5"])
   }
 
   func testRenderedFinding() throws {
@@ -235,7 +237,7 @@ final class MappingTests: XCTestCase {
     XCTAssertEqual(
       finding.rendered(),
       """
-      TripPlanner/Trip.swift:7:3: warning: Trip is unique by name: CloudKit cannot enforce it, so two devices can each create a record with the same name and both survive the sync.
+      TripPlanner/Trip.swift:8:3: warning: Trip is unique by name: CloudKit cannot enforce it, so two devices can each create a record with the same name and both survive the sync.
         Apple's rule: CloudKit integration does not support unique constraints.
         fix: remove `.unique` and de-duplicate in code, or derive the record name from the key
 

@@ -20,7 +20,7 @@ import Testing
     let path = Self.corpus.appendingPathComponent("TripPlanner").path
     let r = runCLI("import", path)
     #expect(r.code == .success)
-    #expect(r.stderr.contains("\(path)/Trip.swift:7:3: warning: Trip is unique by name"))
+    #expect(r.stderr.contains("\(path)/Trip.swift:8:3: warning: Trip is unique by name"))
     #expect(r.stderr.contains("  Apple's rule: CloudKit integration does not support unique constraints.\n"))
   }
 

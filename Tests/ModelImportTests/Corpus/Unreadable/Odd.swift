@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 import SwiftData
 
 @Model
@@ -11,6 +12,6 @@ final class Gadget {
   #Unique<Gadget>([\.title, \._secret])
   #Index<Gadget>([\.title])
   subscript(index: Int) -> Int { index }
-  😀 nonsense here
+  var (left, right): (Int, Int) = (0, 0)
   var interpolated: String = "\(1 + 2) items"
 }
