@@ -6,6 +6,7 @@ public enum SimCLI {
     RunCommand.command,
     ListCommand.command,
     CheckCommand.command,
+    ImportCommand.command,
     PoliciesCommand.command,
     FuzzCommand.command,
     ShrinkCommand.command,

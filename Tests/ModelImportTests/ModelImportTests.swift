@@ -1,6 +1,0 @@
-import ModelImport
-import XCTest
-
-final class ModelImportTests: XCTestCase {
-  func testPlaceholder() {}
-}
