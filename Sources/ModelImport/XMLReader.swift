@@ -141,7 +141,7 @@ enum XMLReader {
             throw fail("the value of attribute \(attribute) is not quoted", here())
           }
           let quote = bytes[i]
-          advance()
+          i += 1  // a quote is never a line break
           let s = i
           while i < n && bytes[i] != quote { advance() }
           guard i < n else { throw fail("unterminated value of attribute \(attribute)", attributeAt) }

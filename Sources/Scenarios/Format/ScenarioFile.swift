@@ -259,8 +259,11 @@ public struct ScenarioFile: Hashable, Sendable {
   /// The server's conditions: `quota`, `throttle`, `zone` and `limits` (CloudKit's limits, no
   /// quota, no throttling and a non-atomic zone without them).
   public var server = ServerConditions()
-  /// The record types of the `type` blocks, and the `deployed` list.
+  /// The record types of the `type` blocks (and of the model a `schema from` line imports), and
+  /// the `deployed` list.
   public var schema: Schema
+  /// The path of a `schema from PATH` line, as written; nil without one.
+  public var schemaSource: String?
   /// Timeline entries sorted by time; equal times keep file order.
   public var timeline: [TimelineEntry]
   /// The `expect` lines in file order; with none, `expect no violations` applies.

@@ -51,6 +51,10 @@ extension ScenarioFile {
       line("limits \(server.maxRecordsPerRequest) records \(ByteCount.format(server.maxBytesPerRequest))")
     }
 
+    if let schemaSource {
+      line("")
+      line("# the types below were imported by `schema from \(schemaSource)`")
+    }
     for type in schema.types {
       line("")
       line("type \(type.name)" + Self._typeModifiers(type))

@@ -7,12 +7,12 @@ import Replica
 enum ScenarioKeywords {
   static let header: Set<String> = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema",
   ]
 
   static let statements = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "type", "at", "settle", "expect",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "type", "at", "settle", "expect",
   ]
 }
 
@@ -47,6 +47,7 @@ extension ScenarioParsePart {
     case "zone": "zone atomic|non-atomic"
     case "limits": "limits [N records] [SIZE]"
     case "account": "account NAME [DEVICE...]"
+    case "schema": "schema from PATH"
     default: keyword
     }
   }
@@ -78,7 +79,7 @@ extension DeclarationParser {
     // Statements that take exactly one word (or string) after the keyword.
     let single: ScenarioToken?
     switch keyword {
-    case "devices", "policy", "clock", "deployed", "quota", "throttle", "limits", "account":
+    case "devices", "policy", "clock", "deployed", "quota", "throttle", "limits", "account", "schema":
       single = nil
     default:
       guard t.count >= 2 else {
@@ -97,6 +98,7 @@ extension DeclarationParser {
       }
       about = w.text
     case "devices": parseDevices(i)
+    case "schema": parseSchemaFrom(i)
     case "policy": parsePolicy(i)
     case "seed": if let w = single { parseSeed(i, w) }
     case "latency": if let w = single { parseLatency(i, w) }

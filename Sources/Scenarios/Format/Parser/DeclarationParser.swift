@@ -36,6 +36,8 @@ struct DeclarationParser: ScenarioParsePart {
   var deployedLine: Int?
 
   var types: [RecordType] = []
+  /// `schema from PATH`: the path as written.
+  var schemaSource: String?
   var typeLines: [String: Int] = [:]
   /// `Type.field` → line, for duplicate fields.
   var fieldLines: [String: Int] = [:]

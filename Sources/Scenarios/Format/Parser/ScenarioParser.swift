@@ -151,6 +151,7 @@ final class ScenarioParse {
       schema: Schema(types: d.types, deployed: d.deployed), timeline: timeline, expectations: t.expectations)
     file.server = d.server
     file.accounts = d.accounts
+    file.schemaSource = d.schemaSource
     file.schemaLines = d.typeLines.merging(d.fieldLines) { a, _ in a }
     if let line = d.deployedLine { file.schemaLines["deployed"] = line }
     return .success(file)

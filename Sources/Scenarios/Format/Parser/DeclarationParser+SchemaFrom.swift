@@ -1,0 +1,55 @@
+import Foundation
+import ModelImport
+import Replica
+
+/// `schema from PATH`: the types of the user's own SwiftData or Core Data model, imported as
+/// `sim-cli import` prints them.
+extension DeclarationParser {
+  mutating func parseSchemaFrom(_ i: Int) {
+    let t = lines[i].tokens
+    let usage = "schema from PATH"
+    guard t.count >= 2, t[1].is("from") else {
+      if t.count >= 2 { error(i, t[1], "expected 'from'; write '\(usage)', as in 'schema from Sources/Model'") }
+      else { missing(i, "expected 'from PATH'; write '\(usage)', as in 'schema from Sources/Model'") }
+      return
+    }
+    guard t.count >= 3 else {
+      missing(i, "expected the path of a SwiftData source file, a folder, or a Core Data model (.xcdatamodeld) after 'from'")
+      return
+    }
+    guard expectEnd(i, after: 2, usage: usage) else { return }
+    let written = t[2].text
+    schemaSource = written
+    let path = Self.resolve(written, against: session.source)
+    let model: ImportedModel
+    do throws(ImportError) {
+      model = try ModelImporter.load(path: path)
+    } catch {
+      self.error(i, t[2], "cannot import the model: \(error.message)")
+      return
+    }
+    switch ScenarioParser.parse(model.scenarioSchema() + "\ndevices importer\n", source: path) {
+    case .failure(let errors):
+      let first = errors.diagnostics.first.map { "\($0.location.line):\($0.location.column): \($0.message)" } ?? "no detail"
+      error(i, t[2], "the schema imported from \(written) does not read as a scenario schema (\(first)); please report it")
+    case .success(let imported):
+      for type in imported.schema.types {
+        if let prior = typeLines[type.name] {
+          error(i, t[2], "the model declares type '\(type.name)', already declared on line \(prior)")
+          continue
+        }
+        typeLines[type.name] = lines[i].number
+        for f in type.fields { fieldLines["\(type.name).\(f.name)"] = lines[i].number }
+        types.append(type)
+      }
+    }
+  }
+
+  /// A relative path is read from the directory of the scenario file (when the scenario has a
+  /// path), else from the working directory.
+  static func resolve(_ path: String, against source: String) -> String {
+    guard !path.hasPrefix("/"), source.contains("/") else { return path }
+    let directory = (source as NSString).deletingLastPathComponent
+    return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+  }
+}
