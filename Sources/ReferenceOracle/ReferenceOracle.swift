@@ -116,13 +116,32 @@ struct Judge {
     if !world.facts.settled && stalled.isEmpty { report(ReferenceVerdict.divergence, nil) }
     for device in world.devices where !stalled.contains(device.config.index) {
       guard let account = device.account else { continue }
-      let server = world.servers[Int(account)].liveRecords.filter { !explained.contains($0.key) }
-      let mine = device.visibleRecords.filter { !explained.contains($0.key) }
+      var server = world.servers[Int(account)].liveRecords.filter { !explained.contains($0.key) }
+      var mine = device.visibleRecords.filter { !explained.contains($0.key) }
+      if Int(device.appVersion) < world.config.schema.latestVersion {
+        server = Self.visible(server, toVersion: Int(device.appVersion), schema: world.config.schema)
+        mine = Self.visible(mine, toVersion: Int(device.appVersion), schema: world.config.schema)
+      }
       if let (record, field) = Self.firstDifference(mine, server) {
         report(ReferenceVerdict.divergence, record, field)
       }
     }
     judgeSchemaRules()
+    return out
+  }
+
+  /// What an app on `version` can show: no record of a type added later, and no value in a
+  /// field added later (compared as the field's default).
+  static func visible(_ records: [RecordState], toVersion version: Int, schema: Schema) -> [RecordState] {
+    var out: [RecordState] = []
+    for var r in records {
+      let type = schema.types[Int(r.type)]
+      if type.since > version { continue }
+      for (f, spec) in type.fields.enumerated() where spec.since > version {
+        r.fields[f] = FieldValue(value: spec.initialValue, writer: 0, stamp: .origin)
+      }
+      out.append(r)
+    }
     return out
   }
 

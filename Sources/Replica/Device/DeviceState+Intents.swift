@@ -119,6 +119,24 @@ extension DeviceState {
       setLocal(r, for: key, effects: &effects)
       outbox.delete(key)
     }
+    if env.settings.unknownFields == .drop, Int(appVersion) < env.context.rules.latestVersion, record.kind != .delete, var r = store[key],
+      !r.isDeleted
+    {
+      // A whole-record save of the decoded model: the fields this version does not know go out
+      // empty, and overwrite what a newer version wrote there.
+      var erased: FieldMask = []
+      var fields: [Int32] = []
+      for f in r.fields.indices where !env.context.rules.knows(version: Int(appVersion), type: r.type, field: f) {
+        r.fields[f] = FieldValue(value: schema.types[Int(r.type)].fields[f].initialValue, writer: 0, stamp: stamp)
+        erased.insert(.field(f))
+        fields.append(Int32(f))
+      }
+      if !fields.isEmpty {
+        store[key] = r
+        outbox.save(key, fields: erased)
+        effects.append(.fact(.erasedUnknownFields(key, fields: fields, version: appVersion)))
+      }
+    }
     if let debounce = config.autosync {
       effects.append(.timer(.autosync, after: debounce, generation: _bump(.autosync)))
     }

@@ -73,6 +73,8 @@ package struct DeviceState: Sendable {
   }
   /// The CloudKit error the engine is waiting out, if its last request failed with one.
   package internal(set) var waitingOn: Wait?
+  /// The app version the device runs (durable; `upgrade` raises it).
+  package internal(set) var appVersion: Int32
   /// With references in the schema: records a fetch changed here, with their type, whose
   /// delete rules the world runs next (`references=propagate`); taken after each input.
   package internal(set) var ruleChecks: [(key: RecordKey, type: Int32)] = []
@@ -98,6 +100,7 @@ package struct DeviceState: Sendable {
     self.clock = clock
     self.rng = SimRandom(seed: seed, stream: "device", index: UInt64(config.index))
     self.account = config.account
+    self.appVersion = config.appVersion
   }
 
   /// The records the user sees, in key order.
@@ -162,6 +165,10 @@ package struct DeviceState: Sendable {
       clock.jump(by: by)
     case .accountChanged(let new):
       changeAccount(to: new, env: env, effects: &effects)
+    case .upgraded(let version):
+      // Updating an app terminates it; the new version starts at the next launch.
+      handle(.kill, in: env, effects: &effects)
+      appVersion = version
     case .deletedZone(let epoch):
       foreground()
       abort(cause: "the app deleted its zone", env: env, effects: &effects)
@@ -650,6 +657,21 @@ package struct DeviceState: Sendable {
         return
       }
       ruleChecks.append((remote.key, remote.type))
+    }
+    var remote = remote
+    if env.settings.unknownFields == .drop, Int(appVersion) < rules.latestVersion {
+      // The app decodes the record into its model, which has no place for what it does not know.
+      if env.context.schema.types[Int(remote.type)].since > appVersion {
+        effects.append(.fact(.droppedUnknownFields(remote.key, fields: [], version: appVersion)))
+        return
+      }
+      var dropped: [Int32] = []
+      for f in remote.fields.indices where !rules.knows(version: Int(appVersion), type: remote.type, field: f) {
+        let initial = env.context.schema.types[Int(remote.type)].fields[f].initialValue
+        if remote.fields[f].writer != 0 || remote.fields[f].value != initial { dropped.append(Int32(f)) }
+        remote.fields[f] = FieldValue(value: initial, writer: 0, stamp: .origin)
+      }
+      if !dropped.isEmpty { effects.append(.fact(.droppedUnknownFields(remote.key, fields: dropped, version: appVersion))) }
     }
     take(remote, effects: &effects)
     let key = remote.key

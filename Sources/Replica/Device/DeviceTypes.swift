@@ -47,6 +47,8 @@ package enum DeviceInput: Hashable, Sendable {
   case deletedZone(epoch: Int32)
   /// The device's iCloud account changed (nil: signed out).
   case accountChanged(to: Int32?)
+  /// The app was updated to this version.
+  case upgraded(to: Int32)
 }
 
 /// What the device observed about itself that the oracle and the trace need: never read by
@@ -82,6 +84,12 @@ package enum DeviceFact: Hashable, Sendable {
   /// `orphans=drop`: a fetched version of the record was discarded because it refers to
   /// `parent`, which is not on the device.
   case orphanDropped(RecordKey, parent: RecordKey)
+  /// `unknown-fields=drop`: an app on `version` saved the whole record without the fields it
+  /// does not know, erasing them.
+  case erasedUnknownFields(RecordKey, fields: [Int32], version: Int32)
+  /// `unknown-fields=drop`: an app on `version` discarded fetched values of fields it does not
+  /// know (or a whole record of a type it does not know: `fields` empty).
+  case droppedUnknownFields(RecordKey, fields: [Int32], version: Int32)
 }
 
 /// What a device asks the world to do.
@@ -140,6 +148,9 @@ package struct DeviceConfig: Hashable, Sendable {
 
   /// The iCloud account signed in at the start (nil: signed out).
   package var account: Int32? = 0
+  /// The app version at the start (the schema version it was built with; `Int32.max`: the
+  /// latest).
+  package var appVersion: Int32 = .max
 
   package init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
     self.index = index

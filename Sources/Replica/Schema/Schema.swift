@@ -154,6 +154,9 @@ public struct Schema: Hashable, Sendable {
   /// The index of the type called `name`, or nil when the schema has none.
   public func typeIndex(named name: String) -> Int? { types.firstIndex { $0.name == name } }
 
+  /// The latest schema version: the largest `since` of a type or field (1 without any).
+  public var latestVersion: Int { types.reduce(1) { max($0, $1.fields.reduce($1.since) { max($0, $1.since) }) } }
+
   /// Whether the type at `typeIndex` is deployed to the production schema (always, when
   /// ``deployed`` is nil).
   public func isDeployed(_ typeIndex: Int) -> Bool {

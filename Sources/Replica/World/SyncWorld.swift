@@ -86,6 +86,7 @@ package struct SyncWorld: Sendable {
       c.causalMetadata = config.policy.tracksVersions
       c.reportsCopies = config.trackCausality || config.recordObservations
       c.account = config.deviceAccounts?[i] ?? 0
+      c.appVersion = config.appVersions?[i] ?? .max
       ds.append(DeviceState(config: c, clock: config.clocks[i], seed: config.seed))
     }
     serverNode = net.addNode()
@@ -282,6 +283,10 @@ package struct SyncWorld: Sendable {
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 8, bytes)
       note(.storageFreed(bytes: bytes))
       servers[0].freeStorage(bytes)
+    case .upgrade(let d, let version):
+      trace.record(WorldTrace.lifecycle, at: now, node: d, 12, Int64(version))
+      note(.device(d, .upgraded(to: version)))
+      deliverToDevice(d, .upgraded(to: version))
     case .account(let d, let account):
       trace.record(WorldTrace.lifecycle, at: now, node: d, 11, account.map(Int64.init) ?? -1)
       note(.device(d, .account(account)))
@@ -462,12 +467,15 @@ package struct SyncWorld: Sendable {
     case .wipedOnAccountChange: 9
     case .setAside: 10
     case .orphanDropped: 11
+    case .erasedUnknownFields: 12
+    case .droppedUnknownFields: 13
     }
   }
 
   func _factRecord(_ f: DeviceFact) -> Int64 {
     switch f {
-    case .rejected(let k, _), .reappeared(let k, _), .orphanDropped(let k, _): Int64(k)
+    case .rejected(let k, _), .reappeared(let k, _), .orphanDropped(let k, _), .erasedUnknownFields(let k, _, _), .droppedUnknownFields(let k, _, _):
+      Int64(k)
     default: -1
     }
   }

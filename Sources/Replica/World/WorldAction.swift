@@ -20,6 +20,8 @@ package enum WorldAction: Hashable, Sendable {
   case deleteZone(device: Int32?, ZoneDeletionReason)
   /// `DEVICE sign-out` (nil), `DEVICE sign-in ACCOUNT`, `DEVICE switch-account ACCOUNT`.
   case account(device: Int32, Int32?)
+  /// `DEVICE upgrade N`: the app on the device is updated to version N.
+  case upgrade(device: Int32, version: Int32)
 }
 
 /// How the world is set up.
@@ -40,6 +42,8 @@ package struct WorldConfig: Sendable {
   /// scenario declares them), and the account each device starts signed into (nil: signed out).
   package var accounts = ["icloud"]
   package var deviceAccounts: [Int32?]? = nil
+  /// The app version each device starts on (nil: every device on the schema's latest).
+  package var appVersions: [Int32]? = nil
   /// Keep ``SyncWorld/events`` (every message with its payload, every server decision): what
   /// pictures, explanations and `--trace` need. Off for fuzzing; it never changes the hash.
   package var keepsEvents: Bool

@@ -26,6 +26,8 @@ package enum DeviceChange: Hashable, Sendable {
   case offline
   /// Signed into this iCloud account (nil: signed out).
   case account(Int32?)
+  /// The app was updated to this version.
+  case upgraded(to: Int32)
 }
 
 /// One thing that happened in a world, for people: what pictures, explanations and the JSON

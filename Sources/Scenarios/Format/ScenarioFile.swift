@@ -95,6 +95,8 @@ public enum TimelineAction: Hashable, Sendable {
   case purgeZone(device: String)
   /// `DEVICE sign-out`: the device's iCloud account signs out.
   case signOut(device: String)
+  /// `DEVICE upgrade N`: the user updates the app on the device to version N.
+  case upgrade(device: String, version: Int)
   /// `DEVICE sign-in ACCOUNT`, or `DEVICE switch-account ACCOUNT` (`switch` true): the device
   /// signs into this account (switching from the one it was in).
   case signIn(device: String, account: String, switch: Bool)
@@ -195,6 +197,24 @@ public struct ClockSetting: Hashable, Sendable {
 }
 
 /// `account NAME [DEVICE...]`: an iCloud account, and the devices signed into it at the start.
+/// An `app-version N DEVICE...` line: the devices that start on app version N (a device in
+/// no such line runs the schema's latest version).
+public struct AppVersionSetting: Hashable, Sendable {
+  /// The app version: the schema version the app was built with (fields and types with a
+  /// larger `since` are unknown to it).
+  public var version: Int
+  /// The devices that run it at the start.
+  public var devices: [String]
+  /// Where the line is in the file.
+  public var location: SourceLocation
+  /// Devices on app version `version` from the start, declared at `location`.
+  public init(version: Int, devices: [String], location: SourceLocation) {
+    self.version = version
+    self.devices = devices
+    self.location = location
+  }
+}
+
 public struct AccountSetting: Hashable, Sendable {
   /// The account's name (`alice`).
   public var name: String
@@ -262,6 +282,8 @@ public struct ScenarioFile: Hashable, Sendable {
   /// The record types of the `type` blocks (and of the model a `schema from` line imports), and
   /// the `deployed` list.
   public var schema: Schema
+  /// The `app-version` lines: devices that start on an older app version.
+  public var appVersions: [AppVersionSetting] = []
   /// The path of a `schema from PATH` line, as written; nil without one.
   public var schemaSource: String?
   /// Timeline entries sorted by time; equal times keep file order.
@@ -288,6 +310,13 @@ public struct ScenarioFile: Hashable, Sendable {
     let names = accounts.map(\.name)
     let initial: [Int32?] = devices.map { d in Int32(accounts.firstIndex { $0.devices.contains(d) } ?? 0) }
     return (names, initial)
+  }
+
+  /// The app version each device starts on (the schema's latest for a device in no
+  /// `app-version` line).
+  public var initialAppVersions: [Int] {
+    let latest = schema.latestVersion
+    return devices.map { d in appVersions.first { $0.devices.contains(d) }?.version ?? latest }
   }
 
   /// The line of the `deployed` statement, if the file has one.

@@ -39,6 +39,7 @@ extension ScenarioFile {
     }
     if let deployed = schema.deployed { line((["deployed"] + deployed).joined(separator: " ")) }
     for a in accounts { line((["account", a.name] + a.devices).joined(separator: " ")) }
+    for v in appVersions { line((["app-version", String(v.version)] + v.devices).joined(separator: " ")) }
     let defaults = ServerConditions()
     if let quota = server.quota {
       line("quota \(ByteCount.format(quota))" + (server.usedByOthers == 0 ? "" : " used \(ByteCount.format(server.usedByOthers))"))
@@ -143,6 +144,7 @@ extension ScenarioFile {
     case .deleteZone(let device): "\(device) delete-zone"
     case .purgeZone(let device): "\(device) purge-zone"
     case .signOut(let device): "\(device) sign-out"
+    case .upgrade(let device, let version): "\(device) upgrade \(version)"
     case .signIn(let device, let account, let isSwitch): "\(device) \(isSwitch ? "switch-account" : "sign-in") \(account)"
     case .encryptedDataReset: "encrypted-data-reset"
     case .syncAll: "sync"

@@ -257,6 +257,9 @@ struct RunHistory {
         case .account(let a):
           let text = a.map { "signs into iCloud account \(names.account($0))" } ?? "signs out of iCloud"
           marks.append(Mark(node: node, time: e.time, kind: .condition(label: a == nil ? "signed out" : "signed in", text: text)))
+        case .upgraded(let version):
+          marks.append(Mark(node: node, time: e.time, kind: .condition(label: "app v\(version)", text: "the app is updated to version \(version)")))
+          closeBackground(node, at: e.time, &found)
         }
       case .server(let up):
         if up { comeBack(serverNode, at: e.time, &found) } else { goOffline(serverNode, at: e.time) }

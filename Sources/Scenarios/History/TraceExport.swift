@@ -89,6 +89,9 @@ public enum TraceExport {
       case .account(let a):
         o["event"] = a == nil ? "sign-out" : "sign-in"
         if let a { o["account"] = .string(words.account(a)) }
+      case .upgraded(let version):
+        o["event"] = "upgrade"
+        o["version"] = .int(Int64(version))
       }
       return o
     case .server(let up):
@@ -141,6 +144,11 @@ public enum TraceExport {
         o["fact"] = "orphan-dropped"
         o["record"] = .string(words.record(key))
         o["parent"] = .string(words.record(parent))
+      case .erasedUnknownFields(let key, let fields, let version), .droppedUnknownFields(let key, let fields, let version):
+        if case .erasedUnknownFields = fact { o["fact"] = "erased-unknown-fields" } else { o["fact"] = "dropped-unknown-fields" }
+        o["record"] = .string(words.record(key))
+        o["fields"] = .array(fields.map { .string(words.field(key, Int($0))) })
+        o["version"] = .int(Int64(version))
       case .wipedOnAccountChange(let keys):
         o["fact"] = "wiped-on-account-change"
         o["records"] = .array(keys.map { .string(words.record($0)) })

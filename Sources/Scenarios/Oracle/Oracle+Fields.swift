@@ -119,6 +119,19 @@ extension Oracle {
 
   /// A frontier write whose effect is gone: a stale overwrite if nothing concurrent touched the
   /// record, else a lost edit (a concurrent save carried the old value along).
+  /// When an app version that does not know field `f` saved the whole record after intent `l`
+  /// (`unknown-fields=drop`): why the value is gone, and the device.
+  func erasureCause(_ key: RecordKey, _ f: Int32, after l: Intent) -> (String, Int32)? {
+    for e in world.facts.events where e.intentsBefore >= l.id {
+      guard case .erasedUnknownFields(key, let fields, let version) = e.fact, fields.contains(f) else { continue }
+      return (
+        "\(deviceName(e.device)), running app version \(version), which does not know \(schema.types[Int(typeOf(key) ?? 0)].name).\(fieldName(typeOf(key) ?? 0, f)), saved the whole record without it at \(e.time) (unknown-fields=drop: a decoded model has no place for fields it does not know)",
+        e.device
+      )
+    }
+    return nil
+  }
+
   mutating func lose(
     _ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], finalText: String, endedAs: String, winner: Intent?
   ) {
@@ -140,6 +153,14 @@ extension Oracle {
         Anomaly(
           kind: .lostEdit, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
           explanation: "\(describe(l, field: f)) never reached the server — \(cause) — and \(r).\(field) ended as \(endedAs)."))
+      return
+    }
+    if winner == nil, let (cause, device) = erasureCause(record.key, f, after: l) {
+      if !devices.contains(deviceRef(device)) { devices.append(deviceRef(device)) }
+      anomalies.append(
+        Anomaly(
+          kind: .lostEdit, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
+          explanation: "\(describe(l, field: f)) was erased by an older app version: \(cause); \(r).\(field) ended as \(endedAs)."))
       return
     }
     if let rival {

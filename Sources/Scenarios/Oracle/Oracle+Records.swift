@@ -266,8 +266,15 @@ extension Oracle {
         let all = world.servers.withUnsafeBufferPointer { $0[account].liveRecords }
         serverViews[account] = (all, all.filter { !explained.contains($0.key) })
       }
-      let (allServer, server) = serverViews[account]!
-      let all = world.visibleRecords(device: d)
+      var (allServer, server) = serverViews[account]!
+      var all = world.visibleRecords(device: d)
+      let version = Int(world.devices[d].appVersion)
+      if version < world.context.rules.latestVersion {
+        // An older app version shows neither the types nor the fields it does not know.
+        all = seenBy(version: version, all)
+        allServer = seenBy(version: version, allServer)
+        server = seenBy(version: version, server)
+      }
       if converged, firstDifference(all, allServer) != nil { converged = false }
       let mine = all.filter { !explained.contains($0.key) }
       if let difference = firstDifference(mine, server) {
@@ -275,9 +282,40 @@ extension Oracle {
         anomalies.append(
           Anomaly(
             kind: .divergence, record: difference.record, field: difference.field, devices: [deviceRef(config.index)],
-            explanation: "after settle \(config.name) and the server differ: \(difference.text)."))
+            explanation: "after settle \(config.name) and the server differ: \(difference.text)\(divergenceCause(device: Int32(d), difference.record.key))."))
       }
     }
+  }
+
+  /// Records as an app on `version` sees them: without the types it does not know, and with the
+  /// fields it does not know at their defaults.
+  func seenBy(version: Int, _ records: [RecordState]) -> [RecordState] {
+    let rules = world.context.rules
+    return records.compactMap { r in
+      guard schema.types[Int(r.type)].since <= version else { return nil }
+      var r = r
+      for f in r.fields.indices where !rules.knows(version: version, type: r.type, field: f) {
+        r.fields[f] = FieldValue(value: schema.types[Int(r.type)].fields[f].initialValue, writer: 0, stamp: .origin)
+      }
+      return r
+    }
+  }
+
+  /// Why a device's copy of a record differs from the server's, when its engine discarded a
+  /// fetched version: `; phone dropped …`.
+  func divergenceCause(device d: Int32, _ key: RecordKey) -> String {
+    for e in world.facts.events where e.device == d {
+      switch e.fact {
+      case .orphanDropped(key, let parent):
+        return "; \(deviceName(d)) discarded a fetched version of \(name(key)) at \(e.time) because it referred to \(name(parent)), not on the device yet (orphans=drop), and the change token moved past it, so it never fetched that version again"
+      case .droppedUnknownFields(key, let fields, let version):
+        let what = fields.isEmpty ? "\(name(key)), of a type it did not know," : fields.map { words.field(key, Int($0)) }.joined(separator: ", ") + " of \(name(key))"
+        return "; \(deviceName(d)) discarded \(what) when it fetched it at \(e.time) while it ran app version \(version) (unknown-fields=drop), and after upgrading it never fetched it again: the value was never backfilled"
+      default:
+        continue
+      }
+    }
+    return ""
   }
 
   func firstDifference(_ mine: [RecordState], _ theirs: [RecordState]) -> (record: RecordRef, field: FieldRef?, text: String)? {

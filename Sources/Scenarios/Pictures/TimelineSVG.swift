@@ -319,6 +319,18 @@ struct TimelineDrawing {
           "\(history.names.record(key)) dropped",
           "\(who): dropped the fetched version of \(history.names.record(key)) at \(at): it refers to \(history.names.record(parent)), which is not on the device (orphans=drop)"
         )
+      case .erasedUnknownFields(let key, let fields, let version):
+        return (
+          "\(history.names.record(key)) fields erased",
+          "\(who): app version \(version) saved all of \(history.names.record(key)) without \(fields.map { history.names.field(key, Int($0)) }.joined(separator: ", ")), which it does not know, at \(at) (unknown-fields=drop)"
+        )
+      case .droppedUnknownFields(let key, let fields, let version):
+        return (
+          "\(history.names.record(key)) fields dropped",
+          "\(who): app version \(version) discarded "
+            + (fields.isEmpty ? "\(history.names.record(key)), of a type it does not know," : "fetched \(fields.map { history.names.field(key, Int($0)) }.joined(separator: ", ")) of \(history.names.record(key))")
+            + " at \(at) (unknown-fields=drop)"
+        )
       case .wipedOnAccountChange(let keys):
         return (
           "wiped (\(keys.count))",

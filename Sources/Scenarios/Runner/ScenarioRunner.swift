@@ -104,6 +104,7 @@ public enum ScenarioRunner {
     let accounts = file.accountPlan
     config.accounts = accounts.names
     config.deviceAccounts = accounts.initial
+    if file.schema.latestVersion > 1 || !file.appVersions.isEmpty { config.appVersions = file.initialAppVersions.map { Int32($0) } }
     config.recordObservations = recordObservations
     var world = SyncWorld(config)
     world.reserve(actions: plan.actions.count, intents: plan.intentCount)
@@ -201,6 +202,7 @@ public enum ScenarioRunner {
       case .purgeZone(let d): action = .deleteZone(device: device(d), .purged)
       case .encryptedDataReset: action = .deleteZone(device: nil, .encryptedDataReset)
       case .signOut(let d): action = .account(device: device(d), nil)
+      case .upgrade(let d, let version): action = .upgrade(device: device(d), version: Int32(version))
       case .signIn(let d, let account, _):
         action = .account(device: device(d), Int32(file.accountPlan.names.firstIndex(of: account) ?? 0))
       case .reject(let ids, let error, let retryAfter, let duration):

@@ -7,12 +7,12 @@ import Replica
 enum ScenarioKeywords {
   static let header: Set<String> = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "schema",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version",
   ]
 
   static let statements = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "type", "at", "settle", "expect",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "type", "at", "settle", "expect",
   ]
 }
 
@@ -48,6 +48,7 @@ extension ScenarioParsePart {
     case "limits": "limits [N records] [SIZE]"
     case "account": "account NAME [DEVICE...]"
     case "schema": "schema from PATH"
+    case "app-version": "app-version N DEVICE..."
     default: keyword
     }
   }
@@ -64,7 +65,7 @@ extension ScenarioParsePart {
 extension DeclarationParser {
   mutating func parseHeader(_ i: Int, keyword: String) {
     let line = lines[i]
-    if keyword != "clock" && keyword != "account" {
+    if keyword != "clock" && keyword != "account" && keyword != "app-version" {
       if let prior = headerLines[keyword] {
         error(i, 0, "'\(keyword)' is already given on line \(prior); each header statement appears once")
         return
@@ -79,7 +80,7 @@ extension DeclarationParser {
     // Statements that take exactly one word (or string) after the keyword.
     let single: ScenarioToken?
     switch keyword {
-    case "devices", "policy", "clock", "deployed", "quota", "throttle", "limits", "account", "schema":
+    case "devices", "policy", "clock", "deployed", "quota", "throttle", "limits", "account", "schema", "app-version":
       single = nil
     default:
       guard t.count >= 2 else {
@@ -99,6 +100,7 @@ extension DeclarationParser {
       about = w.text
     case "devices": parseDevices(i)
     case "schema": parseSchemaFrom(i)
+    case "app-version": parseAppVersion(i)
     case "policy": parsePolicy(i)
     case "seed": if let w = single { parseSeed(i, w) }
     case "latency": if let w = single { parseLatency(i, w) }
@@ -185,6 +187,28 @@ extension DeclarationParser {
       listed.append(token.text)
     }
     accounts.append(AccountSetting(name: t[1].text, devices: listed, location: location(i, t[0])))
+  }
+
+  /// `app-version N DEVICE...`: these devices start on app version N (the others on the latest).
+  mutating func parseAppVersion(_ i: Int) {
+    let t = lines[i].tokens
+    let usage = Self.usage("app-version")
+    guard t.count >= 3 else { return missing(i, "expected a version and the devices that run it; write '\(usage)', as in 'app-version 1 phone'") }
+    guard t[1].isWord, let n = Int(t[1].text), (1...1000).contains(n) else {
+      return error(i, t[1], "expected an app version from 1 to 1000 (the schema version it was built with)")
+    }
+    pendingVersions.append((n, i, t[1].start))
+    var listed: [String] = []
+    for token in t.dropFirst(2) {
+      guard checkName(i, token, "device name") else { continue }
+      pendingDeviceUses.append((token.text, i, token.start))
+      if listed.contains(token.text) || appVersions.contains(where: { $0.devices.contains(token.text) }) {
+        error(i, token, "device '\(token.text)' already has an app version")
+        continue
+      }
+      listed.append(token.text)
+    }
+    appVersions.append(AppVersionSetting(version: n, devices: listed, location: location(i, t[0])))
   }
 
   /// `quota SIZE [used SIZE]`

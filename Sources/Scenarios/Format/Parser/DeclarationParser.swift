@@ -36,6 +36,10 @@ struct DeclarationParser: ScenarioParsePart {
   var deployedLine: Int?
 
   var types: [RecordType] = []
+  /// `app-version` lines.
+  var appVersions: [AppVersionSetting] = []
+  /// Their versions, checked against the schema once it is known: (version, line index, offset).
+  var pendingVersions: [(Int, Int, Int)] = []
   /// `schema from PATH`: the path as written.
   var schemaSource: String?
   var typeLines: [String: Int] = [:]
@@ -59,6 +63,10 @@ struct DeclarationParser: ScenarioParsePart {
     declarationPass()
     resolveUniqueKeys()
     checkDeclaredNames()
+    let latest = types.reduce(1) { max($0, $1.fields.reduce($1.since) { max($0, $1.since) }) }
+    for (n, i, offset) in pendingVersions where n > latest {
+      error(i, offset, "app version \(n) is newer than the schema, whose latest version is \(latest) (the largest 'since')")
+    }
   }
 
   /// Header statements, types and their fields.

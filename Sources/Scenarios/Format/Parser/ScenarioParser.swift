@@ -152,6 +152,7 @@ final class ScenarioParse {
     file.server = d.server
     file.accounts = d.accounts
     file.schemaSource = d.schemaSource
+    file.appVersions = d.appVersions
     file.schemaLines = d.typeLines.merging(d.fieldLines) { a, _ in a }
     if let line = d.deployedLine { file.schemaLines["deployed"] = line }
     return .success(file)

@@ -5,10 +5,10 @@ import Replica
 extension TimelineParser {
   static let deviceActions = [
     "create", "set", "append", "replace", "delete", "sync", "kill", "background", "clock", "delete-zone", "purge-zone", "sign-out",
-    "sign-in", "switch-account",
+    "sign-in", "switch-account", "upgrade",
   ]
   static let deviceActionList =
-    "create, set, append, replace, delete, sync, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in or switch-account"
+    "create, set, append, replace, delete, sync, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account or upgrade"
 
   mutating func reportUnknownStatement(_ i: Int, _ head: ScenarioToken) {
     let word = head.text
@@ -275,6 +275,18 @@ extension TimelineParser {
       }
       guard expectEnd(i, after: 4, usage: usage) else { return nil }
       return .signIn(device: device, account: t[4].text, switch: verb.text == "switch-account")
+    case "upgrade":
+      let usage = "DEVICE upgrade N"
+      guard t.count >= 5 else {
+        missing(i, "expected the app version to upgrade to; write '\(usage)', as in '\(device) upgrade 2'")
+        return nil
+      }
+      guard t[4].isWord, let n = Int(t[4].text), (1...1000).contains(n) else {
+        error(i, t[4], "expected an app version from 1 to 1000 after 'upgrade'")
+        return nil
+      }
+      guard expectEnd(i, after: 4, usage: usage) else { return nil }
+      return .upgrade(device: device, version: n)
     case "background":
       let usage = "DEVICE background D"
       guard t.count >= 5 else {

@@ -36,6 +36,51 @@ struct TimelineParser: ScenarioParsePart {
     collectCreates()
     timelinePass()
     checkSettles()
+    checkAppVersions()
+  }
+
+  /// In time order: an upgrade goes to a newer version than the device runs, up to the
+  /// schema's latest; an intent writes only fields and creates only types its device's app
+  /// version knows.
+  mutating func checkAppVersions() {
+    let schema = Schema(types: types)
+    let latest = schema.latestVersion
+    let hasVersions = latest > 1 || !declared.appVersions.isEmpty
+    guard hasVersions || entries.contains(where: { if case .upgrade = $0.entry.action { return true } else { return false } }) else { return }
+    var version: [String: Int] = [:]
+    for d in devices { version[d] = declared.appVersions.first { $0.devices.contains(d) }?.version ?? latest }
+    let ordered = entries.sorted { ($0.entry.time, $0.order) < ($1.entry.time, $1.order) }
+    func known(_ typeName: String, _ field: String?, on device: String, _ i: Int) {
+      guard let v = version[device], let t = schema.typeIndex(named: typeName) else { return }
+      let type = schema.types[t]
+      if type.since > v {
+        error(i, 0, "\(device) runs app version \(v) here, which does not know \(typeName) (since \(type.since)); upgrade it first ('\(device) upgrade \(type.since)')")
+      } else if let field, let f = type.fieldIndex(named: field), type.fields[f].since > v {
+        let since = type.fields[f].since
+        error(i, 0, "\(device) runs app version \(v) here, which does not know \(typeName).\(field) (since \(since)); upgrade it first ('\(device) upgrade \(since)')")
+      }
+    }
+    for e in ordered {
+      switch e.entry.action {
+      case .upgrade(let d, let n):
+        if n > latest {
+          error(e.lineIndex, 0, "app version \(n) is newer than the schema, whose latest version is \(latest) (the largest 'since')")
+        } else if let v = version[d], n <= v {
+          error(e.lineIndex, 0, "\(d) already runs app version \(v) here; an upgrade goes to a newer version")
+        } else {
+          version[d] = n
+        }
+      case .create(let d, let type, _, let fields):
+        known(type, nil, on: d, e.lineIndex)
+        for a in fields { known(type, a.field, on: d, e.lineIndex) }
+      case .set(let d, let id, let fields):
+        if let type = creates[id]?.type { for a in fields { known(type, a.field, on: d, e.lineIndex) } }
+      case .append(let d, let id, let field, _), .replace(let d, let id, let field, _, _):
+        if let type = creates[id]?.type { known(type, field, on: d, e.lineIndex) }
+      default:
+        break
+      }
+    }
   }
 
   /// Every `at T DEVICE create TYPE ID` line, so that records can be used before their
