@@ -11,6 +11,7 @@ import Testing
     "retention-zombie", "budget-expires-mid-batch", "killed-with-memory-outbox", "token-before-apply",
     "unsafe-schema", "delete-vs-edit", "three-device-fanout", "icloud-storage-full", "transient-as-permanent",
     "one-bad-record-in-batch", "oversized-batch", "rate-limit-storm", "zone-purged-in-settings", "encrypted-data-reset", "account-switch-offline",
+    "settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout",
   ]
 
   @Test func everyNamedScenarioShipsAndHasAnAboutLine() throws {
@@ -45,6 +46,12 @@ import Testing
     ("reuploads-after-purge", "zone-purged-in-settings", .resurrection, "field-lww-hlc"),
     ("wipes-after-reset", "encrypted-data-reset", .lostEdit, "field-lww-hlc"),
     ("wipes-on-signout", "account-switch-offline", .lostEdit, "field-lww-hlc"),
+    // Real schemas: uniqueness, references, app versions.
+    ("random-record-names", "settings-singleton", .logicalDuplicate, "field-lww-hlc"),
+    ("local-delete-rules", "list-deleted-while-adding", .danglingReference, "field-lww-hlc"),
+    ("drops-orphans", "child-before-parent", .divergence, "field-lww-hlc batch=1"),
+    ("drops-unknown-fields", "staged-rollout", .lostEdit, "field-lww-hlc"),
+    ("drops-unknown-fields", "staged-rollout", .divergence, "field-lww-hlc"),
   ]
 
   @Test func everyPlantedBugPresetHasAScenarioHere() {

@@ -53,6 +53,21 @@ import Testing
     #expect(ReferenceOracle.judge(result.world) == verdicts)
   }
 
+  /// The lessons of references, uniqueness and app versions, under every preset: both oracles
+  /// find the same dangling references, duplicates, erased and never-backfilled values.
+  @Test(arguments: ["settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout"])
+  func bothOraclesAgreeOnTheSchemaLessons(name: String) throws {
+    let file = try Scenario.load(name)
+    var found = 0
+    for policy in OracleAgreement.presets {
+      let result = ScenarioRunner.run(file, policy: policy, recordObservations: true)
+      let verdicts = OracleAgreement.verdicts(result)
+      found += verdicts.count
+      #expect(ReferenceOracle.judge(result.world) == verdicts, "\(name) under \(policy)")
+    }
+    #expect(found > 0)
+  }
+
   @Test func aPlantedDisagreementIsReported() throws {
     // The comparison itself can fail: a verdict only one side has is named.
     let a = [OracleAgreement.Verdict(kind: "lost-edit", record: 0, field: 1)]

@@ -1,0 +1,172 @@
+import Foundation
+import Replica
+@_spi(Kernel) import Simulator
+import Testing
+
+@testable import Scenarios
+
+/// References, uniqueness and app versions in scenario files: what the lines mean, how they are
+/// written back, and what a mistake in them says.
+@Suite struct SchemaRulesFormatTests {
+  static let text = """
+    devices iPad phone
+    app-version 1 phone
+
+    type List unique-by name
+      name: string = "" mutable
+    type Item
+      list: ref List? on-delete cascade
+      owner: ref List? on-delete deny
+      title: string = ""
+      color: string = "none" since 2
+    type Settings singleton since 2
+      theme: string = "light" mutable
+
+    at 0s iPad create List l1 name="Home"
+    at 1s phone create Item i1 list=l1 title="Lamp"
+    at 2s phone upgrade 2
+    at 3s phone set i1 color="red"
+    settle
+    """
+
+  @Test func theModifiersAreRead() throws {
+    let file = try parsed(Self.text)
+    let schema = file.schema
+    #expect(schema.types[0].uniqueness == .fields([0]))
+    #expect(schema.types[1].fields[0].onDelete == .cascade)
+    #expect(schema.types[1].fields[1].onDelete == .deny)
+    #expect(schema.types[1].fields[2].onDelete == .nullify)
+    #expect(schema.types[1].fields[3].since == 2)
+    #expect(schema.types[2].uniqueness == .singleton)
+    #expect(schema.types[2].since == 2)
+    #expect(schema.types[2].fields[0].since == 2, "a field is as old as its type unless it says otherwise")
+    #expect(schema.latestVersion == 2)
+    #expect(file.initialAppVersions == [2, 1])
+    #expect(file.timeline.map(\.action).contains(.upgrade(device: "phone", version: 2)))
+  }
+
+  @Test func theWriterWritesThemBackAndTheResultParsesToTheSameFile() throws {
+    let file = try parsed(Self.text)
+    let text = file.rendered()
+    for line in [
+      "type List unique-by name", "  list: ref List? on-delete cascade", "  owner: ref List? on-delete deny", "  color: string = \"none\" since 2",
+      "type Settings singleton since 2", "  theme: string = \"light\" mutable", "app-version 1 phone", "at 2s phone upgrade 2",
+    ] {
+      #expect(text.contains(line + "\n"), "missing \(line) in\n\(text)")
+    }
+    #expect(!text.contains("on-delete nullify"), "nullify is the default and is not written")
+    let again = try parsed(text)
+    #expect(again.schema == file.schema)
+    #expect(again.appVersions.map(\.version) == [1])
+  }
+
+  @Test(arguments: [
+    ("type T unique-by\n  a: int = 0", "expected the key's fields after 'unique-by'"),
+    ("type T unique-by b\n  a: int = 0", "T has no field 'b'"),
+    ("type T unique-by a,a\n  a: int = 0", "'a' is named twice in 'unique-by'"),
+    ("type T unique-by body\n  body: text = \"\"", "'body' is a text field"),
+    ("type T singleton unique-by a\n  a: int = 0", "either a 'singleton' or 'unique-by'"),
+    ("type T append-only singleton", "cannot be a 'singleton'"),
+    ("type T since 1", "expected a schema version from 2 to 1000"),
+    ("type T singelton", "did you mean 'singleton'?"),
+    ("type T since 3\n  a: int = 0 since 2", "a field is no older than its type"),
+    ("type T\n  a: int = 0 on-delete cascade", "'on-delete' is for ref fields"),
+    ("type T\n  a: ref T? on-delete cascde", "did you mean 'cascade'?"),
+    ("type T\n  a: ref T? on-delete", "expected a delete rule after 'on-delete'"),
+    ("type T\n  a: int = 0 since 2 since 3", "'since' is given twice"),
+  ])
+  func schemaMistakesSayWhatIsWrong(schema: String, message: String) {
+    let text = "devices iPad\n\(schema)\nsettle\n"
+    let all = messages(text).joined(separator: "\n")
+    #expect(all.contains(message), "\(all)")
+  }
+
+  @Test(arguments: [
+    ("app-version 3 phone", "", "app version 3 is newer than the schema"),
+    ("app-version 1 phone\napp-version 1 phone", "", "already has an app version"),
+    ("app-version 1 tablet", "", "unknown device 'tablet'"),
+    ("app-version 1 phone", "at 1s phone upgrade 1", "phone already runs app version 1 here"),
+    ("", "at 1s phone upgrade 3", "app version 3 is newer than the schema"),
+    ("app-version 1 phone", "at 1s phone create Note n1 color=\"red\"", "phone runs app version 1 here, which does not know Note.color (since 2)"),
+    ("app-version 1 phone", "at 1s phone create Tag t1", "which does not know Tag (since 2)"),
+    ("app-version 1 phone", "at 0s iPad create Note n1\nat 1s phone set n1 color=\"red\"\nat 2s phone upgrade 2", "does not know Note.color"),
+    ("", "at 1s phone upgrade", "expected the app version to upgrade to"),
+  ])
+  func versionMistakesSayWhatIsWrong(header: String, timeline: String, message: String) {
+    let text = """
+      devices iPad phone
+      \(header)
+      type Note
+        title: string = ""
+        color: string = "none" since 2
+      type Tag since 2
+        label: string = ""
+      \(timeline)
+      settle
+      """
+    let all = messages(text).joined(separator: "\n")
+    #expect(all.contains(message), "\(all)")
+  }
+
+  @Test func anUpgradeBeforeTheWriteMakesItLegal() throws {
+    _ = try parsed(
+      """
+      devices iPad phone
+      app-version 1 phone
+      type Note
+        color: string = "none" since 2
+      at 0s iPad create Note n1
+      at 2s phone upgrade 2
+      at 3s phone set n1 color="red"
+      settle
+      """)
+  }
+
+  static var corpus: URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("ModelImportTests/Corpus")
+  }
+
+  @Test func schemaFromImportsTheUsersModel() throws {
+    let path = Self.corpus.appendingPathComponent("Clean").path
+    let file = try parsed(
+      """
+      devices iPad phone
+      schema from \(path)
+      at 0s iPad create Recipe r1 title="Soup"
+      at 1s phone create Ingredient g1 recipe=r1 name="Leek"
+      settle
+      """)
+    #expect(file.schema.typeIndex(named: "Recipe") != nil)
+    let ingredient = try #require(file.schema.types.first { $0.name == "Ingredient" })
+    #expect(ingredient.fields.first { $0.name == "recipe" }?.onDelete == .cascade)
+    #expect(file.schemaSource == path)
+    #expect(file.schema.safetyFindings().isEmpty, "the clean corpus model is CloudKit-safe")
+    #expect(file.rendered().contains("# the types below were imported by `schema from \(path)`"))
+    let report = ScenarioRunner.run(file).report
+    #expect(report.violations.isEmpty, "\(report.text)")
+  }
+
+  @Test func schemaFromReadsAPathRelativeToTheScenarioFile() throws {
+    let source = Self.corpus.appendingPathComponent("here.scenario").path
+    let file = try parsed("devices iPad\nschema from TripPlanner\nsettle\n", source: source)
+    #expect(file.schema.typeIndex(named: "Trip") != nil)
+    let trip = try #require(file.schema.types.first { $0.name == "Trip" })
+    #expect(trip.uniqueness == .fields([0]))
+    #expect(file.schema.safetyFindings().contains { $0.problem == .uniqueConstraint })
+  }
+
+  @Test func schemaFromSaysWhatIsWrong() {
+    #expect(messages("devices iPad\nschema from /no/such/model\nsettle\n").joined().contains("cannot import the model"))
+    #expect(messages("devices iPad\nschema /x\nsettle\n").joined().contains("expected 'from'"))
+    #expect(messages("devices iPad\nschema from\nsettle\n").joined().contains("expected the path"))
+  }
+
+  @Test func aDenyRuleIsACloudKitFindingWithApplesRule() throws {
+    let file = try parsed(Self.text)
+    let deny = try #require(file.schema.safetyFindings().first { $0.problem == .denyDeleteRule })
+    #expect(deny.field == "owner")
+    #expect(deny.appleRule == "CloudKit integration does not support the Deny deletion rule.")
+    #expect(!file.schema.acceptsUploads(ofType: 1))
+  }
+}
