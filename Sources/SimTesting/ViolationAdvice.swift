@@ -104,8 +104,11 @@ enum ViolationAdvice {
           Cause(
             axis: "retry=never", present: { $0.retry == .never },
             why: "the engine gives up on a change after a transient CloudKit error (zoneBusy, quotaExceeded, …) and the app shows it synced"),
+          Cause(
+            axis: "unknown-fields=drop", present: { $0.unknownFields == .drop },
+            why: "an older app version saves the whole record it decoded, erasing fields a newer version wrote"),
         ],
-        remedy: [("granularity", "field"), ("save", "changed-keys"), ("text", "merge"), ("retry", "transient")],
+        remedy: [("granularity", "field"), ("save", "changed-keys"), ("text", "merge"), ("retry", "transient"), ("unknown-fields", "keep")],
         does: "merge per field, saving only the changed keys, and merge concurrent text edits",
         otherwise: "shape the schema so that concurrent work is inserts of an append-only type, and mark only truly mutable fields `mutable`.")
     case .staleOverwrite:
@@ -140,7 +143,10 @@ enum ViolationAdvice {
           Cause(
             axis: "token=before-apply", present: { $0.token == .beforeApply },
             why: "a kill between saving the change token and applying the fetched changes skips them"),
-        ], remedy: [("outbox", "durable"), ("unit", "resumable"), ("token", "after-apply")],
+          Cause(
+            axis: "orphans=drop", present: { $0.orphans == .drop },
+            why: "an event fetched before the record it refers to was discarded, and never fetched again"),
+        ], remedy: [("outbox", "durable"), ("unit", "resumable"), ("token", "after-apply"), ("orphans", "keep")],
         does: "a durable, resumable outbox, and the change token saved after the changes are applied")
     case .duplicateEvent:
       return Entry(
@@ -169,12 +175,18 @@ enum ViolationAdvice {
           Cause(axis: "refetch=naive", present: { $0.refetch == .naive }, why: "zombie rows stay on one device after a refetch"),
           Cause(axis: "token=before-apply", present: { $0.token == .beforeApply }, why: "one device skipped changes the others applied"),
           Cause(
+            axis: "orphans=drop", present: { $0.orphans == .drop },
+            why: "a fetched record whose parent had not arrived yet was discarded, and the change token moved past it"),
+          Cause(
+            axis: "unknown-fields=drop", present: { $0.unknownFields == .drop },
+            why: "an older app version discarded fields it did not know, and after upgrading never fetched them again"),
+          Cause(
             axis: nil, present: nil,
             why:
               "devices fold a server record differently from how the server decided, or sync never reached quiescence (the explanation says which record and field differ first)"
           ),
-        ], remedy: [("refetch", "diff"), ("token", "after-apply")],
-        does: "compare a refetch with the local rows, and save the change token after applying",
+        ], remedy: [("refetch", "diff"), ("token", "after-apply"), ("orphans", "keep"), ("unknown-fields", "keep")],
+        does: "compare a refetch with the local rows, save the change token after applying, keep records whose parent is still to come, and keep fields an old version does not know",
         otherwise: "make deviceApply agree with serverSave, and let every conflict resolve to a state the server stores.")
     case .phantomValue:
       return Entry(

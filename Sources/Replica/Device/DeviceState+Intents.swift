@@ -26,6 +26,9 @@ extension DeviceState {
     let stamp = Stamp(clock: reading.nanoseconds, hlcWall: tick.wall, hlcLogical: tick.logical, device: config.rank)
     let key = intent.key
     let live = visibleRecord(key)
+    // What the device had seen of its own writes before this intent (a tombstone carries that,
+    // not the delete's own stamp: a delete is no write that a later delete must have seen).
+    let ownBefore = config.causalMetadata ? causal[config.rank] : .zero
     if config.causalMetadata { causal.note(stamp) }
     /// Every write carries what its device had seen (only with `causalMetadata`: no other policy
     /// reads versions, and keeping them costs an array per record copy).
@@ -35,6 +38,20 @@ extension DeviceState {
       r.versions.formUnion(causal)
     }
 
+    // A user can only refer to a record the app shows.
+    switch intent {
+    case .create(_, _, let values), .set(_, let values):
+      if env.context.rules.hasReferences, let missing = values.first(where: { w in
+        if case .ref(let target) = w.value { return !store.isLive(target) }
+        return false
+      }), case .ref(let target) = missing.value {
+        let kind: IntentKind
+        if case .create(let type, _, _) = intent { kind = .create(type: type, values: values) } else { kind = .set(values) }
+        return ignore("\(target) is not on this device, so nothing there can refer to it", kind)
+      }
+    default:
+      break
+    }
     switch intent {
     case .create(let type, _, let values):
       if var r = live, r.type == type, env.context.schema.types[Int(type)].uniqueness != nil {
@@ -113,7 +130,11 @@ extension DeviceState {
       }
       r.deletedBy = id
       r.deleteStamp = stamp
-      stampVersions(&r)
+      if config.causalMetadata {
+        let own = max(r.versions[config.rank], ownBefore)
+        r.versions.formUnion(causal)
+        r.versions.setEntry(own, forRank: config.rank)
+      }
       record.kind = .delete
       if env.context.rules.hasReferences { knownDeletes[key] = id }
       setLocal(r, for: key, effects: &effects)

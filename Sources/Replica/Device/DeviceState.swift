@@ -626,6 +626,11 @@ package struct DeviceState: Sendable {
         outbox.remove(key)
         setLocal(nil, for: key, effects: &effects)
         wiped.append(key)
+        if env.context.rules.hasReferences {
+          // The app deletes what it shows of the zone: its delete rules run on what stays.
+          knownDeletes[key] = knownDeletes[key] ?? Self.zoneDeletion
+          ruleChecks.append((key, r.type))
+        }
       } else if r.isDeleted {
         store[key] = nil  // its delete went with the zone
         outbox.remove(key)
@@ -703,6 +708,9 @@ package struct DeviceState: Sendable {
     }
     return nil
   }
+
+  /// In ``knownDeletes``: deleted with the zone (the world finds the delete intent, if any).
+  package static let zoneDeletion: IntentID = -1
 
   /// Takes the records whose delete rules the world should run (``ruleChecks``).
   package mutating func takeRuleChecks() -> [(key: RecordKey, type: Int32)] {

@@ -24,7 +24,7 @@ extension SyncWorld {
       for f in keyFields {
         keyValues.append(values.last { Int($0.field) == f }?.value ?? spec.fields[f].initialValue)
       }
-      let name = UniqueName(account: deviceAccount(Int(d)).map { Int32($0) } ?? -1, type: type, values: keyValues)
+      let name = UniqueName(account: deviceAccount(Int(d)) ?? lastAccounts[Int(d)], type: type, values: keyValues)
       if let existing = keyNames[name], existing != key {
         aliases[key] = existing
         return .create(type: type, key: existing, values: values)
@@ -77,16 +77,26 @@ extension SyncWorld {
     guard env.settings.references == .propagate else { return }
     for (key, type) in checks {
       if !devices[Int(d)].shows(key) {
-        if let by = devices[Int(d)].knownDeletes[key] { runDeleteRules(device: d, deleted: key, by: by, type: type) }
+        if let known = devices[Int(d)].knownDeletes[key], let by = trigger(for: known, deleted: key) {
+          runDeleteRules(device: d, deleted: key, by: by, type: type)
+        }
         continue
       }
       for (field, _) in context.rules.refFields[Int(type)] {
         guard let r = devices[Int(d)].visibleRecord(key), case .ref(let parent) = r.fields[Int(field)].value,
-          let by = devices[Int(d)].knownDeletes[parent], !devices[Int(d)].shows(parent)
+          let by = devices[Int(d)].knownDeletes[parent].flatMap({ trigger(for: $0, deleted: parent) }), !devices[Int(d)].shows(parent)
         else { continue }
         apply(context.schema.types[Int(type)].fields[Int(field)].onDelete, to: key, field: field, device: d, trigger: by)
       }
     }
+  }
+
+  /// The delete intent a rule's intents are attributed to: the one the device knows, or for a
+  /// record deleted with its zone, the last delete intent of it (nil when there is none: an
+  /// encrypted-data reset deletes without an intent).
+  func trigger(for known: IntentID, deleted key: RecordKey) -> IntentID? {
+    if known != DeviceState.zoneDeletion { return known }
+    return log.intents.last { $0.record == key && $0.kind == .delete && $0.ignored == nil }?.id
   }
 
   /// The type of record `key`, from any copy of it (a device's or a server's).

@@ -68,6 +68,9 @@ package struct SyncWorld: Sendable {
   var lastDelivery: VirtualTime = .zero
   /// `unique=key-name`: the record each unique key names, per account, type and key values.
   var keyNames: [UniqueName: RecordKey] = [:]
+  /// Per device: the account it was last signed into (a record made while signed out takes its
+  /// key-derived name in the account it will most likely sign into again).
+  var lastAccounts: [Int32] = []
   /// `unique=key-name`: a scenario record that is another's by its key → that record.
   package internal(set) var aliases: [RecordKey: RecordKey] = [:]
 
@@ -91,6 +94,7 @@ package struct SyncWorld: Sendable {
     }
     serverNode = net.addNode()
     devices = ds
+    lastAccounts = ds.map { $0.account ?? 0 }
     network = net
     servers = config.accounts.map { _ in ServerState(schema: config.schema, conditions: config.server) }
     trace = TraceRecorder(mode: .hashOnly)
@@ -293,6 +297,7 @@ package struct SyncWorld: Sendable {
       deliverToDevice(d, .accountChanged(to: account))
       // Records made while signed out belong to the account signed into next.
       if let account {
+        lastAccounts[Int(d)] = account
         for (k, owner) in recordAccounts.enumerated() where owner < 0 && Int(k) < log.recordCount {
           if log.intents.first(where: { $0.record == RecordKey(k) && $0.ignored == nil })?.device == d { recordAccounts[k] = account }
         }

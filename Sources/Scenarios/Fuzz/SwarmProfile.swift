@@ -53,6 +53,13 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
   public var zoneDeletion: (time: SimDuration, what: String)?
   /// A device signed out of iCloud for a while, then signed in again.
   public var signedOut: (device: String, from: SimDuration, to: SimDuration)?
+  /// Notes filed in folders, whose `on-delete` rule this is; nil without folders.
+  public var folders: DeleteRule?
+  /// The devices that create the settings singleton at first launch; empty without it.
+  public var singleton: [String] = []
+  /// A staged rollout of schema version 2: which devices start on version 1 and when each
+  /// updates; nil without one.
+  public var rollout: String?
   /// How many intents were drawn; a draw that makes no sense (an append with no note of the
   /// device's own) is skipped, so the timeline may have fewer.
   public var intents: Int
@@ -61,6 +68,7 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
   public static let dimensionNames = [
     "loss", "duplicates", "skewed clocks", "offline windows", "long offline", "kills", "background windows", "clock jumps",
     "server outages", "quota", "throttled", "reject lines", "atomic zone", "smaller limits", "zone deletion", "signed out",
+    "folders", "settings singleton", "staged rollout",
   ]
 
   /// Whether the seed drew each dimension of ``dimensionNames``.
@@ -69,6 +77,7 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
       !loss.isZero, !duplicate.isZero, !skews.isEmpty, offlineWindows > 0, longOffline, kills > 0, backgroundWindows > 0, clockJumps > 0,
       outages > 0, server.quota != nil, server.throttle != nil, rejections > 0, server.atomic,
       server.maxRecordsPerRequest != ServerConditions().maxRecordsPerRequest, zoneDeletion != nil, signedOut != nil,
+      folders != nil, !singleton.isEmpty, rollout != nil,
     ]
   }
 
@@ -112,6 +121,9 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
     if let z = zoneDeletion { parts.append("zone \(z.what) at \(z.time)") }
     if let s = signedOut { parts.append("\(s.device) signed out of iCloud \(s.from)..\(s.to)") }
     if server.maxRecordsPerRequest != ServerConditions().maxRecordsPerRequest { parts.append("limits \(server.maxRecordsPerRequest) records") }
+    if let folders { parts.append("folders (on-delete \(folders.rawValue))") }
+    if !singleton.isEmpty { parts.append("settings singleton made by \(singleton.joined(separator: " "))") }
+    if let rollout { parts.append("rollout \(rollout)") }
     return parts.joined(separator: " · ")
   }
 }

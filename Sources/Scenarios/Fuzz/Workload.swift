@@ -28,7 +28,9 @@ public struct WorkloadShape: Sendable {
   public var name: String { base?.name ?? "default" }
 
   /// The essay's schema: a Note whose only truly mutable field is the title, its body written
-  /// by the device that made it, append-only strokes, and a mutable preference.
+  /// by the device that made it, append-only strokes (deleted with their note), and a mutable
+  /// preference. The swarm adds folders, a settings singleton and a second schema version to
+  /// some seeds (``SwarmProfile``).
   public static let essaySchema = Schema(types: [
     RecordType(
       name: "Note",
@@ -39,7 +41,7 @@ public struct WorkloadShape: Sendable {
     RecordType(
       name: "Stroke", appendOnly: true,
       fields: [
-        FieldSpec(name: "note", kind: .ref("Note"), optional: true),
+        FieldSpec(name: "note", kind: .ref("Note"), optional: true, onDelete: .cascade),
         FieldSpec(name: "points", kind: .string, defaultValue: .string("")),
       ]),
     RecordType(

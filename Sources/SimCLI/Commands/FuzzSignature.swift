@@ -71,6 +71,7 @@ struct FuzzSignature: Hashable, Sendable {
         Axis(name: "unit=mark-first") { $0.unit == .markFirst },
         Axis(name: "outbox=memory") { $0.outbox == .memory },
         Axis(name: "retry=never") { $0.retry == .never },
+        Axis(name: "unknown-fields=drop") { $0.unknownFields == .drop },
       ]
     case .staleOverwrite:
       [Axis(name: "winner=clock") { $0.winner == .clock }, Axis(name: "winner=arrival") { $0.winner == .arrival }]
@@ -81,6 +82,7 @@ struct FuzzSignature: Hashable, Sendable {
         Axis(name: "unit=mark-first") { $0.unit == .markFirst },
         Axis(name: "outbox=memory") { $0.outbox == .memory },
         Axis(name: "token=before-apply") { $0.token == .beforeApply },
+        Axis(name: "orphans=drop") { $0.orphans == .drop },
       ]
     case .strandedRecord:
       [
@@ -96,7 +98,7 @@ struct FuzzSignature: Hashable, Sendable {
     case .divergence:
       [
         Axis(name: "refetch=naive") { $0.refetch == .naive }, Axis(name: "token=before-apply") { $0.token == .beforeApply },
-        Axis(name: "orphans=drop") { $0.orphans == .drop },
+        Axis(name: "orphans=drop") { $0.orphans == .drop }, Axis(name: "unknown-fields=drop") { $0.unknownFields == .drop },
       ]
     case .duplicateEvent, .phantomValue, .concurrentOverwrite, .deleteUpdateConflict:
       []
