@@ -59,7 +59,8 @@ enum ViolationAdvice {
       let present = settings.map { s in axisCauses.filter { $0.present?(s) == true } } ?? []
       let shown: [Cause]
       if !present.isEmpty {
-        out += "  \(kind.rawValue) — this policy has \(_list(present.compactMap(\.axis))):\n"
+        let own = isCustom ? "; it is your own policy, so also look at its merge decisions (serverSave, serverDelete, deviceApply, resolveConflict)" : ""
+        out += "  \(kind.rawValue) — this policy has \(_list(present.compactMap(\.axis)))\(own):\n"
         shown = present + otherCauses
       } else if isCustom {
         out +=

@@ -259,6 +259,11 @@ extension ScenarioFile {
       a.location = zero
       return a
     }
+    f.appVersions = appVersions.map {
+      var v = $0
+      v.location = zero
+      return v
+    }
     f.expectations = expectations.map {
       var e = $0
       e.location = zero

@@ -19,8 +19,8 @@ import Testing
     let anomalies = try #require(j["anomalies"] as? [String: Int])
     #expect(
       anomalies.keys.sorted() == [
-        "concurrent-overwrite", "delete-update-conflict", "divergence", "dropped-event", "duplicate-event", "lost-edit", "phantom-value",
-        "resurrection", "stale-overwrite", "stalled-sync", "stranded-record",
+        "concurrent-overwrite", "dangling-reference", "delete-update-conflict", "divergence", "dropped-event", "duplicate-event",
+        "logical-duplicate", "lost-edit", "phantom-value", "resurrection", "stale-overwrite", "stalled-sync", "stranded-record",
       ])
     // The safe design loses nothing: every anomaly at this size is informational.
     for kind in ["lost-edit", "stale-overwrite", "resurrection", "divergence", "phantom-value"] { #expect(anomalies[kind] == 0, "\(kind)") }

@@ -41,10 +41,10 @@ import Testing
     #expect(r.code == .failure)
     #expect(
       r.stdout.hasPrefix(
-        "FAIL lost-edit + stranded-record (text=whole, outbox=memory) · signature 1, first at seed 2 · policy memory-outbox · workload default\n  profile: devices "
+        "FAIL lost-edit + resurrection + stranded-record (text=whole, outbox=memory) · signature 1, first at seed 2 · policy memory-outbox · workload default\n  profile: devices "
       ))
     #expect(r.stdout.contains("keeps lost-edit"))
-    let path = dir + "/default-lost-edit+stranded-record-seed-2.scenario"
+    let path = dir + "/default-lost-edit+resurrection+stranded-record-seed-2.scenario"
     #expect(r.stdout.contains("reproduce: sim-cli run \(path)"))
     let replay = runCLI("run", path)
     #expect(replay.code == .failure)

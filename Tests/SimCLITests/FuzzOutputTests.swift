@@ -42,14 +42,14 @@ import Testing
     #expect(r.code == .failure)
     let stranded = "stranded-record (outbox=memory)"
     #expect(r.stdout.components(separatedBy: "FAIL \(stranded) · signature 1, first at seed 3").count == 2, "\(r.stdout)")
-    #expect(r.stdout.contains("FAIL lost-edit + stranded-record + divergence (text=whole, outbox=memory) · signature 2, first at seed 8"))
+    #expect(r.stdout.contains("FAIL lost-edit + divergence (text=whole, outbox=memory) · signature 2, first at seed 8"))
     #expect(!r.stdout.contains("FAIL seed"))
     // The summary counts seeds per signature, most first.
     #expect(r.stdout.contains("      3      3  \(stranded)"), "\(r.stdout)")
-    #expect(r.stdout.contains("      1      8  lost-edit + stranded-record + divergence"))
+    #expect(r.stdout.contains("      1      8  lost-edit + divergence"))
     #expect(r.stdout.contains("by kind:\n  kind                  seeds  anomalies\n  lost-edit                 1          1\n"), "\(r.stdout)")
     let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
-    #expect(files == ["default-lost-edit+stranded-record+divergence-seed-8.scenario", "default-stranded-record-seed-3.scenario"])
+    #expect(files == ["default-lost-edit+divergence-seed-8.scenario", "default-stranded-record-seed-3.scenario"])
     let replay = runCLI("run", dir + "/default-stranded-record-seed-3.scenario")
     #expect(replay.code == .failure)
     #expect(replay.stdout.contains("stranded-record"))
@@ -99,7 +99,7 @@ import Testing
     let signatures = try #require(object["signatures"] as? [[String: Any]])
     #expect(
       signatures.map { $0["signature"] as? String } == [
-        "stranded-record (outbox=memory)", "lost-edit + stranded-record + divergence (text=whole, outbox=memory)",
+        "stranded-record (outbox=memory)", "lost-edit + divergence (text=whole, outbox=memory)",
       ])
     #expect(signatures.map { $0["seeds"] as? Int } == [3, 1])
     #expect(object["stoppedBy"] == nil)
