@@ -169,7 +169,8 @@ struct Judge {
         case .singleton?: keyFields = []
         case .fields(let fs)?: keyFields = fs
         }
-        let key = ["\(world.account(ofRecord: r.key))", type.name]
+        let key =
+          ["\(world.account(ofRecord: r.key))", type.name]
           + keyFields.map { "\(r.fields[$0].value)" }
         byKey[key, default: []].append(r.key)
       }

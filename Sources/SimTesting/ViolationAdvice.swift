@@ -59,7 +59,8 @@ enum ViolationAdvice {
       let present = settings.map { s in axisCauses.filter { $0.present?(s) == true } } ?? []
       let shown: [Cause]
       if !present.isEmpty {
-        let own = isCustom ? "; it is your own policy, so also look at its merge decisions (serverSave, serverDelete, deviceApply, resolveConflict)" : ""
+        let own =
+          isCustom ? "; it is your own policy, so also look at its merge decisions (serverSave, serverDelete, deviceApply, resolveConflict)" : ""
         out += "  \(kind.rawValue) — this policy has \(_list(present.compactMap(\.axis)))\(own):\n"
         shown = present + otherCauses
       } else if isCustom {
@@ -187,7 +188,8 @@ enum ViolationAdvice {
               "devices fold a server record differently from how the server decided, or sync never reached quiescence (the explanation says which record and field differ first)"
           ),
         ], remedy: [("refetch", "diff"), ("token", "after-apply"), ("orphans", "keep"), ("unknown-fields", "keep")],
-        does: "compare a refetch with the local rows, save the change token after applying, keep records whose parent is still to come, and keep fields an old version does not know",
+        does:
+          "compare a refetch with the local rows, save the change token after applying, keep records whose parent is still to come, and keep fields an old version does not know",
         otherwise: "make deviceApply agree with serverSave, and let every conflict resolve to a state the server stores.")
     case .phantomValue:
       return Entry(

@@ -41,10 +41,12 @@ extension DeviceState {
     // A user can only refer to a record the app shows.
     switch intent {
     case .create(_, _, let values), .set(_, let values):
-      if env.context.rules.hasReferences, let missing = values.first(where: { w in
-        if case .ref(let target) = w.value { return !store.isLive(target) }
-        return false
-      }), case .ref(let target) = missing.value {
+      if env.context.rules.hasReferences,
+        let missing = values.first(where: { w in
+          if case .ref(let target) = w.value { return !store.isLive(target) }
+          return false
+        }), case .ref(let target) = missing.value
+      {
         let kind: IntentKind
         if case .create(let type, _, _) = intent { kind = .create(type: type, values: values) } else { kind = .set(values) }
         return ignore("\(target) is not on this device, so nothing there can refer to it", kind)

@@ -215,6 +215,8 @@ public struct AppVersionSetting: Hashable, Sendable {
   }
 }
 
+/// An `account NAME [DEVICE...]` line: an iCloud account, and the devices signed into it at the
+/// start.
 public struct AccountSetting: Hashable, Sendable {
   /// The account's name (`alice`).
   public var name: String

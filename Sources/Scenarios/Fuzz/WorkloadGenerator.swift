@@ -282,7 +282,8 @@ struct RealSchemaDrafter {
         counter += 1
         let id = "u\(counter)"
         settings.append((id, d))
-        launches.append((.milliseconds(r.int(in: 0...max(1, duration.nanoseconds / 10_000_000))), .create(device: d, type: "Settings", id: id, fields: [])))
+        launches.append(
+          (.milliseconds(r.int(in: 0...max(1, duration.nanoseconds / 10_000_000))), .create(device: d, type: "Settings", id: id, fields: [])))
       }
     }
     if devices.count >= 2, r.chance(1, outOf: 4) {
@@ -338,7 +339,9 @@ struct RealSchemaDrafter {
     }
   }
 
-  func assign(_ field: String, _ value: Literal) -> Assignment { Assignment(field: field, value: value, location: SourceLocation(line: 0, column: 0)) }
+  func assign(_ field: String, _ value: Literal) -> Assignment {
+    Assignment(field: field, value: value, location: SourceLocation(line: 0, column: 0))
+  }
 
   /// What the dimensions add at time `t` of a main intent, with the notes live then.
   mutating func next(at t: SimDuration, notes: [(id: String, type: Int, creator: String)]) -> [TimelineAction] {

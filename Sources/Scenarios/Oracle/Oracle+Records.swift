@@ -282,7 +282,8 @@ extension Oracle {
         anomalies.append(
           Anomaly(
             kind: .divergence, record: difference.record, field: difference.field, devices: [deviceRef(config.index)],
-            explanation: "after settle \(config.name) and the server differ: \(difference.text)\(divergenceCause(device: Int32(d), difference.record.key))."))
+            explanation:
+              "after settle \(config.name) and the server differ: \(difference.text)\(divergenceCause(device: Int32(d), difference.record.key))."))
       }
     }
   }
@@ -307,10 +308,14 @@ extension Oracle {
     for e in world.facts.events where e.device == d {
       switch e.fact {
       case .orphanDropped(key, let parent):
-        return "; \(deviceName(d)) discarded a fetched version of \(name(key)) at \(e.time) because it referred to \(name(parent)), not on the device yet (orphans=drop), and the change token moved past it, so it never fetched that version again"
+        return
+          "; \(deviceName(d)) discarded a fetched version of \(name(key)) at \(e.time) because it referred to \(name(parent)), not on the device yet (orphans=drop), and the change token moved past it, so it never fetched that version again"
       case .droppedUnknownFields(key, let fields, let version):
-        let what = fields.isEmpty ? "\(name(key)), of a type it did not know," : fields.map { words.field(key, Int($0)) }.joined(separator: ", ") + " of \(name(key))"
-        return "; \(deviceName(d)) discarded \(what) when it fetched it at \(e.time) while it ran app version \(version) (unknown-fields=drop), and after upgrading it never fetched it again: the value was never backfilled"
+        let what =
+          fields.isEmpty
+          ? "\(name(key)), of a type it did not know," : fields.map { words.field(key, Int($0)) }.joined(separator: ", ") + " of \(name(key))"
+        return
+          "; \(deviceName(d)) discarded \(what) when it fetched it at \(e.time) while it ran app version \(version) (unknown-fields=drop), and after upgrading it never fetched it again: the value was never backfilled"
       default:
         continue
       }

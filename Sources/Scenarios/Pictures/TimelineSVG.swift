@@ -328,7 +328,9 @@ struct TimelineDrawing {
         return (
           "\(history.names.record(key)) fields dropped",
           "\(who): app version \(version) discarded "
-            + (fields.isEmpty ? "\(history.names.record(key)), of a type it does not know," : "fetched \(fields.map { history.names.field(key, Int($0)) }.joined(separator: ", ")) of \(history.names.record(key))")
+            + (fields.isEmpty
+              ? "\(history.names.record(key)), of a type it does not know,"
+              : "fetched \(fields.map { history.names.field(key, Int($0)) }.joined(separator: ", ")) of \(history.names.record(key))")
             + " at \(at) (unknown-fields=drop)"
         )
       case .wipedOnAccountChange(let keys):

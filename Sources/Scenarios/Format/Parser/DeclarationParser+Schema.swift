@@ -192,7 +192,10 @@ extension DeclarationParser {
     parseFieldModifiers(i, Array(rest[used...]), into: &field)
     guard nameOK, let typeIndex else { return }
     if field.since < types[typeIndex].since {
-      error(i, nameToken, "\(field.name) is 'since \(field.since)' but its type \(types[typeIndex].name) is 'since \(types[typeIndex].since)'; a field is no older than its type")
+      error(
+        i, nameToken,
+        "\(field.name) is 'since \(field.since)' but its type \(types[typeIndex].name) is 'since \(types[typeIndex].since)'; a field is no older than its type"
+      )
     }
     let key = "\(types[typeIndex].name).\(field.name)"
     if let prior = fieldLines[key] {
@@ -285,7 +288,8 @@ extension DeclarationParser {
           guard rule.isWord, let r = DeleteRule(rawValue: rule.text) else {
             error(
               i, rule,
-              "unknown delete rule \(Self.shown(rule))" + didYouMean(rule.text, DeleteRule.allCases.map(\.rawValue), else: "; the rules are cascade, nullify and deny"))
+              "unknown delete rule \(Self.shown(rule))"
+                + didYouMean(rule.text, DeleteRule.allCases.map(\.rawValue), else: "; the rules are cascade, nullify and deny"))
             continue
           }
           field.onDelete = r
@@ -313,7 +317,8 @@ extension DeclarationParser {
           error(
             i, token,
             "unexpected \(Self.shown(token))"
-              + didYouMean(token.text, Self.fieldModifiers, else: "; after the kind come '= VALUE', 'mutable', 'unique', 'on-delete RULE' and 'since N'"))
+              + didYouMean(
+                token.text, Self.fieldModifiers, else: "; after the kind come '= VALUE', 'mutable', 'unique', 'on-delete RULE' and 'since N'"))
         }
         continue
       }

@@ -9,8 +9,11 @@ extension DeclarationParser {
     let t = lines[i].tokens
     let usage = "schema from PATH"
     guard t.count >= 2, t[1].is("from") else {
-      if t.count >= 2 { error(i, t[1], "expected 'from'; write '\(usage)', as in 'schema from Sources/Model'") }
-      else { missing(i, "expected 'from PATH'; write '\(usage)', as in 'schema from Sources/Model'") }
+      if t.count >= 2 {
+        error(i, t[1], "expected 'from'; write '\(usage)', as in 'schema from Sources/Model'")
+      } else {
+        missing(i, "expected 'from PATH'; write '\(usage)', as in 'schema from Sources/Model'")
+      }
       return
     }
     guard t.count >= 3 else {

@@ -54,10 +54,16 @@ struct TimelineParser: ScenarioParsePart {
       guard let v = version[device], let t = schema.typeIndex(named: typeName) else { return }
       let type = schema.types[t]
       if type.since > v {
-        error(i, 0, "\(device) runs app version \(v) here, which does not know \(typeName) (since \(type.since)); upgrade it first ('\(device) upgrade \(type.since)')")
+        error(
+          i, 0,
+          "\(device) runs app version \(v) here, which does not know \(typeName) (since \(type.since)); upgrade it first ('\(device) upgrade \(type.since)')"
+        )
       } else if let field, let f = type.fieldIndex(named: field), type.fields[f].since > v {
         let since = type.fields[f].since
-        error(i, 0, "\(device) runs app version \(v) here, which does not know \(typeName).\(field) (since \(since)); upgrade it first ('\(device) upgrade \(since)')")
+        error(
+          i, 0,
+          "\(device) runs app version \(v) here, which does not know \(typeName).\(field) (since \(since)); upgrade it first ('\(device) upgrade \(since)')"
+        )
       }
     }
     for e in ordered {
