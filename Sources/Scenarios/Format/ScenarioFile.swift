@@ -196,7 +196,6 @@ public struct ClockSetting: Hashable, Sendable {
   }
 }
 
-/// `account NAME [DEVICE...]`: an iCloud account, and the devices signed into it at the start.
 /// An `app-version N DEVICE...` line: the devices that start on app version N (a device in
 /// no such line runs the schema's latest version).
 public struct AppVersionSetting: Hashable, Sendable {
@@ -215,8 +214,7 @@ public struct AppVersionSetting: Hashable, Sendable {
   }
 }
 
-/// An `account NAME [DEVICE...]` line: an iCloud account, and the devices signed into it at the
-/// start.
+/// `account NAME [DEVICE...]`: an iCloud account, and the devices signed into it at the start.
 public struct AccountSetting: Hashable, Sendable {
   /// The account's name (`alice`).
   public var name: String
