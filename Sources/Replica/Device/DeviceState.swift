@@ -48,7 +48,8 @@ package struct DeviceState: Sendable {
   package internal(set) var batchLimit: Int?
   /// How many zone deletions the engine has reacted to (durable; sent with every request).
   package internal(set) var zoneEpoch: Int32 = 0
-  /// A save failed with zoneNotFound or userDeletedZone: fetch first, to learn why.
+  /// A save failed with zoneNotFound, userDeletedZone or referenceViolation: fetch first, to
+  /// learn why.
   var checkZone = false
   /// Records never saved as far as this device knows whose save was answered with
   /// serverResponseLost: they may be in the zone, so a zone deletion takes them too. (A request
@@ -269,7 +270,10 @@ package struct DeviceState: Sendable {
   }
 
   mutating func sendPush(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    let batch = outbox.sendable(limit: min(env.settings.batch, batchLimit ?? .max))
+    let limit = min(env.settings.batch, batchLimit ?? .max)
+    let batch =
+      env.settings.order == .parentsFirst && env.context.rules.hasReferences
+      ? parentsFirst(limit: limit, rules: env.context.rules) : outbox.sendable(limit: limit)
     var writes: [RecordWrite] = []
     var sent: [OutboxEntry] = []
     writes.reserveCapacity(batch.count)
@@ -294,6 +298,30 @@ package struct DeviceState: Sendable {
     phase = .pushing(requestID: id, sent: sent)
     effects.append(.send(.push(requestID: id, writes: writes, zone: zoneEpoch)))
     effects.append(.timer(.timeout, after: config.requestTimeout, generation: _bump(.timeout)))
+  }
+
+  /// The first `limit` sendable entries, a record's pending parents (the records its `ref`
+  /// fields name whose saves are also waiting) placed before it: a parent goes in the same
+  /// request as its child or an earlier one, never a later one.
+  func parentsFirst(limit: Int, rules: SchemaRules) -> [OutboxEntry] {
+    let entries = outbox.entries.filter { !$0.failed }
+    var index: [RecordKey: Int] = [:]
+    for (i, e) in entries.enumerated() where !e.isDelete { index[e.key] = i }
+    var placed = [Bool](repeating: false, count: entries.count)
+    var out: [OutboxEntry] = []
+    func place(_ i: Int, depth: Int) {
+      guard !placed[i], out.count < limit else { return }
+      placed[i] = true
+      let e = entries[i]
+      if !e.isDelete, depth < 64, let r = store[e.key], !r.isDeleted {
+        for (field, _) in rules.refFields[Int(r.type)] {
+          if case .ref(let parent) = r.fields[Int(field)].value, let p = index[parent] { place(p, depth: depth + 1) }
+        }
+      }
+      if out.count < limit { out.append(e) } else { placed[i] = false }
+    }
+    for i in entries.indices where out.count < limit { place(i, depth: 0) }
+    return out
   }
 
   /// Fetches from `token`; a nil token starts a refetch of everything. `refetch` continues one
@@ -384,6 +412,11 @@ package struct DeviceState: Sendable {
       outbox.remove(key)
       ancestors[key] = nil
       setLocal(nil, for: key, effects: &effects)
+      if env.context.rules.hasReferences {
+        // Deleted elsewhere: its delete rules run here now.
+        knownDeletes[key] = tombstone.deletedBy
+        ruleChecks.append((key, tombstone.type))
+      }
     case .deleted:
       if outbox.remove(key, ifAt: entry.generation) || outbox.entry(for: key) == nil {
         if store.isDeleted(key) { store[key] = nil }
@@ -493,6 +526,11 @@ package struct DeviceState: Sendable {
       batchLimit = max(1, min(batchLimit ?? .max, batchSize / 2))
     case .reupload where error == .zoneNotFound || error == .userDeletedZone:
       // Fetch first: the zone may be gone for good (purged), or deleted for a reason to react to.
+      checkZone = true
+      f.waitFor(error, retryAfter)
+    case _ where error == .referenceViolation:
+      // Fetch first: the record it refers to may still be coming, or be deleted — and then the
+      // delete rule, run on the fetched delete, takes this record or clears its reference.
       checkZone = true
       f.waitFor(error, retryAfter)
     case .reupload:

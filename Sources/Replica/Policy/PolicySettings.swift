@@ -102,6 +102,17 @@ public struct PolicySettings: Hashable, Sendable {
   /// requires the relationship does, and never sees that version again.
   public enum Orphans: String, CaseIterable, Sendable { case keep, drop }
 
+  /// The `order` axis: how a push request is filled from the pending changes. `parents-first`
+  /// takes them in the order they were made but places a record's pending parents (the records
+  /// its references name, not yet saved) before it, so that a parent never goes in a later
+  /// request than its child; `as-queued` takes them in the order they were made, so a batch
+  /// split can send a child first (refused under `references checked`, an orphan for a while
+  /// on other devices).
+  public enum Order: String, CaseIterable, Sendable {
+    case parentsFirst = "parents-first"
+    case asQueued = "as-queued"
+  }
+
   /// The `unknown-fields` axis: what an app version that does not know some fields of a
   /// record (added by a later schema version) does with them. `keep` keeps them as CloudKit's
   /// record does and saves only the keys it changed, and shows them after an upgrade; `drop`
@@ -151,6 +162,8 @@ public struct PolicySettings: Hashable, Sendable {
   public var references: References = .propagate
   /// What happens to a fetched record whose parent is not here yet; default `keep`.
   public var orphans: Orphans = .keep
+  /// How a push request is filled; default `parents-first`.
+  public var order: Order = .parentsFirst
   /// What an older app version does with fields it does not know; default `keep`.
   public var unknownFields: UnknownFields = .keep
 
@@ -169,7 +182,7 @@ public struct PolicySettings: Hashable, Sendable {
       ("unit", unit.rawValue), ("token", token.rawValue), ("batch", String(batch)), ("retry", retry.rawValue),
       ("retry-after", retryAfter.rawValue), ("split", split.rawValue), ("zone-deleted", zoneDeleted.rawValue),
       ("account", account.rawValue), ("unique", unique.rawValue), ("references", references.rawValue), ("orphans", orphans.rawValue),
-      ("unknown-fields", unknownFields.rawValue),
+      ("order", order.rawValue), ("unknown-fields", unknownFields.rawValue),
     ]
   }
 }

@@ -32,7 +32,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   /// The override keys a spec accepts, in the order of `policies.md`.
   public static let keys = [
     "granularity", "winner", "save", "delete", "retention", "refetch", "conflict", "text", "outbox", "unit", "token", "batch",
-    "retry", "retry-after", "split", "zone-deleted", "account", "unique", "references", "orphans", "unknown-fields",
+    "retry", "retry-after", "split", "zone-deleted", "account", "unique", "references", "orphans", "order", "unknown-fields",
   ]
 
   /// Parses a spec. Errors name the unknown preset, key or value and list the valid ones.
@@ -147,6 +147,7 @@ extension PolicySettings {
     case "unique": return pick(Unique.self) { unique = $0 }
     case "references": return pick(References.self) { references = $0 }
     case "orphans": return pick(Orphans.self) { orphans = $0 }
+    case "order": return pick(Order.self) { order = $0 }
     case "unknown-fields": return pick(UnknownFields.self) { unknownFields = $0 }
     case "retention":
       switch SimDuration.parse(value) {

@@ -191,11 +191,12 @@ extension PolicyPreset {
       $0.references = .localOnly
     },
     preset(
-      "drops-orphans", models: "planted bug: field-lww-hlc orphans=drop",
-      loses: "a fetched child whose parent comes in a later batch is discarded, so the device never shows that version",
+      "drops-orphans", models: "planted bug: field-lww-hlc orphans=drop order=as-queued",
+      loses: "a child sent before its parent (as queued) and fetched before it is discarded, so the device never shows that version",
       planted: true
     ) {
       $0.orphans = .drop
+      $0.order = .asQueued
     },
     preset(
       "drops-unknown-fields", models: "planted bug: field-lww-hlc unknown-fields=drop",

@@ -144,6 +144,12 @@ public struct ServerConditions: Hashable, Sendable {
   /// Whether a request's saves are atomic (a custom zone with atomic commits): one failure fails
   /// them all, the others with `batchRequestFailed`.
   public var atomic = false
+  /// Whether references are checked (`references checked`): a save of a record whose `ref`
+  /// names a record the server does not hold live, and that the same request does not save, is
+  /// refused with `referenceViolation` (CloudKit's rule for a `CKRecord.Reference` with the
+  /// `deleteSelf` action or a parent reference). Off by default: Core Data and SwiftData store
+  /// relationships as record names in plain fields, which CloudKit does not check.
+  public var checksReferences = false
 
   /// No quota, no throttling, CloudKit's request limits, a non-atomic zone.
   public init() {}

@@ -181,11 +181,23 @@ package struct ServerState: Sendable {
     results.reserveCapacity(writes.count)
     var changed = false
     var lostAnswers: [Int] = []
+    // With checked references, what the request itself saves may be referred to.
+    let savedHere: Set<RecordKey> =
+      conditions.checksReferences && context.rules.hasReferences ? Set(writes.filter { !$0.isDelete }.map(\.record.key)) : []
     for write in writes {
       let key = write.record.key
       let type = Int(write.record.type)
       guard acceptsType[type] else {
         results.append(.rejected(typeName: schema.types[type].name))
+        continue
+      }
+      if conditions.checksReferences, !write.isDelete, context.rules.hasReferences,
+        context.rules.refFields[type].contains(where: { ref in
+          if case .ref(let target) = write.record.fields[Int(ref.field)].value { return !records.isLive(target) && !savedHere.contains(target) }
+          return false
+        })
+      {
+        results.append(.failed(.referenceViolation, retryAfter: nil))
         continue
       }
       if let rule = rule(for: key, at: now) {

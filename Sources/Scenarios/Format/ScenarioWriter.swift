@@ -48,6 +48,7 @@ extension ScenarioFile {
       line("throttle" + (t.perDevice.map { " device \($0)" } ?? "") + (t.app.map { " app \($0)" } ?? ""))
     }
     if server.atomic { line("zone atomic") }
+    if server.checksReferences { line("references checked") }
     if server.maxRecordsPerRequest != defaults.maxRecordsPerRequest || server.maxBytesPerRequest != defaults.maxBytesPerRequest {
       line("limits \(server.maxRecordsPerRequest) records \(ByteCount.format(server.maxBytesPerRequest))")
     }

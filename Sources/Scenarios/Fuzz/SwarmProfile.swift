@@ -68,7 +68,7 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
   public static let dimensionNames = [
     "loss", "duplicates", "skewed clocks", "offline windows", "long offline", "kills", "background windows", "clock jumps",
     "server outages", "quota", "throttled", "reject lines", "atomic zone", "smaller limits", "zone deletion", "signed out",
-    "folders", "settings singleton", "staged rollout",
+    "folders", "checked references", "settings singleton", "staged rollout",
   ]
 
   /// Whether the seed drew each dimension of ``dimensionNames``.
@@ -77,7 +77,7 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
       !loss.isZero, !duplicate.isZero, !skews.isEmpty, offlineWindows > 0, longOffline, kills > 0, backgroundWindows > 0, clockJumps > 0,
       outages > 0, server.quota != nil, server.throttle != nil, rejections > 0, server.atomic,
       server.maxRecordsPerRequest != ServerConditions().maxRecordsPerRequest, zoneDeletion != nil, signedOut != nil,
-      folders != nil, !singleton.isEmpty, rollout != nil,
+      folders != nil, server.checksReferences, !singleton.isEmpty, rollout != nil,
     ]
   }
 
@@ -121,7 +121,7 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
     if let z = zoneDeletion { parts.append("zone \(z.what) at \(z.time)") }
     if let s = signedOut { parts.append("\(s.device) signed out of iCloud \(s.from)..\(s.to)") }
     if server.maxRecordsPerRequest != ServerConditions().maxRecordsPerRequest { parts.append("limits \(server.maxRecordsPerRequest) records") }
-    if let folders { parts.append("folders (on-delete \(folders.rawValue))") }
+    if let folders { parts.append("folders (on-delete \(folders.rawValue)\(server.checksReferences ? ", references checked" : ""))") }
     if !singleton.isEmpty { parts.append("settings singleton made by \(singleton.joined(separator: " "))") }
     if let rollout { parts.append("rollout \(rollout)") }
     return parts.joined(separator: " · ")

@@ -98,6 +98,7 @@ public enum WorkloadGenerator {
     // (app versions).
     var real = RealSchemaDrafter(seed: seed, devices: devices, duration: duration, enabled: shape.base == nil)
     real.extend(&schema)
+    let checksReferences = real.checksReferences
     for (t, action) in real.launches { at(t, action) }
     for t in times {
       if let action = intents.next(&work, device: device(&work)) { at(t, action) }
@@ -129,6 +130,7 @@ public enum WorkloadGenerator {
       }
     }
     if cloud.chance(1, outOf: 4) { server.atomic = true }
+    server.checksReferences = checksReferences
     if cloud.chance(1, outOf: 8) { server.maxRecordsPerRequest = Int(cloud.int(in: 2...8)) }
     // Transient errors for chosen records, for a while (errors a correct engine can outlast;
     // a permanent one strands its record under any design, so the swarm does not draw it).
@@ -258,6 +260,8 @@ struct RealSchemaDrafter {
   let duration: SimDuration
   /// `on-delete` of `Note.folder`, when the seed files notes in folders.
   var folderRule: DeleteRule?
+  /// Whether the server checks references (`references checked`).
+  var checksReferences = false
   /// The devices that create the settings singleton at first launch.
   var settingsMakers: [String] = []
   /// When each device runs version 2 (nil: never in the window); empty without a rollout.
@@ -303,6 +307,8 @@ struct RealSchemaDrafter {
         }
       }
     }
+    // With folders, the server may check references (an engine that uses CKRecord.Reference).
+    checksReferences = folderRule != nil && r.chance(1, outOf: 3)
   }
 
   /// Adds the drawn types and fields to the essay's schema (after its own, so that their indices

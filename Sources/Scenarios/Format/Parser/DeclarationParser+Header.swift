@@ -7,12 +7,12 @@ import Replica
 enum ScenarioKeywords {
   static let header: Set<String> = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references",
   ]
 
   static let statements = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "type", "at", "settle", "expect",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "type", "at", "settle", "expect",
   ]
 }
 
@@ -45,6 +45,7 @@ extension ScenarioParsePart {
     case "quota": "quota SIZE [used SIZE]"
     case "throttle": "throttle [device N/D] [app N/D]"
     case "zone": "zone atomic|non-atomic"
+    case "references": "references checked|unchecked"
     case "limits": "limits [N records] [SIZE]"
     case "account": "account NAME [DEVICE...]"
     case "schema": "schema from PATH"
@@ -138,6 +139,15 @@ extension DeclarationParser {
     case "throttle": parseThrottle(i)
     case "limits": parseLimits(i)
     case "account": parseAccount(i)
+    case "references":
+      guard let w = single else { return }
+      if w.is("checked") {
+        server.checksReferences = true
+      } else if w.is("unchecked") {
+        server.checksReferences = false
+      } else {
+        error(i, w, "expected checked or unchecked" + didYouMean(w.text, ["checked", "unchecked"], else: "; write '\(usage)'"))
+      }
     case "zone":
       guard let w = single else { return }
       if w.is("atomic") {
