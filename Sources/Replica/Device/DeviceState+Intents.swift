@@ -49,7 +49,8 @@ extension DeviceState {
       {
         let kind: IntentKind
         if case .create(let type, _, _) = intent { kind = .create(type: type, values: values) } else { kind = .set(values) }
-        return ignore("\(target) is not on this device, so nothing there can refer to it", kind)
+        _ = target
+        return ignore("the record it refers to is not on this device, so nothing there can refer to it", kind)
       }
     default:
       break
@@ -127,8 +128,8 @@ extension DeviceState {
       outbox.save(key, fields: .field(Int(field)))
     case .delete:
       guard var r = live else { return ignore(_absence(key), .delete) }
-      if let child = denyingReferrer(of: r, rules: env.context.rules) {
-        return ignore("\(child) refers to it and its delete rule is deny", .delete)
+      if denyingReferrer(of: r, rules: env.context.rules) != nil {
+        return ignore("a record on this device refers to it through a reference whose delete rule is deny", .delete)
       }
       r.deletedBy = id
       r.deleteStamp = stamp

@@ -218,7 +218,7 @@ extension Schema {
               SchemaFinding(
                 type: type.name, field: field.name, problem: .denyDeleteRule,
                 message:
-                  "\(type.name).\(field.name) denies deleting a \(target) it refers to; CloudKit cannot enforce it (another device may delete the \(target) or add a \(type.name) at any time), so \(type.name) records will never upload. Write `on-delete nullify` or `on-delete cascade` and check in the app before deleting."
+                  "\(type.name).\(field.name) denies deleting the \(target) it refers to; CloudKit cannot enforce it (another device may delete that record or add a \(type.name) at any time), so \(type.name) records will never upload. Write `on-delete nullify` or `on-delete cascade` and check in the app before deleting."
               ))
           }
         } else if !field.optional && field.defaultValue == nil {

@@ -182,8 +182,14 @@ package struct ServerState: Sendable {
     var changed = false
     var lostAnswers: [Int] = []
     // With checked references, what the request itself saves may be referred to.
+    // (Not those a reject line or the schema refuses: a parent refused in the request is not
+    // saved by it.)
     let savedHere: Set<RecordKey> =
-      conditions.checksReferences && context.rules.hasReferences ? Set(writes.filter { !$0.isDelete }.map(\.record.key)) : []
+      conditions.checksReferences && context.rules.hasReferences
+      ? Set(
+        writes.filter { w in
+          !w.isDelete && acceptsType[Int(w.record.type)] && rule(for: w.record.key, at: now).map { $0.error == .serverResponseLost } ?? true
+        }.map(\.record.key)) : []
     for write in writes {
       let key = write.record.key
       let type = Int(write.record.type)

@@ -157,9 +157,12 @@ extension Oracle {
     }
     if winner == nil, let (cause, device) = erasureCause(record.key, f, after: l) {
       if !devices.contains(deviceRef(device)) { devices.append(deviceRef(device)) }
+      // Judged like any loss to an older value: a lost edit when an intent concurrent with it
+      // touched the record (the old version's save that erased it, usually), else a stale
+      // overwrite (the old version had never even received it).
       anomalies.append(
         Anomaly(
-          kind: .lostEdit, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
+          kind: rival == nil ? .staleOverwrite : .lostEdit, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
           explanation: "\(describe(l, field: f)) was erased by an older app version: \(cause); \(r).\(field) ended as \(endedAs)."))
       return
     }
