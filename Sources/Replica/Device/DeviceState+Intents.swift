@@ -26,16 +26,15 @@ extension DeviceState {
     let stamp = Stamp(clock: reading.nanoseconds, hlcWall: tick.wall, hlcLogical: tick.logical, device: config.rank)
     let key = intent.key
     let live = visibleRecord(key)
-    // What the device had seen of its own writes before this intent (a tombstone carries that,
-    // not the delete's own stamp: a delete is no write that a later delete must have seen).
-    let ownBefore = config.causalMetadata ? causal[config.rank] : .zero
     if config.causalMetadata { causal.note(stamp) }
-    /// Every write carries what its device had seen (only with `causalMetadata`: no other policy
-    /// reads versions, and keeping them costs an array per record copy).
+    /// Every write carries the writes of the record its copy had incorporated, and itself (only
+    /// with `causalMetadata`: no other policy reads versions, and keeping them costs an array per
+    /// record copy). Per record: a device's knowledge of another record says nothing about this
+    /// one (a write of this record may never have left its device while a later one of another
+    /// record did).
     func stampVersions(_ r: inout RecordState) {
       guard config.causalMetadata else { return }
       r.versions.note(stamp)
-      r.versions.formUnion(causal)
     }
 
     // A user can only refer to a record the app shows.
@@ -82,7 +81,15 @@ extension DeviceState {
       stampVersions(&new)
       record.kind = .create(type: type, values: values)
       setLocal(new, for: key, effects: &effects)
-      outbox.save(key, fields: .first(spec.fields.count))
+      if spec.uniqueness != nil && env.settings.unique == .keyName {
+        // The name comes from the key, so another device may have made the record too: only
+        // what this create wrote is its change (a default must not overwrite their values).
+        var mask: FieldMask = []
+        for w in values { mask.insert(.field(Int(w.field))) }
+        outbox.save(key, fields: mask)
+      } else {
+        outbox.save(key, fields: .first(spec.fields.count))
+      }
     case .set(_, let values):
       guard var r = live else { return ignore(_absence(key), .set(values)) }
       var mask: FieldMask = []
@@ -133,11 +140,8 @@ extension DeviceState {
       }
       r.deletedBy = id
       r.deleteStamp = stamp
-      if config.causalMetadata {
-        let own = max(r.versions[config.rank], ownBefore)
-        r.versions.formUnion(causal)
-        r.versions.setEntry(own, forRank: config.rank)
-      }
+      // The tombstone carries the writes of the record the deleting copy had incorporated, not
+      // the delete's own stamp: a delete is no write that a later delete must have seen.
       record.kind = .delete
       if env.context.rules.hasReferences { knownDeletes[key] = id }
       setLocal(r, for: key, effects: &effects)

@@ -407,6 +407,8 @@ package struct DeviceState: Sendable {
       // Until the merged record is saved, a newer server version fetched meanwhile is merged
       // in the same way, not kept out by the pending save.
       remerge.insert(key)
+      // The merge may have taken in a reference to a record this device knows is deleted.
+      if env.context.rules.hasReferences { ruleChecks.append((key, merged.type)) }
     case .refusedDeleted(let tombstone):
       take(tombstone, effects: &effects)
       outbox.remove(key)
@@ -461,6 +463,11 @@ package struct DeviceState: Sendable {
         for key in store.keys where !refetchSeen.contains(key) {
           guard let r = store[key], r.changeTag != 0, outbox.entry(for: key) == nil else { continue }
           setLocal(nil, for: key, effects: &effects)
+          if env.context.rules.hasReferences, !r.isDeleted {
+            // Gone from the server: its delete rules run here.
+            knownDeletes[key] = knownDeletes[key] ?? Self.unknownDelete
+            ruleChecks.append((key, r.type))
+          }
         }
       }
       refetchSeen = []
@@ -582,8 +589,13 @@ package struct DeviceState: Sendable {
     holdUntil = .zero
     waitingOn = nil
     batchLimit = nil
+    // Setting an account's data aside and bringing it back are no deletion and no reappearance:
+    // the records were visible when set aside, so the oracle is not told they left.
+    let quiet = env.settings.account == .keep
     func clearLocal() {
-      for key in store.keys where store.isLive(key) { setLocal(nil, for: key, effects: &effects) }
+      for key in store.keys where store.isLive(key) {
+        if quiet { store[key] = nil } else { setLocal(nil, for: key, effects: &effects) }
+      }
       store = RecordTable()
       ancestors = RecordTable()
       outbox = Outbox()
@@ -633,7 +645,7 @@ package struct DeviceState: Sendable {
       let stash = stashes.remove(at: i).stash
       for key in stash.store.keys {
         guard let r = stash.store[key], store[key] == nil else { continue }
-        setLocal(r, for: key, effects: &effects)
+        if quiet { store[key] = r } else { setLocal(r, for: key, effects: &effects) }
         if let e = stash.outbox.entry(for: key) {
           if e.isDelete { outbox.delete(key) } else if !e.failed { outbox.save(key, fields: e.changed) }
         }
@@ -666,7 +678,7 @@ package struct DeviceState: Sendable {
         wiped.append(key)
         if env.context.rules.hasReferences {
           // The app deletes what it shows of the zone: its delete rules run on what stays.
-          knownDeletes[key] = knownDeletes[key] ?? Self.zoneDeletion
+          knownDeletes[key] = knownDeletes[key] ?? Self.unknownDelete
           ruleChecks.append((key, r.type))
         }
       } else if r.isDeleted {
@@ -747,8 +759,9 @@ package struct DeviceState: Sendable {
     return nil
   }
 
-  /// In ``knownDeletes``: deleted with the zone (the world finds the delete intent, if any).
-  package static let zoneDeletion: IntentID = -1
+  /// In ``knownDeletes``: gone without the device seeing the delete (with the zone, or missing
+  /// from a refetch); the world finds the delete intent, if any.
+  package static let unknownDelete: IntentID = -1
 
   /// Takes the records whose delete rules the world should run (``ruleChecks``).
   package mutating func takeRuleChecks() -> [(key: RecordKey, type: Int32)] {

@@ -143,7 +143,13 @@ public struct StandardPolicy: SyncPolicy, ExpressibleByStringLiteral {
   public func deviceApply(remote: RecordState, local: RecordState?, pending: FieldMask?, context: MergeContext) -> RecordState {
     guard let pending, let local else { return remote }
     if local.isDeleted { return local }  // a pending delete: the server will decide
-    if remote.isDeleted { return local }  // a pending save: the server will decide
+    if remote.isDeleted {
+      // A pending save: the server will decide. The copy has seen the delete's writes (a delete
+      // made from it later must not lose to them).
+      var kept = local
+      kept.versions.formUnion(remote.versions)
+      return kept
+    }
     // Local changes not yet acknowledged stay; everything else comes from the server.
     if settings.granularity == .record || settings.save == .allKeys {
       var kept = local

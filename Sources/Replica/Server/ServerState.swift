@@ -197,7 +197,8 @@ package struct ServerState: Sendable {
         results.append(.rejected(typeName: schema.types[type].name))
         continue
       }
-      if conditions.checksReferences, !write.isDelete, context.rules.hasReferences,
+      // (A save of a record deleted here is answered as such first: the reference does not matter.)
+      if conditions.checksReferences, !write.isDelete, context.rules.hasReferences, !records.isDeleted(key),
         context.rules.refFields[type].contains(where: { ref in
           if case .ref(let target) = write.record.fields[Int(ref.field)].value { return !records.isLive(target) && !savedHere.contains(target) }
           return false

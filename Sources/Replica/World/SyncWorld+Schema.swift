@@ -92,10 +92,11 @@ extension SyncWorld {
   }
 
   /// The delete intent a rule's intents are attributed to: the one the device knows, or for a
-  /// record deleted with its zone, the last delete intent of it (nil when there is none: an
+  /// record that went without the device seeing its delete (with the zone, or missing from a
+  /// refetch), the last delete intent of it (nil when there is none: an
   /// encrypted-data reset deletes without an intent).
   func trigger(for known: IntentID, deleted key: RecordKey) -> IntentID? {
-    if known != DeviceState.zoneDeletion { return known }
+    if known != DeviceState.unknownDelete { return known }
     return log.intents.last { $0.record == key && $0.kind == .delete && $0.ignored == nil }?.id
   }
 
