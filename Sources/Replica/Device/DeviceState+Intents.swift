@@ -40,7 +40,7 @@ extension DeviceState {
     // A user can only refer to a record the app shows.
     switch intent {
     case .create(_, _, let values), .set(_, let values):
-      if env.context.rules.hasReferences,
+      if env.hasReferences,
         let missing = values.first(where: { w in
           if case .ref(let target) = w.value { return !store.isLive(target) }
           return false
@@ -143,11 +143,12 @@ extension DeviceState {
       // The tombstone carries the writes of the record the deleting copy had incorporated, not
       // the delete's own stamp: a delete is no write that a later delete must have seen.
       record.kind = .delete
-      if env.context.rules.hasReferences { knownDeletes[key] = id }
+      if env.hasReferences { knownDeletes[key] = id }
       setLocal(r, for: key, effects: &effects)
       outbox.delete(key)
     }
-    if env.settings.unknownFields == .drop, Int(appVersion) < env.context.rules.latestVersion, record.kind != .delete, var r = store[key],
+    if env.hasVersions, env.settings.unknownFields == .drop, Int(appVersion) < env.context.rules.latestVersion, record.kind != .delete,
+      var r = store[key],
       !r.isDeleted
     {
       // A whole-record save of the decoded model: the fields this version does not know go out
@@ -185,11 +186,14 @@ extension DeviceState {
   /// The live records here that refer to `key` through a field whose delete rule is `cascade`
   /// or `nullify`, in key order, with the field and the rule.
   package func referrers(of key: RecordKey, type: Int32, rules: SchemaRules) -> [(key: RecordKey, referrer: Referrer)] {
+    guard rules.referrers[Int(type)].contains(where: { $0.rule != .deny }) else { return [] }
     let candidates = rules.referrers[Int(type)].filter { $0.rule != .deny }
-    guard !candidates.isEmpty else { return [] }
     var out: [(key: RecordKey, referrer: Referrer)] = []
-    for (k, r) in store where !r.isDeleted {
-      for c in candidates where c.type == r.type && r.fields[Int(c.field)].value == .ref(key) { out.append((k, c)) }
+    // Read in place: a record is copied only when it refers to `key`.
+    for k in 0..<store.capacity {
+      let child = RecordKey(k)
+      guard store.isLive(child), let childType = store.type(of: child) else { continue }
+      for c in candidates where c.type == childType && store.reference(child, field: Int(c.field)) == key { out.append((child, c)) }
     }
     return out
   }

@@ -272,7 +272,7 @@ package struct DeviceState: Sendable {
   mutating func sendPush(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     let limit = min(env.settings.batch, batchLimit ?? .max)
     let batch =
-      env.settings.order == .parentsFirst && env.context.rules.hasReferences
+      env.settings.order == .parentsFirst && env.hasReferences
       ? parentsFirst(limit: limit, rules: env.context.rules) : outbox.sendable(limit: limit)
     var writes: [RecordWrite] = []
     var sent: [OutboxEntry] = []
@@ -304,7 +304,21 @@ package struct DeviceState: Sendable {
   /// fields name whose saves are also waiting) placed before it: a parent goes in the same
   /// request as its child or an earlier one, never a later one.
   func parentsFirst(limit: Int, rules: SchemaRules) -> [OutboxEntry] {
-    let entries = outbox.entries.filter { !$0.failed }
+    // Usually no pending record refers to a pending save queued after it: the queue as it is.
+    var reordering = false
+    let queue = outbox.entries
+    search: for (i, e) in queue.enumerated() where !e.failed && !e.isDelete {
+      guard let type = store.type(of: e.key) else { continue }
+      for (field, _) in rules.refFields[Int(type)] {
+        guard let parent = store.reference(e.key, field: Int(field)) else { continue }
+        if let j = queue.firstIndex(where: { $0.key == parent }), j > i, !queue[j].isDelete, !queue[j].failed {
+          reordering = true
+          break search
+        }
+      }
+    }
+    guard reordering else { return outbox.sendable(limit: limit) }
+    let entries = queue.filter { !$0.failed }
     var index: [RecordKey: Int] = [:]
     for (i, e) in entries.enumerated() where !e.isDelete { index[e.key] = i }
     var placed = [Bool](repeating: false, count: entries.count)
@@ -408,13 +422,15 @@ package struct DeviceState: Sendable {
       // in the same way, not kept out by the pending save.
       remerge.insert(key)
       // The merge may have taken in a reference to a record this device knows is deleted.
-      if env.context.rules.hasReferences { ruleChecks.append((key, merged.type)) }
+      if env.hasReferences, !knownDeletes.isEmpty, !env.context.rules.refFields[Int(merged.type)].isEmpty {
+        ruleChecks.append((key, merged.type))
+      }
     case .refusedDeleted(let tombstone):
       take(tombstone, effects: &effects)
       outbox.remove(key)
       ancestors[key] = nil
       setLocal(nil, for: key, effects: &effects)
-      if env.context.rules.hasReferences {
+      if env.hasReferences {
         // Deleted elsewhere: its delete rules run here now.
         knownDeletes[key] = tombstone.deletedBy
         ruleChecks.append((key, tombstone.type))
@@ -463,7 +479,7 @@ package struct DeviceState: Sendable {
         for key in store.keys where !refetchSeen.contains(key) {
           guard let r = store[key], r.changeTag != 0, outbox.entry(for: key) == nil else { continue }
           setLocal(nil, for: key, effects: &effects)
-          if env.context.rules.hasReferences, !r.isDeleted {
+          if env.hasReferences, !r.isDeleted {
             // Gone from the server: its delete rules run here.
             knownDeletes[key] = knownDeletes[key] ?? Self.unknownDelete
             ruleChecks.append((key, r.type))
@@ -676,7 +692,7 @@ package struct DeviceState: Sendable {
         outbox.remove(key)
         setLocal(nil, for: key, effects: &effects)
         wiped.append(key)
-        if env.context.rules.hasReferences {
+        if env.hasReferences {
           // The app deletes what it shows of the zone: its delete rules run on what stays.
           knownDeletes[key] = knownDeletes[key] ?? Self.unknownDelete
           ruleChecks.append((key, r.type))
@@ -702,19 +718,22 @@ package struct DeviceState: Sendable {
 
   /// Folds a server version into the local store through the policy.
   mutating func adopt(_ remote: RecordState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    let rules = env.context.rules
-    if rules.hasReferences {
+    if env.hasReferences {
       if remote.isDeleted {
         knownDeletes[remote.key] = remote.deletedBy
-      } else if env.settings.orphans == .drop, let parent = missingParent(of: remote, rules: rules) {
-        // The app's model requires the parent, which is not here (yet): the version is dropped.
-        effects.append(.fact(.orphanDropped(remote.key, parent: parent)))
-        return
+        if !env.context.rules.referrers[Int(remote.type)].isEmpty { ruleChecks.append((remote.key, remote.type)) }
+      } else if !env.context.rules.refFields[Int(remote.type)].isEmpty {
+        if env.settings.orphans == .drop, let parent = missingParent(of: remote, rules: env.context.rules) {
+          // The app's model requires the parent, which is not here (yet): the version is dropped.
+          effects.append(.fact(.orphanDropped(remote.key, parent: parent)))
+          return
+        }
+        if !knownDeletes.isEmpty { ruleChecks.append((remote.key, remote.type)) }
       }
-      ruleChecks.append((remote.key, remote.type))
     }
     var remote = remote
-    if env.settings.unknownFields == .drop, Int(appVersion) < rules.latestVersion {
+    if env.hasVersions, env.settings.unknownFields == .drop, Int(appVersion) < env.context.rules.latestVersion {
+      let rules = env.context.rules
       // The app decodes the record into its model, which has no place for what it does not know.
       if env.context.schema.types[Int(remote.type)].since > appVersion {
         effects.append(.fact(.droppedUnknownFields(remote.key, fields: [], version: appVersion)))

@@ -113,11 +113,18 @@ package struct DeviceEnvironment: Sendable {
   package let settings: PolicySettings
   package let context: MergeContext
 
+  /// `context.rules.hasReferences` and whether an older app version may run, read once (the hot
+  /// paths test them for every record and intent).
+  package let hasReferences: Bool
+  package let hasVersions: Bool
+
   package init(now: VirtualTime = .zero, policy: any SyncPolicy, context: MergeContext) {
     self.now = now
     self.policy = policy
     self.settings = policy.settings
     self.context = context
+    hasReferences = context.rules.hasReferences
+    hasVersions = context.rules.latestVersion > 1
   }
 }
 

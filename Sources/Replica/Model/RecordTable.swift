@@ -47,6 +47,23 @@ package struct RecordTable: Sequence {
     key >= 0 && Int(key) < _slots.count && _slots[Int(key)]?.key != nil
   }
 
+  /// The type of the record at `key`, read in place; nil when there is none.
+  @inlinable
+  package func type(of key: RecordKey) -> Int32? {
+    key >= 0 && Int(key) < _slots.count ? _slots[Int(key)]?.type : nil
+  }
+
+  /// The record `key`'s field `field` refers to, read in place; nil when the field holds no
+  /// reference (or there is no record).
+  @inlinable
+  package func reference(_ key: RecordKey, field: Int) -> RecordKey? {
+    guard key >= 0, Int(key) < _slots.count, case .ref(let target)? = _slots[Int(key)]?.fields[field].value else { return nil }
+    return target
+  }
+
+  /// The highest key a value may be at, plus one.
+  @inlinable package var capacity: Int { _slots.count }
+
   /// Whether `key` holds a live record (not a deletion), read in place.
   @inlinable
   package func isLive(_ key: RecordKey) -> Bool {

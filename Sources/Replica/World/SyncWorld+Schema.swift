@@ -48,7 +48,9 @@ extension SyncWorld {
   /// deleted (`cascade`, and so on down) or has the reference cleared (`nullify`), as intents
   /// the device makes at once. `type` is the deleted record's, when the device no longer has it.
   mutating func runDeleteRules(device d: Int32, deleted key: RecordKey, by trigger: IntentID, type: Int32? = nil) {
-    guard context.rules.hasReferences, let type = type ?? devices[Int(d)].store[key]?.type ?? typeOfRecord(key) else { return }
+    guard context.rules.hasReferences, let type = type ?? devices[Int(d)].store.type(of: key) ?? typeOfRecord(key),
+      !context.rules.referrers[Int(type)].isEmpty
+    else { return }
     for (child, referrer) in devices[Int(d)].referrers(of: key, type: type, rules: context.rules) {
       // An earlier cascade in this loop may have taken it already.
       guard devices[Int(d)].shows(child) else { continue }
@@ -102,8 +104,8 @@ extension SyncWorld {
 
   /// The type of record `key`, from any copy of it (a device's or a server's).
   func typeOfRecord(_ key: RecordKey) -> Int32? {
-    for d in devices { if let r = d.store[key] { return r.type } }
-    for s in servers { if let r = s.records[key] { return r.type } }
+    for d in devices { if let t = d.store.type(of: key) { return t } }
+    for s in servers { if let t = s.records.type(of: key) { return t } }
     return nil
   }
 }

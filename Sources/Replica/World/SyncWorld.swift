@@ -365,7 +365,7 @@ package struct SyncWorld: Sendable {
     devices[Int(d)].handle(input, in: env, effects: &buffer)
     carryOut(buffer, device: d)
     effects = buffer
-    if context.rules.hasReferences, !devices[Int(d)].ruleChecks.isEmpty { propagateDeleteRules(device: d) }
+    if env.hasReferences, !devices[Int(d)].ruleChecks.isEmpty { propagateDeleteRules(device: d) }
   }
 
   /// Performs a user intent on device `d` (or one a delete rule makes, `trigger` being the

@@ -16,26 +16,52 @@ extension Oracle {
   }
 
   /// `dangling-reference`: after settle, a live record refers to a record that no device and no
-  /// server holds (an orphan). One anomaly per record and field, naming who shows it.
+  /// server holds (an orphan). One anomaly per record and field, naming who shows it. (Read in
+  /// place: most runs have references and none dangles.)
   mutating func judgeReferences() {
     let rules = world.context.rules
     guard rules.hasReferences else { return }
-    let views = finalViews()
-    var liveAnywhere = Set<RecordKey>()
-    for v in views { for r in v.records { liveAnywhere.insert(r.key) } }
+    let signedIn = world.devices.indices.filter { world.devices[$0].account != nil }
+    var n = 0
+    for d in signedIn { n = max(n, world.devices[d].store.capacity) }
+    for server in world.servers { n = max(n, server.records.capacity) }
+    var liveAnywhere = [Bool](repeating: false, count: n)
+    for d in signedIn {
+      for k in 0..<world.devices[d].store.capacity where world.devices[d].store.isLive(RecordKey(k)) { liveAnywhere[k] = true }
+    }
+    for server in world.servers {
+      for k in 0..<server.records.capacity where server.records.isLive(RecordKey(k)) { liveAnywhere[k] = true }
+    }
+    func dangling(in table: RecordTable, _ body: (RecordKey, Int32, RecordKey) -> Void) {
+      for k in 0..<table.capacity {
+        let key = RecordKey(k)
+        guard table.isLive(key), let type = table.type(of: key) else { continue }
+        for (field, _) in rules.refFields[Int(type)] {
+          guard let target = table.reference(key, field: Int(field)), Int(target) >= n || !liveAnywhere[Int(target)] else { continue }
+          body(key, field, target)
+        }
+      }
+    }
     // (record, field) → who shows it dangling, and the value's writer there.
     var found: [(key: RecordKey, field: Int32, target: RecordKey, writer: IntentID, holders: [String], devices: [Int32])] = []
-    for v in views {
-      for r in v.records {
-        for (field, _) in rules.refFields[Int(r.type)] {
-          guard case .ref(let target) = r.fields[Int(field)].value, !liveAnywhere.contains(target) else { continue }
-          if let i = found.firstIndex(where: { $0.key == r.key && $0.field == field }) {
-            found[i].holders.append(v.holder)
-            if let d = v.device { found[i].devices.append(d) }
-          } else {
-            found.append((r.key, field, target, r.fields[Int(field)].writer, [v.holder], v.device.map { [$0] } ?? []))
-          }
-        }
+    func note(_ key: RecordKey, _ field: Int32, _ target: RecordKey, writer: IntentID, holder: String, device: Int32?) {
+      if let i = found.firstIndex(where: { $0.key == key && $0.field == field }) {
+        found[i].holders.append(holder)
+        if let device { found[i].devices.append(device) }
+      } else {
+        found.append((key, field, target, writer, [holder], device.map { [$0] } ?? []))
+      }
+    }
+    for d in signedIn {
+      let table = world.devices[d].store
+      dangling(in: table) { key, field, target in
+        note(key, field, target, writer: table[key]?.fields[Int(field)].writer ?? 0, holder: deviceName(Int32(d)), device: Int32(d))
+      }
+    }
+    for (a, server) in world.servers.enumerated() {
+      let holder = world.servers.count == 1 ? "the server" : "the server of \(words.account(Int32(a)))"
+      dangling(in: server.records) { key, field, target in
+        note(key, field, target, writer: server.records[key]?.fields[Int(field)].writer ?? 0, holder: holder, device: nil)
       }
     }
     for f in found {
