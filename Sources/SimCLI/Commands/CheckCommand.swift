@@ -47,7 +47,10 @@ enum CheckCommand {
         console.out(
           "\(item): ok (\(file.devices.count) devices, \(file.schema.types.count) types, \(file.timeline.count) timeline lines, policy \(file.policy))\n"
         )
-        for f in findings { console.out("  \(item)\(f.line.map { ":\($0)" } ?? ""): warning: \(f.finding.message)\n") }
+        for f in findings {
+          console.out("  \(item)\(f.line.map { ":\($0)" } ?? ""): warning: \(f.finding.message)\n")
+          console.out("    Apple's rule: \(f.finding.appleRule)\n")
+        }
       }
     }
     if json { console.out(JSONValue.array(results).serialized() + "\n") }
@@ -68,7 +71,7 @@ enum CheckCommand {
     var json: JSONValue {
       [
         "type": .string(finding.type), "field": finding.field.map { .string($0) } ?? .null, "problem": .string(finding.problem.rawValue),
-        "message": .string(finding.message), "severity": "warning", "line": line.map { .int(Int64($0)) } ?? .null,
+        "message": .string(finding.message), "appleRule": .string(finding.appleRule), "severity": "warning", "line": line.map { .int(Int64($0)) } ?? .null,
       ]
     }
   }
