@@ -28,7 +28,7 @@ import Testing
     let expectations = try #require(blocks.first { $0.hasPrefix("expect no violations\nexpect no lost-edit") })
     let file = try parsed(header + schema + timeline + expectations)
     #expect(file.timeline.count == 15)
-    #expect(file.expectations.count == 8)
+    #expect(file.expectations.count == 10)
   }
 
   @Test func theReferenceSampleDiagnosticsAreWhatTheParserPrints() throws {
