@@ -71,7 +71,8 @@ enum CheckCommand {
     var json: JSONValue {
       [
         "type": .string(finding.type), "field": finding.field.map { .string($0) } ?? .null, "problem": .string(finding.problem.rawValue),
-        "message": .string(finding.message), "appleRule": .string(finding.appleRule), "severity": "warning", "line": line.map { .int(Int64($0)) } ?? .null,
+        "message": .string(finding.message), "appleRule": .string(finding.appleRule), "severity": "warning",
+        "line": line.map { .int(Int64($0)) } ?? .null,
       ]
     }
   }
