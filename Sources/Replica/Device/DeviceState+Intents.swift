@@ -26,7 +26,6 @@ extension DeviceState {
     let stamp = Stamp(clock: reading.nanoseconds, hlcWall: tick.wall, hlcLogical: tick.logical, device: config.rank)
     let key = intent.key
     let live = visibleRecord(key)
-    if config.causalMetadata { causal.note(stamp) }
     /// Every write carries the writes of the record its copy had incorporated, and itself (only
     /// with `causalMetadata`: no other policy reads versions, and keeping them costs an array per
     /// record copy). Per record: a device's knowledge of another record says nothing about this
@@ -41,14 +40,13 @@ extension DeviceState {
     switch intent {
     case .create(_, _, let values), .set(_, let values):
       if env.hasReferences,
-        let missing = values.first(where: { w in
+        values.contains(where: { w in
           if case .ref(let target) = w.value { return !store.isLive(target) }
           return false
-        }), case .ref(let target) = missing.value
+        })
       {
         let kind: IntentKind
         if case .create(let type, _, _) = intent { kind = .create(type: type, values: values) } else { kind = .set(values) }
-        _ = target
         return ignore("the record it refers to is not on this device, so nothing there can refer to it", kind)
       }
     default:

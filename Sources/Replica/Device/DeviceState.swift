@@ -7,9 +7,6 @@ package struct DeviceState: Sendable {
   package let config: DeviceConfig
   package var clock: DeviceClock
   package internal(set) var hlc = HybridLogicalClock()
-  /// With `causalMetadata`: the newest write of each device this device has seen, directly or
-  /// through other devices' records (policy metadata).
-  package internal(set) var causal = VersionVector()
   /// Local records by key: live ones, and locally deleted ones whose delete is still pending.
   package internal(set) var store = RecordTable()
   /// The last server version of each record (the ancestor of an `if-unchanged` conflict; kept
@@ -802,6 +799,5 @@ package struct DeviceState: Sendable {
     if config.reportsCopies { effects.append(.took(record)) }
     hlc.observe(record.stamp)
     if record.isDeleted { hlc.observe(record.deleteStamp) }
-    if config.causalMetadata { causal.formUnion(record.versions) }
   }
 }

@@ -48,15 +48,6 @@ public struct VersionVector: Hashable, Sendable {
     _storage = e
   }
 
-  /// Sets the entry of the device with rank `rank` (growing the vector as needed).
-  package mutating func setEntry(_ entry: Entry, forRank rank: Int32) {
-    guard rank >= 0 else { return }
-    var e = _storage ?? []
-    if e.count <= Int(rank) { e.append(contentsOf: repeatElement(.zero, count: Int(rank) + 1 - e.count)) }
-    e[Int(rank)] = entry
-    _storage = e
-  }
-
   /// Pointwise maximum: everything either copy has incorporated.
   public mutating func formUnion(_ other: VersionVector) {
     guard let theirs = other._storage else { return }

@@ -364,7 +364,8 @@ struct RealSchemaDrafter {
       } else if roll < 8, !notes.isEmpty {
         // File a note: mostly the device's own note in its own folder.
         let ownNotes = notes.filter { $0.creator == device }
-        let note = (ownNotes.isEmpty ? notes : ownNotes)[r.int(in: 0..<(ownNotes.isEmpty ? notes : ownNotes).count)].id
+        let candidates = ownNotes.isEmpty ? notes : ownNotes
+        let note = candidates[r.int(in: 0..<candidates.count)].id
         let pool = mine.isEmpty ? folders : mine
         let folder = pool[r.int(in: 0..<pool.count)].id
         out.append(.set(device: device, id: note, fields: [assign("folder", .identifier(folder))]))

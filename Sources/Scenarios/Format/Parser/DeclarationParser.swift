@@ -63,7 +63,7 @@ struct DeclarationParser: ScenarioParsePart {
     declarationPass()
     resolveUniqueKeys()
     checkDeclaredNames()
-    let latest = types.reduce(1) { max($0, $1.fields.reduce($1.since) { max($0, $1.since) }) }
+    let latest = Schema(types: types).latestVersion
     for (n, i, offset) in pendingVersions where n > latest {
       error(i, offset, "app version \(n) is newer than the schema, whose latest version is \(latest) (the largest 'since')")
     }
