@@ -222,8 +222,18 @@ import Testing
   }
 
   @Test func anUpgradeKillsTheAppLikeAnUpdateDoes() throws {
-    let text = Self.rollout.replacingOccurrences(of: "UPGRADE", with: "at 1m phone upgrade 2")
-    let result = try run(text, policy: "field-lww-hlc")
+    // Offline, the phone renames the note and is updated before it can send: with an in-memory
+    // outbox the rename dies with the app, as it would on a kill.
+    let text = Self.rollout.replacingOccurrences(
+      of: "UPGRADE", with: "at 40s offline phone\nat 41s phone set n1 title=\"Lost\"\nat 42s phone upgrade 2\nat 50s online phone")
+    let result = try run(text, policy: "memory-outbox")
     #expect(result.world.devices[1].appVersion == 2)
+    #expect(
+      result.world.facts.events.contains {
+        if case .outboxLost = $0.fact { return $0.device == 1 }
+        return false
+      })
+    let kept = try run(text, policy: "field-lww-hlc")
+    #expect(kept.world.facts.events.allSatisfy { if case .outboxLost = $0.fact { false } else { true } })
   }
 }

@@ -85,7 +85,7 @@ extension SyncWorld {
         continue
       }
       for (field, _) in context.rules.refFields[Int(type)] {
-        guard let r = devices[Int(d)].visibleRecord(key), case .ref(let parent) = r.fields[Int(field)].value,
+        guard devices[Int(d)].shows(key), let parent = devices[Int(d)].store.reference(key, field: Int(field)),
           let by = devices[Int(d)].knownDeletes[parent].flatMap({ trigger(for: $0, deleted: parent) }), !devices[Int(d)].shows(parent)
         else { continue }
         apply(context.schema.types[Int(type)].fields[Int(field)].onDelete, to: key, field: field, device: d, trigger: by)
