@@ -108,6 +108,11 @@ public struct ImportedField: Hashable, Sendable {
   public var since: Int
   /// For a reference: the relationship on the other side (`Trip.legs`), if there is one.
   public var inverseOf: String?
+  /// For a reference: the to-many on the other side that lists these records is ordered
+  /// (`ordered`).
+  public var ordered: Bool = false
+  /// For a reference: whether the relationship has an inverse (`no-inverse` when not).
+  public var hasInverse: Bool = true
 
   /// A field with every property given.
   public init(

@@ -291,7 +291,7 @@ struct ModelBuilder {
     if p.ordered {
       log.warning(
         p.location, "ordered-relationship",
-        "\(qualified) is an ordered relationship: CloudKit does not keep the order, so devices can disagree about it (the order is not simulated).",
+        "\(qualified) is an ordered relationship: CloudKit does not keep an order, and a store with one does not sync; the referring records are imported with `ordered`, so they never upload in a run.",
         apple: AppleRule.ordered, fix: "untick Ordered and store an explicit position attribute (an Integer or a fractional index) on \(destination)")
     }
     let other = partner(of: p, in: e, latest: latest)
@@ -335,12 +335,15 @@ struct ModelBuilder {
     guard let other else {
       log.warning(
         p.location, "missing-inverse",
-        "\(qualified) has no inverse: it is imported as a reference, but CloudKit needs the inverse to sync it reliably.",
+        "\(qualified) has no inverse: it is imported as a reference marked `no-inverse`; CloudKit needs the inverse, and a store without one does not sync, so \(e.name) records never upload in a run.",
         apple: AppleRule.inverses, fix: fixInverse)
       childRuleNote(p, qualified)
+      field.hasInverse = false
       return field
     }
     field.inverseOf = "\(other.entity.name).\(other.property.name)"
+    // The order lives on the to-many side; the reference that represents it carries it.
+    if other.property.ordered { field.ordered = true }
     switch other.property.deleteRule ?? .nullify {
     case .cascade: field.onDelete = .cascade
     case .deny: field.onDelete = .deny

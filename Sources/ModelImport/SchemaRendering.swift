@@ -24,6 +24,8 @@ extension ImportedModel {
         }
         if field.unique { line += " unique" }
         if let rule = field.onDelete { line += " on-delete \(rule.rawValue)" }
+        if field.ordered { line += " ordered" }
+        if !field.hasInverse { line += " no-inverse" }
         if field.since >= 2 && field.since > type.since { line += " since \(field.since)" }
         var comment = field.location.description
         if let inverse = field.inverseOf { comment += ", inverse of \(inverse)" }

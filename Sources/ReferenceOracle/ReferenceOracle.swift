@@ -51,7 +51,7 @@ struct Judge {
     causality = ReferenceCausality(world)
     schema = world.config.schema
     var effective: [RecordKey: [Intent]] = [:]
-    for intent in world.log.intents where intent.ignored == nil {
+    for intent in world.log.intents where intent.ignored == nil && intent.keptInstead == nil {
       effective[intent.record, default: []].append(intent)
     }
     self.effective = effective
@@ -213,8 +213,9 @@ struct Judge {
         explained.insert(r)
       }
       // A record never deleted that no device and not the server holds: its creation is lost.
+      // Unless a de-duplication deleted it and what was written to it is on the copy it kept.
       if !stranded, !schema.types[Int(type)].appendOnly, deletes.isEmpty, !visibleOnAnyDevice(r), !liveOnServer(r) {
-        report(ReferenceVerdict.lostEdit, r)
+        if !survivesInKeptDuplicate(r, intents) { report(ReferenceVerdict.lostEdit, r) }
         explained.insert(r)
       }
     }
@@ -229,6 +230,21 @@ struct Judge {
         judgeValue(r, f, final.fields[f], spec.fields[f], intents: intents, seenByDelete: seenByDelete)
       }
     }
+  }
+
+  /// `unique=dedupe`: whether the engine deleted `r` as a duplicate of a record still live on
+  /// the server that has, in every field written to `r`, the value `r`'s last write of it
+  /// wrote (a text edit on `r` never counts as kept).
+  func survivesInKeptDuplicate(_ r: RecordKey, _ intents: [Intent]) -> Bool {
+    let kept = world.log.intents.compactMap { $0.record == r && $0.ignored == nil ? $0.keptInstead : nil }
+    guard let survivor = kept.lazy.compactMap({ self.world.serverRecord($0) }).first(where: { !$0.isDeleted }) else { return false }
+    let fields = Set(intents.flatMap(\.writtenFields))
+    for f in fields {
+      guard let last = intents.last(where: { $0.writtenFields.contains(f) }), let value = Self.written(last, field: Int(f)),
+        Self.looksSame(value, survivor.fields[Int(f)].value)
+      else { return false }
+    }
+    return true
   }
 
   /// The value an intent wrote to field `f` (a create's or set's last write of it), if any.

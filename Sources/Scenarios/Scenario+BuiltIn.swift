@@ -19,6 +19,7 @@ enum BuiltInScenarios {
     ("oversized-batch", PackageResources.oversized_batch_scenario),
     ("rate-limit-storm", PackageResources.rate_limit_storm_scenario),
     ("retention-zombie", PackageResources.retention_zombie_scenario),
+    ("settings-deduplicated", PackageResources.settings_deduplicated_scenario),
     ("settings-singleton", PackageResources.settings_singleton_scenario),
     ("skewed-clock", PackageResources.skewed_clock_scenario),
     ("staged-rollout", PackageResources.staged_rollout_scenario),

@@ -109,8 +109,14 @@ enum ViolationAdvice {
           Cause(
             axis: "unknown-fields=drop", present: { $0.unknownFields == .drop },
             why: "an older app version saves the whole record it decoded, erasing fields a newer version wrote"),
+          Cause(
+            axis: "unique=dedupe", present: { $0.unique == .dedupe },
+            why: "the engine deletes a fetched duplicate of a unique record, with what was written to it (both, when two devices do it at once)"),
         ],
-        remedy: [("granularity", "field"), ("save", "changed-keys"), ("text", "merge"), ("retry", "transient"), ("unknown-fields", "keep")],
+        remedy: [
+          ("granularity", "field"), ("save", "changed-keys"), ("text", "merge"), ("retry", "transient"), ("unknown-fields", "keep"),
+          ("unique", "key-name"),
+        ],
         does: "merge per field, saving only the changed keys, and merge concurrent text edits",
         otherwise: "shape the schema so that concurrent work is inserts of an append-only type, and mark only truly mutable fields `mutable`.")
     case .staleOverwrite:
@@ -221,7 +227,10 @@ enum ViolationAdvice {
         causes: [
           Cause(
             axis: "unique=ignore", present: { $0.unique == .ignore },
-            why: "each device names its record at random, so two creates of one key are two records")
+            why: "each device names its record at random, so two creates of one key are two records"),
+          Cause(
+            axis: "unique=dedupe", present: { $0.unique == .dedupe },
+            why: "records are named at random and repaired after the fact, so a duplicate another device keeps editing can survive"),
         ], remedy: [("unique", "key-name")], does: "derive the record name from the unique key, so that both creates save one record",
         otherwise: "derive record names from the key in the app (a fixed name for a singleton).")
     case .concurrentOverwrite, .deleteUpdateConflict:

@@ -133,7 +133,7 @@ final class CorpusTests: XCTestCase {
         capacity: int = 20 since 2                          # Inventory.xcdatamodeld/Inventory 2.xcdatamodel/contents:17:9
         isFull: bool = false since 2                        # Inventory.xcdatamodeld/Inventory 2.xcdatamodel/contents:18:9
         weightLimit: string? = "" since 2                   # Inventory.xcdatamodeld/Inventory 2.xcdatamodel/contents:19:9
-        warehouse: ref Warehouse on-delete cascade          # Inventory.xcdatamodeld/Inventory 2.xcdatamodel/contents:21:9, inverse of Warehouse.shelves
+        warehouse: ref Warehouse on-delete cascade ordered  # Inventory.xcdatamodeld/Inventory 2.xcdatamodel/contents:21:9, inverse of Warehouse.shelves
       type Item unique-by sku,shelf since 2                 # Inventory.xcdatamodeld/Inventory 2.xcdatamodel/contents:24:5
         sku: string = "UNKNOWN"                             # Inventory.xcdatamodeld/Inventory 2.xcdatamodel/contents:25:9
         quantity: int? = 0                                  # Inventory.xcdatamodeld/Inventory 2.xcdatamodel/contents:26:9

@@ -5,6 +5,7 @@ import XCTest
 /// The relationship, uniqueness, default and version mapping, on small inline models.
 final class MappingTests: XCTestCase {
   func swiftData(_ text: String) -> ImportedModel { ModelImporter.parseSwiftData([("M.swift", text)]) }
+  func coreData(_ text: String) -> ImportedModel { ModelImporter.parseCoreData([("M", "M/contents", text)]) }
 
   func field(_ model: ImportedModel, _ type: String, _ name: String) -> ImportedField? {
     model.types.first { $0.name == type }?.fields.first { $0.name == name }
@@ -81,7 +82,8 @@ final class MappingTests: XCTestCase {
     XCTAssertEqual(ref?.optional, false)
     XCTAssertNil(ref?.onDelete)
     XCTAssertEqual(findingKeys(model, .warning), ["missing-inverse M.swift:5:3", "relationship-required M.swift:5:3"])
-    XCTAssertTrue(model.scenarioSchema().contains("  owner: ref Owner  "))
+    XCTAssertTrue(model.scenarioSchema().contains("  owner: ref Owner no-inverse  "))
+    XCTAssertEqual(ref?.hasInverse, false)
   }
 
   func testInverseIsInferredWhenThereIsOneCandidateEachWay() {
@@ -96,6 +98,31 @@ final class MappingTests: XCTestCase {
       """)
     XCTAssertEqual(field(model, "Book", "shelf")?.onDelete, .cascade)
     XCTAssertEqual(findingKeys(model), ["inverse-inferred M.swift:2:3"])
+  }
+
+  func testAToOneWithoutInverseIsMarkedAndAnOrderedToManyMarksItsChildren() {
+    let model = coreData(
+      """
+      <model>
+        <entity name="Shelf">
+          <relationship name="books" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>
+        </entity>
+        <entity name="Book">
+          <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>
+          <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Author"/>
+        </entity>
+        <entity name="Author">
+          <attribute name="name" optional="YES" attributeType="String"/>
+        </entity>
+      </model>
+      """)
+    XCTAssertEqual(field(model, "Book", "shelf")?.ordered, true)
+    XCTAssertEqual(field(model, "Book", "shelf")?.hasInverse, true)
+    XCTAssertEqual(field(model, "Book", "author")?.hasInverse, false)
+    XCTAssertEqual(field(model, "Book", "author")?.ordered, false)
+    let schema = model.scenarioSchema()
+    XCTAssertTrue(schema.contains("shelf: ref Shelf? on-delete cascade ordered"), schema)
+    XCTAssertTrue(schema.contains("author: ref Author? no-inverse"), schema)
   }
 
   func testADeleteRuleOnTheChildsToOneIsNotExpressed() {

@@ -73,6 +73,10 @@ import Testing
     ("type T\n  a: int = 0 on-delete cascade", "'on-delete' is for ref fields"),
     ("type T\n  a: ref T? on-delete cascde", "did you mean 'cascade'?"),
     ("type T\n  a: ref T? on-delete", "expected a delete rule after 'on-delete'"),
+    ("type T\n  a: int = 0 ordered", "'ordered' is for ref fields"),
+    ("type T\n  a: int = 0 no-inverse", "'no-inverse' is for ref fields"),
+    ("type T\n  a: ref T? ordered ordered", "'ordered' is given twice"),
+    ("type T\n  a: ref T? no-inverses", "did you mean 'no-inverse'?"),
     ("type T\n  a: int = 0 since 2 since 3", "'since' is given twice"),
   ])
   func schemaMistakesSayWhatIsWrong(schema: String, message: String) {
@@ -160,6 +164,39 @@ import Testing
     #expect(messages("devices iPad\nschema from /no/such/model\nsettle\n").joined().contains("cannot import the model"))
     #expect(messages("devices iPad\nschema /x\nsettle\n").joined().contains("expected 'from'"))
     #expect(messages("devices iPad\nschema from\nsettle\n").joined().contains("expected the path"))
+  }
+
+  @Test func orderedAndNoInverseAreReadWrittenBackAndCloudKitFindings() throws {
+    let text = """
+      devices iPad
+      type Shelf
+        name: string = ""
+      type Book
+        shelf: ref Shelf? on-delete cascade ordered
+        author: ref Shelf? no-inverse
+      at 0s iPad create Shelf s name="Top"
+      at 1s iPad create Book b shelf=s
+      settle
+      """
+    let file = try parsed(text)
+    let book = file.schema.types[1]
+    #expect(book.fields[0].ordered && book.fields[0].hasInverse)
+    #expect(!book.fields[1].ordered && !book.fields[1].hasInverse)
+    let rendered = file.rendered()
+    #expect(rendered.contains("  shelf: ref Shelf? on-delete cascade ordered\n"), "\(rendered)")
+    #expect(rendered.contains("  author: ref Shelf? no-inverse\n"), "\(rendered)")
+    #expect(try parsed(rendered).schema == file.schema)
+    let findings = file.schema.safetyFindings()
+    #expect(findings.map(\.problem) == [.orderedRelationship, .missingInverse])
+    #expect(findings[0].appleRule == "CloudKit integration does not support ordered relationships.")
+    #expect(findings[1].appleRule == "All relationships must have an inverse.")
+    #expect(file.schema.acceptsUploads(ofType: 0) && !file.schema.acceptsUploads(ofType: 1))
+    // At run time the Book never leaves the iPad, as for every unsafe type.
+    let report = ScenarioRunner.run(file).report
+    #expect(report.counts[.strandedRecord] == 1, "\(report.text)")
+    let stranded = try #require(report.anomalies.first { $0.kind == .strandedRecord })
+    #expect(stranded.record?.name == "b")
+    #expect(stranded.explanation.contains("ordered relationship"), "\(stranded.explanation)")
   }
 
   @Test func aDenyRuleIsACloudKitFindingWithApplesRule() throws {

@@ -142,6 +142,38 @@ import Testing
     #expect(anomaly.explanation.contains("Settings is a singleton"))
   }
 
+  @Test func deduplicationByTwoDevicesAtOnceDeletesBothCopies() throws {
+    let report = try run(Self.singleton.replacingOccurrences(of: "expect no violations\n", with: ""), policy: "dedupes-after-fetch").report
+    #expect(report.counts[.lostEdit] == 2, "\(report.text)")
+    #expect((report.counts[.logicalDuplicate] ?? 0) == 0)
+    let s1 = try #require(report.anomalies.first { $0.kind == .lostEdit && $0.record?.name == "s1" })
+    #expect(s1.explanation.contains("phone deleted it at"), "\(s1.explanation)")
+    #expect(s1.explanation.contains("as a duplicate of s2, keeping its own copy (unique=dedupe), and s2 is gone too"), "\(s1.explanation)")
+  }
+
+  @Test func deduplicationKeepsOneCopyAndLosesWhatWasWrittenToTheOther() throws {
+    let text = Self.singleton.replacingOccurrences(of: "expect no violations\n", with: "").replacingOccurrences(
+      of: "at 20s online iPad phone", with: "at 20s online iPad\nat 30s offline iPad\nat 40s online phone\nat 60s online iPad")
+    let result = try run(text, policy: "dedupes-after-fetch")
+    let report = result.report
+    #expect(report.counts[.lostEdit] == 1, "\(report.text)")
+    let lost = try #require(report.anomalies.first { $0.kind == .lostEdit })
+    #expect(lost.record?.name == "s1")
+    #expect(lost.explanation.contains("s2.theme is \"light\""), "\(lost.explanation)")
+    #expect(lost.explanation.contains("theme=\"dark\" at 1.000s) wrote to the deleted copy only"), "\(lost.explanation)")
+    let dedupe = try #require(result.world.log.intents.first { $0.keptInstead != nil })
+    #expect(dedupe.kind == .delete && dedupe.trigger == 0)
+    for d in result.world.devices.indices { #expect(result.world.visibleRecords(device: d).count == 1) }
+  }
+
+  @Test func aDeletedDuplicateWhoseValuesTheKeptCopyHasLosesNothing() throws {
+    let text = Self.singleton.replacingOccurrences(of: "expect no violations\n", with: "").replacingOccurrences(
+      of: "at 20s online iPad phone", with: "at 20s online iPad\nat 30s offline iPad\nat 40s online phone\nat 60s online iPad"
+    ).replacingOccurrences(of: "create Settings s1 theme=\"dark\"", with: "create Settings s1")
+    let report = try run(text, policy: "dedupes-after-fetch").report
+    #expect(report.violations.isEmpty, "\(report.text)")
+  }
+
   @Test func uniqueByComparesTheKeyFieldsOnly() throws {
     let text = """
       devices iPad phone

@@ -76,6 +76,9 @@ package struct DeviceState: Sendable {
   /// With references in the schema: records a fetch changed here, with their type, whose
   /// delete rules the world runs next (`references=propagate`); taken after each input.
   package internal(set) var ruleChecks: [(key: RecordKey, type: Int32)] = []
+  /// Records of a unique type that a fetch just brought onto the device, for the world to
+  /// check for duplicates (`unique=dedupe`), in the order they arrived.
+  package internal(set) var dedupeChecks: [RecordKey] = []
   /// With references in the schema: the records this device knows are deleted (its own deletes
   /// and fetched ones), with the delete intent, so that a child fetched later that refers to
   /// one meets its delete rule. Durable (the store's history).
@@ -746,6 +749,9 @@ package struct DeviceState: Sendable {
     }
     take(remote, effects: &effects)
     let key = remote.key
+    if env.dedupes, !remote.isDeleted, !store.isLive(key), env.context.schema.types[Int(remote.type)].uniqueness != nil {
+      dedupeChecks.append(key)
+    }
     let pending = outbox.entry(for: key).map { $0.isDelete ? FieldMask.all : $0.changed }
     let local = store[key]
     if !remerge.isEmpty, remerge.contains(key) {
@@ -778,6 +784,12 @@ package struct DeviceState: Sendable {
   /// In ``knownDeletes``: gone without the device seeing the delete (with the zone, or missing
   /// from a refetch); the world finds the delete intent, if any.
   package static let unknownDelete: IntentID = -1
+
+  /// Takes the records to check for duplicates (``dedupeChecks``).
+  package mutating func takeDedupeChecks() -> [RecordKey] {
+    defer { dedupeChecks = [] }
+    return dedupeChecks
+  }
 
   /// Takes the records whose delete rules the world should run (``ruleChecks``).
   package mutating func takeRuleChecks() -> [(key: RecordKey, type: Int32)] {

@@ -117,6 +117,9 @@ package struct DeviceEnvironment: Sendable {
   /// paths test them for every record and intent).
   package let hasReferences: Bool
   package let hasVersions: Bool
+  /// Whether a fetched record of a `singleton` or `unique-by` type is checked for duplicates
+  /// (`unique=dedupe`).
+  package let dedupes: Bool
 
   package init(now: VirtualTime = .zero, policy: any SyncPolicy, context: MergeContext) {
     self.now = now
@@ -125,6 +128,7 @@ package struct DeviceEnvironment: Sendable {
     self.context = context
     hasReferences = context.rules.hasReferences
     hasVersions = context.rules.latestVersion > 1
+    dedupes = context.rules.hasUniqueness && policy.settings.unique == .dedupe
   }
 }
 

@@ -51,6 +51,9 @@ package struct Intent: Hashable, Sendable {
   /// For an intent a schema's delete rule made (a cascade's delete, a nullify's clearing): the
   /// delete intent that set it off; 0 for the user's own intent.
   package var trigger: IntentID = 0
+  /// For a delete the engine's de-duplication made (`unique=dedupe`): the duplicate the device
+  /// kept instead. Nil for every other intent. The oracles do not count it as a user's delete.
+  package var keptInstead: RecordKey?
 
   /// Whether this intent happened before `other` (`self → other`): both are on one record, and
   /// `other`'s device had received this one when it made `other`. Causality is tracked per

@@ -79,9 +79,13 @@ public struct PolicySettings: Hashable, Sendable {
   /// duplicates, which CloudKit cannot do. `key-name` derives the record name from the key (a
   /// singleton's name is fixed), so two devices creating the same key create one record and
   /// their writes merge; `ignore` names records at random (a UUID, as Core Data and SwiftData
-  /// do), so every device's create is a record of its own.
+  /// do), so every device's create is a record of its own; `dedupe` names them at random too
+  /// and repairs after the fact: a device that fetches a record duplicating one it shows keeps
+  /// its own and deletes the fetched one — which loses what was written to the deleted one, and
+  /// when two devices fetch each other's copies at once, deletes both.
   public enum Unique: String, CaseIterable, Sendable {
     case keyName = "key-name"
+    case dedupe
     case ignore
   }
 

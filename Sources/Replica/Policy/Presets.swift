@@ -184,6 +184,14 @@ extension PolicyPreset {
       $0.unique = .ignore
     },
     preset(
+      "dedupes-after-fetch", models: "planted bug: field-lww-hlc unique=dedupe",
+      loses:
+        "uniqueness repaired after the fact: a device deletes a fetched duplicate with what was written to it, and two devices doing it at once delete both",
+      planted: true
+    ) {
+      $0.unique = .dedupe
+    },
+    preset(
       "local-delete-rules", models: "planted bug: field-lww-hlc references=local-only",
       loses: "references: a child made or kept on another device while its parent was deleted is left referring to nothing",
       planted: true

@@ -41,12 +41,18 @@ public struct FieldSpec: Hashable, Sendable {
   public var onDelete: DeleteRule
   /// The schema version that added the field (`since N`; 1 for the first version).
   public var since: Int
+  /// For a `ref` field: the to-many relationship that lists these records on the referred-to
+  /// type keeps an order (`ordered`, a Core Data ordered relationship; not CloudKit-safe).
+  public var ordered: Bool
+  /// For a `ref` field: whether the relationship has an inverse (`no-inverse` when it has none;
+  /// not CloudKit-safe).
+  public var hasInverse: Bool
 
   /// A field; by default required, without a default value, not `mutable` and not `unique`.
   /// A required field without a default is not CloudKit-safe (``Schema/safetyFindings()``).
   public init(
     name: String, kind: FieldKind, optional: Bool = false, defaultValue: Value? = nil, mutable: Bool = false, unique: Bool = false,
-    onDelete: DeleteRule = .nullify, since: Int = 1
+    onDelete: DeleteRule = .nullify, since: Int = 1, ordered: Bool = false, hasInverse: Bool = true
   ) {
     self.name = name
     self.kind = kind
@@ -56,6 +62,8 @@ public struct FieldSpec: Hashable, Sendable {
     self.unique = unique
     self.onDelete = onDelete
     self.since = since
+    self.ordered = ordered
+    self.hasInverse = hasInverse
   }
 
   /// The type a `ref` field refers to, or nil for other kinds.
@@ -173,6 +181,8 @@ public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
     case uniqueConstraint = "unique-constraint"
     case requiredReference = "required-reference"
     case denyDeleteRule = "deny-delete-rule"
+    case orderedRelationship = "ordered-relationship"
+    case missingInverse = "missing-inverse"
     case notDeployed = "not-deployed"
   }
   /// The name of the type whose records will not upload.
@@ -190,6 +200,8 @@ public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
     case .uniqueConstraint: "CloudKit integration does not support unique constraints."
     case .requiredReference: "All relationships must be optional."
     case .denyDeleteRule: "CloudKit integration does not support the Deny deletion rule."
+    case .orderedRelationship: "CloudKit integration does not support ordered relationships."
+    case .missingInverse: "All relationships must have an inverse."
     case .notDeployed: "Record types must be deployed to the production schema before a released app uses them."
     }
   }
@@ -198,7 +210,8 @@ public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
 
 extension Schema {
   /// Every CloudKit-safety problem, in schema order: required fields without a default,
-  /// unique constraints, non-optional references, `on-delete deny`, and types not deployed to
+  /// unique constraints, non-optional references, `on-delete deny`, ordered relationships,
+  /// relationships without an inverse, and types not deployed to
   /// production.
   public func safetyFindings() -> [SchemaFinding] {
     var findings: [SchemaFinding] = []
@@ -219,6 +232,22 @@ extension Schema {
                 type: type.name, field: field.name, problem: .denyDeleteRule,
                 message:
                   "\(type.name).\(field.name) denies deleting the \(target) it refers to; CloudKit cannot enforce it (another device may delete that record or add a \(type.name) at any time), so \(type.name) records will never upload. Write `on-delete nullify` or `on-delete cascade` and check in the app before deleting."
+              ))
+          }
+          if field.ordered {
+            findings.append(
+              SchemaFinding(
+                type: type.name, field: field.name, problem: .orderedRelationship,
+                message:
+                  "\(type.name).\(field.name) is listed by an ordered relationship of \(target); CloudKit does not keep an order, so the store does not sync and \(type.name) records will never upload. Remove `ordered` and store an explicit position field (an int or a fractional index) on \(type.name)."
+              ))
+          }
+          if !field.hasInverse {
+            findings.append(
+              SchemaFinding(
+                type: type.name, field: field.name, problem: .missingInverse,
+                message:
+                  "\(type.name).\(field.name) has no inverse relationship on \(target); CloudKit needs every relationship to have one, so the store does not sync and \(type.name) records will never upload. Add the inverse to-many on \(target) and remove `no-inverse`."
               ))
           }
         } else if !field.optional && field.defaultValue == nil {
@@ -255,7 +284,7 @@ extension Schema {
     guard isDeployed(typeIndex) else { return false }
     return type.fields.allSatisfy { f in
       if f.unique { return false }
-      if case .ref = f.kind { return f.optional && f.onDelete != .deny }
+      if case .ref = f.kind { return f.optional && f.onDelete != .deny && !f.ordered && f.hasInverse }
       return f.optional || f.defaultValue != nil
     }
   }

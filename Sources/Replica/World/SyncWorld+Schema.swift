@@ -93,6 +93,30 @@ extension SyncWorld {
     }
   }
 
+  /// `unique=dedupe`: after a fetch brought records of a unique type onto device `d`, each one
+  /// that duplicates a record the device already showed (or one this fetch brought earlier and
+  /// it kept) is deleted — the device keeps its own copy — by an intent the engine makes
+  /// (``Intent/keptInstead``), which the oracles do not count as the user's.
+  mutating func deduplicate(device d: Int32) {
+    let fetched = devices[Int(d)].takeDedupeChecks()
+    let schema = context.schema
+    func uniqueKey(_ r: RecordState) -> [Value]? {
+      schema.types[Int(r.type)].uniqueKeyFields.map { $0.map { r.fields[$0].value } }
+    }
+    for (i, key) in fetched.enumerated() {
+      guard let record = devices[Int(d)].store[key], !record.isDeleted, let values = uniqueKey(record) else { continue }
+      let later = fetched[(i + 1)...]
+      var kept: RecordKey?
+      for other in devices[Int(d)].store.keys where other != key && !later.contains(other) {
+        guard let o = devices[Int(d)].store[other], !o.isDeleted, o.type == record.type, uniqueKey(o) == values else { continue }
+        kept = other
+        break
+      }
+      guard let kept else { continue }
+      performIntent(device: d, .delete(key: key), trigger: 0, keeping: kept)
+    }
+  }
+
   /// The delete intent a rule's intents are attributed to: the one the device knows, or for a
   /// record that went without the device seeing its delete (with the zone, or missing from a
   /// refetch), the last delete intent of it (nil when there is none: an

@@ -366,16 +366,18 @@ package struct SyncWorld: Sendable {
     carryOut(buffer, device: d)
     effects = buffer
     if env.hasReferences, !devices[Int(d)].ruleChecks.isEmpty { propagateDeleteRules(device: d) }
+    if env.dedupes, !devices[Int(d)].dedupeChecks.isEmpty { deduplicate(device: d) }
   }
 
   /// Performs a user intent on device `d` (or one a delete rule makes, `trigger` being the
   /// delete that set it off) and records it: the log, the ledger, the trace.
   @discardableResult
-  mutating func performIntent(device d: Int32, _ userIntent: UserIntent, trigger: IntentID) -> Intent {
+  mutating func performIntent(device d: Int32, _ userIntent: UserIntent, trigger: IntentID, keeping kept: RecordKey? = nil) -> Intent {
     var buffer = takeEffectsBuffer()
     env.now = now
-    var intent = devices[Int(d)].perform(userIntent, id: log.nextID, in: env, byRule: trigger != 0, effects: &buffer)
+    var intent = devices[Int(d)].perform(userIntent, id: log.nextID, in: env, byRule: trigger != 0 || kept != nil, effects: &buffer)
     intent.trigger = trigger
+    intent.keptInstead = kept
     ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality)
     log.append(intent)
     if case .create = userIntent, intent.ignored == nil {

@@ -25,7 +25,7 @@ extension Explainer {
       ]
     case .logicalDuplicate:
       return [
-        "CloudKit has no unique constraints: two devices that each create the record before they sync save two records, and both survive. \(settings.unique == .ignore ? "unique=ignore: each create got a random record name (a UUID, as Core Data and SwiftData do)." : "") Deriving the record name from the key (a fixed name for a singleton) makes the second save a conflict on the same record, which the merge resolves (unique=key-name); de-duplicating after the fact has to pick the survivor deterministically on every device and move the loser's data over."
+        "CloudKit has no unique constraints: two devices that each create the record before they sync save two records, and both survive. \(settings.unique == .ignore ? "unique=ignore: each create got a random record name (a UUID, as Core Data and SwiftData do)." : settings.unique == .dedupe ? "unique=dedupe: records got random names and the engine deletes a duplicate only when it fetches one, so a copy revived by a concurrent edit stays." : "") Deriving the record name from the key (a fixed name for a singleton) makes the second save a conflict on the same record, which the merge resolves (unique=key-name); de-duplicating after the fact has to pick the survivor deterministically on every device and move the loser's data over."
       ]
     case .duplicateEvent, .divergence, .phantomValue, .stalledSync:
       return []

@@ -123,6 +123,8 @@ extension ScenarioFile {
     if f.mutable { s += " mutable" }
     if f.unique { s += " unique" }
     if f.referencedType != nil, f.onDelete != .nullify { s += " on-delete \(f.onDelete.rawValue)" }
+    if f.referencedType != nil, f.ordered { s += " ordered" }
+    if f.referencedType != nil, !f.hasInverse { s += " no-inverse" }
     if f.since > typeSince { s += " since \(f.since)" }
     return s
   }

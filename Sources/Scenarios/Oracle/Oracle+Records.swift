@@ -77,11 +77,19 @@ extension Oracle {
     }
     // A record nobody deleted that nothing holds any more: its creation is lost.
     if !type.appendOnly, deletes.isEmpty, !shown.contains(true) {
+      var cause = ""
+      if let dedupe = deduplicationLoss(key, intents) {
+        // Everything written to it is on the duplicate the engine kept instead.
+        guard let loss = dedupe else { return }
+        cause = loss
+      } else {
+        cause = lostEverywhereCause(key)
+      }
       anomalies.append(
         Anomaly(
           kind: .lostEdit, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.index)], at: create.trueTime,
           explanation:
-            "\(r) (created by \(origin.name) in \(Self.id(create.id)) at \(create.trueTime)) was never deleted, yet after settle no device and not the server holds it\(lostEverywhereCause(key))."
+            "\(r) (created by \(origin.name) in \(Self.id(create.id)) at \(create.trueTime)) was never deleted, yet after settle no device and not the server holds it\(cause)."
         ))
     }
   }
@@ -190,7 +198,8 @@ extension Oracle {
       // Only a delete the device had applied before the record came back counts: one made later
       // (say, after the record was revived by a concurrent update) is no reason to expect it gone.
       let log = self.log
-      guard let d = applied.map({ log[$0] }).first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }) else { continue }
+      guard let d = applied.map({ log[$0] }).first(where: { d in d.keptInstead == nil && updates.allSatisfy { $0.happenedBefore(d) } })
+      else { continue }
       reported.insert(key)
       anomalies.append(
         Anomaly(

@@ -145,6 +145,37 @@ extension Oracle {
     }
   }
 
+  /// For a record gone everywhere that no user deleted: nil when no de-duplication deleted it
+  /// either; otherwise `.some(nil)` when everything written to it is on a duplicate the engine
+  /// kept instead (live on the server: each field's last write there, no text edit), else why
+  /// it is a loss, as a clause (`: iPad deleted it at 20.2s as a duplicate of s2 …`).
+  func deduplicationLoss(_ key: RecordKey, _ intents: [Intent]) -> String?? {
+    let dedupes = log.intents.filter { $0.record == key && $0.keptInstead != nil && $0.ignored == nil }
+    guard let first = dedupes.first, let kept = first.keptInstead else { return nil }
+    let how = ": \(deviceName(first.device)) deleted it at \(first.trueTime) as a duplicate of \(name(kept)), keeping its own copy (unique=dedupe)"
+    let survivors = dedupes.compactMap(\.keptInstead).filter { serverLive($0) != nil }
+    guard let survivor = survivors.first.flatMap(serverLive) else {
+      return .some(how + ", and \(name(kept)) is gone too: devices that fetched each other's copies at once each deleted the other's")
+    }
+    var lastWrites: [Int32: (intent: Intent, value: Value?)] = [:]
+    for i in intents {
+      switch i.kind {
+      case .create(_, let values), .set(let values): for w in values { lastWrites[w.field] = (i, w.value) }
+      case .append(let f, _), .replace(let f, _, _, _): lastWrites[f] = (i, nil)
+      case .delete: break
+      }
+    }
+    for f in lastWrites.keys.sorted() {
+      let (i, value) = lastWrites[f]!
+      let kept = survivor.fields[Int(f)].value
+      guard let value, sameVisible(value, kept) else {
+        let field = fieldName(survivor.type, f)
+        return .some(how + "; \(name(survivor.key)).\(field) is \(render(kept)): \(describe(i, field: f)) wrote to the deleted copy only")
+      }
+    }
+    return .some(nil)
+  }
+
   /// The type of a record, from its create intent.
   func typeOf(_ key: RecordKey) -> Int32? {
     guard Int(key) < byRecord.count, let c = byRecord[Int(key)].first(where: { $0.isCreate }), case .create(let t, _) = c.kind else { return nil }

@@ -28,7 +28,9 @@ package struct Oracle {
     self.schema = world.config.schema
     self.log = world.log
     self.words = Vocabulary(world: world, recordNames: recordNames)
-    for intent in log.intents where intent.ignored == nil {
+    // A de-duplication's delete (`unique=dedupe`) is the engine's, not the user's: judged apart
+    // (``deduplicationLoss(_:_:)``).
+    for intent in log.intents where intent.ignored == nil && intent.keptInstead == nil {
       let r = Int(intent.record)
       byRecord._grow(toHold: r, with: [])
       byRecord[r].append(intent)

@@ -72,6 +72,7 @@ struct FuzzSignature: Hashable, Sendable {
         Axis(name: "outbox=memory") { $0.outbox == .memory },
         Axis(name: "retry=never") { $0.retry == .never },
         Axis(name: "unknown-fields=drop") { $0.unknownFields == .drop },
+        Axis(name: "unique=dedupe") { $0.unique == .dedupe },
       ]
     case .staleOverwrite:
       [Axis(name: "winner=clock") { $0.winner == .clock }, Axis(name: "winner=arrival") { $0.winner == .arrival }]
@@ -92,7 +93,7 @@ struct FuzzSignature: Hashable, Sendable {
     case .danglingReference:
       [Axis(name: "references=local-only") { $0.references == .localOnly }]
     case .logicalDuplicate:
-      [Axis(name: "unique=ignore") { $0.unique == .ignore }]
+      [Axis(name: "unique=ignore") { $0.unique == .ignore }, Axis(name: "unique=dedupe") { $0.unique == .dedupe }]
     case .stalledSync:
       [Axis(name: "retry-after=ignore") { $0.retryAfter == .ignore }, Axis(name: "split=off") { $0.split == .off }]
     case .divergence:

@@ -66,6 +66,8 @@ enum ImportCommand {
           f["default"] = field.defaultLiteral.map { .string($0) } ?? .null
           f["unique"] = .bool(field.unique)
           f["onDelete"] = field.onDelete.map { .string($0.rawValue) } ?? .null
+          f["ordered"] = .bool(field.ordered)
+          f["hasInverse"] = .bool(field.hasInverse)
           f["since"] = .int(Int64(field.since))
           f["inverseOf"] = field.inverseOf.map { .string($0) } ?? .null
           return .object(f)

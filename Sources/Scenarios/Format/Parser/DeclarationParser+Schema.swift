@@ -4,8 +4,8 @@ import Replica
 /// `type NAME [append-only]` and its indented field lines `name: KIND[?] [= LITERAL] [mutable] [unique]`.
 extension DeclarationParser {
   static let kinds = ["string", "text", "int", "bool", "date", "ref"]
-  static let fieldUsage = "name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [since N]"
-  static let fieldModifiers = ["mutable", "unique", "on-delete", "since"]
+  static let fieldUsage = "name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [ordered] [no-inverse] [since N]"
+  static let fieldModifiers = ["mutable", "unique", "on-delete", "ordered", "no-inverse", "since"]
 
   /// Declares a type; returns its index, or `nil` when its fields should be checked but not kept.
   /// `type NAME [append-only] [singleton | unique-by FIELD[,FIELD...]] [since N]`.
@@ -256,7 +256,8 @@ extension DeclarationParser {
     }
   }
 
-  /// `= VALUE`, `mutable`, `unique`, `on-delete RULE`, `since N`, in any order, each at most once.
+  /// `= VALUE`, `mutable`, `unique`, `on-delete RULE`, `ordered`, `no-inverse`, `since N`, in any
+  /// order, each at most once.
   mutating func parseFieldModifiers(_ i: Int, _ t: [ScenarioToken], into field: inout FieldSpec) {
     var k = 0
     var sawDefault = false
@@ -264,7 +265,7 @@ extension DeclarationParser {
     while k < t.count {
       let token = t[k]
       k += 1
-      if token.is("mutable") || token.is("unique") || token.is("on-delete") || token.is("since") {
+      if token.is("mutable") || token.is("unique") || token.is("on-delete") || token.is("since") || token.is("ordered") || token.is("no-inverse") {
         if !seen.insert(token.text).inserted {
           error(i, token, "'\(token.text)' is given twice")
           if token.text == "on-delete" || token.text == "since" { k += 1 }
@@ -274,6 +275,15 @@ extension DeclarationParser {
         case "mutable": field.mutable = true
         case "unique": field.unique = true
         case "since": if let n = parseSince(i, t, &k) { field.since = n }
+        case "ordered", "no-inverse":
+          guard field.referencedType != nil else {
+            error(
+              i, token,
+              "'\(token.text)' is for ref fields: it says the relationship "
+                + (token.text == "ordered" ? "listing these records on the referred-to type is ordered" : "has no inverse"))
+            continue
+          }
+          if token.text == "ordered" { field.ordered = true } else { field.hasInverse = false }
         default:
           guard k < t.count else {
             missing(i, "expected a delete rule after 'on-delete': cascade, nullify or deny")
@@ -318,7 +328,8 @@ extension DeclarationParser {
             i, token,
             "unexpected \(Self.shown(token))"
               + didYouMean(
-                token.text, Self.fieldModifiers, else: "; after the kind come '= VALUE', 'mutable', 'unique', 'on-delete RULE' and 'since N'"))
+                token.text, Self.fieldModifiers,
+                else: "; after the kind come '= VALUE', 'mutable', 'unique', 'on-delete RULE', 'ordered', 'no-inverse' and 'since N'"))
         }
         continue
       }
