@@ -32,6 +32,9 @@ package struct ReferenceCausality: Sendable {
   let dropped: Set<IntentID>
   /// Every reappearance, in observation order.
   package let reappearances: [Reappearance]
+  /// Per delete of a record of a type others refer to: for each record of a referring type
+  /// visible on the deleting device then, the intents on it that device had received.
+  let deleteKnowledge: [IntentID: [RecordKey: Set<IntentID>]]
 
   /// Rebuilds causality from `world.facts.observations`. The world must have been run with
   /// `WorldConfig.recordObservations = true` (a precondition fails if intents exist but no
@@ -101,6 +104,18 @@ package struct ReferenceCausality: Sendable {
       appliedDeletes[device][record] = list
     }
 
+    // Record types from the creates; which types refer to which (by a ref field).
+    let schema = world.config.schema
+    var typeOf: [RecordKey: Int] = [:]
+    for intent in log where intent.ignored == nil {
+      if case .create(let type, _) = intent.kind, typeOf[intent.record] == nil { typeOf[intent.record] = Int(type) }
+    }
+    let referring: [Set<Int>] = schema.types.map { target in
+      Set(schema.types.indices.filter { t in schema.types[t].fields.contains { $0.referencedType == target.name } })
+    }
+    var visibleNow: [Set<RecordKey>] = []
+    var deleteKnowledge: [IntentID: [RecordKey: Set<IntentID>]] = [:]
+
     let settingsDeletes = Set(world.facts.settingsDeletes)
     for (index, observation) in world.facts.observations.enumerated() {
       switch observation {
@@ -114,6 +129,12 @@ package struct ReferenceCausality: Sendable {
         context.insert(id)
         contexts[Int(id)] = context
         received[d][intent.record] = context
+        if case .delete = intent.kind, let type = typeOf[intent.record], !referring[type].isEmpty {
+          while visibleNow.count <= d { visibleNow.append([]) }
+          var known: [RecordKey: Set<IntentID>] = [:]
+          for r in visibleNow[d] where typeOf[r].map({ referring[type].contains($0) }) == true { known[r] = received[d][r] ?? [] }
+          deleteKnowledge[id] = known
+        }
         // (A purge in Settings is not applied by the app on that device.)
         if case .delete = intent.kind, !settingsDeletes.contains(id) { applyDelete(id, device: d, record: intent.record) }
 
@@ -156,6 +177,8 @@ package struct ReferenceCausality: Sendable {
       case .visibility(let device, let key, let visible, _):
         grow(device)
         let d = Int(device)
+        while visibleNow.count <= d { visibleNow.append([]) }
+        if visible { visibleNow[d].insert(key) } else { visibleNow[d].remove(key) }
         if visible {
           if vanished[d].contains(key) {
             reappearances.append(
@@ -173,6 +196,13 @@ package struct ReferenceCausality: Sendable {
     self.reached = reached
     self.dropped = droppedCandidates.subtracting(reached)
     self.reappearances = reappearances
+    self.deleteKnowledge = deleteKnowledge
+  }
+
+  /// What the device that made `delete` had received of record `r`'s intents then, when `r`
+  /// was of a type that may refer to the deleted record's and visible there; else nil.
+  package func knowledge(atDelete delete: IntentID, of r: RecordKey) -> Set<IntentID>? {
+    deleteKnowledge[delete]?[r]
   }
 
   /// Whether `id` is an effective intent whose making was observed.

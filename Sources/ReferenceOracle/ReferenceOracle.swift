@@ -11,8 +11,9 @@ import Replica
 ///     world.settle()
 ///     let verdicts = ReferenceOracle.judge(world)   // sorted, e.g. [lost-edit r2.f0]
 ///
-/// Reads only `world.log.intents` (id, device, record, kind, ignored), `world.facts.observations`,
-/// `world.facts.settled`, the schema, and the devices' and server's final records.
+/// Reads only `world.log.intents` (id, device, record, kind, ignored, and which delete a rule
+/// or a de-duplication made), `world.facts.observations`, `world.facts.settled`, the cascades the
+/// engine made (`world.facts.cascades`), the schema, and the devices' and server's final records.
 package enum ReferenceOracle {
   /// Every anomaly of a settled run, sorted (``ReferenceVerdict/<(_:_:)``). A multiset: each
   /// lost intent is its own verdict, so one field can carry several identical verdicts.
@@ -180,6 +181,7 @@ struct Judge {
       report(ReferenceVerdict.danglingReference, RecordKey(d[0]), d[1])
     }
     for g in duplicates.sorted(by: { $0.lexicographicallyPrecedes($1) }) { report(ReferenceVerdict.logicalDuplicate, g[0]) }
+    judgeCascades()
   }
 
   /// Steps 1–5 for one record.
@@ -229,6 +231,47 @@ struct Judge {
       } else {
         judgeValue(r, f, final.fields[f], spec.fields[f], intents: intents, seenByDelete: seenByDelete)
       }
+    }
+  }
+
+  /// A record gone everywhere that only cascades deleted, each for a parent whose every delete
+  /// was made knowing the record no longer referred to it: the deleting device showed it, had
+  /// received every latest write naming the parent that the cascade's device went by, and
+  /// none of the latest writes of the cascading field it had received named the parent.
+  mutating func judgeCascades() {
+    var done = Set<RecordKey>()
+    for c in world.facts.cascades {
+      let x = world.log.intents[Int(c.intent) - 1].record
+      guard done.insert(x).inserted else { continue }
+      let intents = effective[x] ?? []
+      let userDeleted = world.log.intents.contains { $0.record == x && $0.ignored == nil && Self.isDelete($0) && $0.trigger == 0 }
+      guard !userDeleted, !visibleOnAnyDevice(x), !liveOnServer(x) else { continue }
+      var unjustifiedField: Int32?
+      var justified = false
+      for other in world.facts.cascades where world.log.intents[Int(other.intent) - 1].record == x {
+        let went = Set(causality.context(of: other.intent) ?? [])
+        let basis = intents.filter { $0.id != other.intent && went.contains($0.id) && $0.writtenFields.contains(other.field) }
+        let naming = basis.filter { w in !basis.contains { hb(w.id, $0.id) } && Self.written(w, field: Int(other.field)) == .ref(other.parent) }
+        for d in (effective[other.parent] ?? []).filter(Self.isDelete) {
+          guard let known = causality.knowledge(atDelete: d.id, of: x) else {
+            justified = true
+            break
+          }
+          if naming.contains(where: { !known.contains($0.id) }) {
+            justified = true
+            break
+          }
+          let writes = intents.filter { known.contains($0.id) && $0.writtenFields.contains(other.field) }
+          let latest = writes.filter { w in !writes.contains { hb(w.id, $0.id) } }
+          if latest.contains(where: { Self.written($0, field: Int(other.field)) == .ref(other.parent) }) {
+            justified = true
+            break
+          }
+          if unjustifiedField == nil { unjustifiedField = other.field }
+        }
+        if justified { break }
+      }
+      if !justified, let f = unjustifiedField { report(ReferenceVerdict.danglingReference, x, Int(f)) }
     }
   }
 

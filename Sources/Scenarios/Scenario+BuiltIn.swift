@@ -18,6 +18,7 @@ enum BuiltInScenarios {
     ("one-bad-record-in-batch", PackageResources.one_bad_record_in_batch_scenario),
     ("oversized-batch", PackageResources.oversized_batch_scenario),
     ("rate-limit-storm", PackageResources.rate_limit_storm_scenario),
+    ("refiled-then-folder-deleted", PackageResources.refiled_then_folder_deleted_scenario),
     ("retention-zombie", PackageResources.retention_zombie_scenario),
     ("settings-deduplicated", PackageResources.settings_deduplicated_scenario),
     ("settings-singleton", PackageResources.settings_singleton_scenario),

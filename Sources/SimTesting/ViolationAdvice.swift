@@ -30,10 +30,13 @@ enum ViolationAdvice {
     var out = ""
     if let settings {
       var changed = settings
+      // An axis value to change — unless the entry names causes on that axis and none of them
+      // is this policy's (unique=key-name fixes the lost edits of unique=dedupe, not others).
       let missing = entry.remedy.filter { pair in
         var probe = settings
         _ = probe._set(pair.key, pair.value)
-        return probe != settings
+        let onAxis = entry.causes.filter { $0.axis?.hasPrefix(pair.key + "=") == true }
+        return probe != settings && (onAxis.isEmpty || onAxis.contains { $0.present?(settings) == true })
       }
       for pair in missing { _ = changed._set(pair.key, pair.value) }
       if !missing.isEmpty {
@@ -218,9 +221,15 @@ enum ViolationAdvice {
         causes: [
           Cause(
             axis: "references=local-only", present: { $0.references == .localOnly },
-            why: "delete rules run only on the device where the user deleted, so referring records elsewhere keep naming a deleted record")
+            why: "delete rules run only on the device where the user deleted, so referring records elsewhere keep naming a deleted record"),
+          Cause(
+            axis: "references=eager", present: { $0.references == .eager },
+            why:
+              "a fetched delete's rules run before the rest of the fetched batch is applied, so a child moved elsewhere is cascaded from a stale copy"
+          ),
         ], remedy: [("references", "propagate")],
-        does: "run the delete rules on every device, on fetched deletes and on fetched records that refer to a deleted one",
+        does:
+          "run the delete rules on every device, once a fetched batch is applied, on fetched deletes and on fetched records that refer to a deleted one",
         otherwise: "make every reference optional and treat a missing target as absent in the app.")
     case .logicalDuplicate:
       return Entry(

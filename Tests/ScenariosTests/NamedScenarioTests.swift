@@ -11,7 +11,8 @@ import Testing
     "retention-zombie", "budget-expires-mid-batch", "killed-with-memory-outbox", "token-before-apply",
     "unsafe-schema", "delete-vs-edit", "three-device-fanout", "icloud-storage-full", "transient-as-permanent",
     "one-bad-record-in-batch", "oversized-batch", "rate-limit-storm", "zone-purged-in-settings", "encrypted-data-reset", "account-switch-offline",
-    "settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout",
+    "settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout", "settings-deduplicated",
+    "refiled-then-folder-deleted",
   ]
 
   @Test func everyNamedScenarioShipsAndHasAnAboutLine() throws {
@@ -48,7 +49,9 @@ import Testing
     ("wipes-on-signout", "account-switch-offline", .lostEdit, "field-lww-hlc"),
     // Real schemas: uniqueness, references, app versions.
     ("random-record-names", "settings-singleton", .logicalDuplicate, "field-lww-hlc"),
+    ("dedupes-after-fetch", "settings-deduplicated", .lostEdit, "field-lww-hlc"),
     ("local-delete-rules", "list-deleted-while-adding", .danglingReference, "field-lww-hlc"),
+    ("deletions-first", "refiled-then-folder-deleted", .danglingReference, "field-lww-hlc"),
     ("drops-orphans", "child-before-parent", .divergence, "field-lww-hlc batch=1"),
     ("drops-unknown-fields", "staged-rollout", .lostEdit, "field-lww-hlc"),
     ("drops-unknown-fields", "staged-rollout", .divergence, "field-lww-hlc"),

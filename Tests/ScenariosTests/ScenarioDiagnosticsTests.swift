@@ -177,7 +177,7 @@ import Testing
     ("about plain", "the about text is a string; write 'about \"…\"'"),
     (
       "policy",
-      "expected a policy preset; one of: cloudkit-default, record-lww-clock, field-lww-arrival, field-lww-clock, field-lww-hlc, sync-engine-merge, crdt, append-only, hard-delete, mark-first-unit, memory-outbox, token-before-apply, naive-refetch, drops-transient, ignores-retry-after, no-split, reuploads-after-purge, wipes-after-reset, wipes-on-signout, random-record-names, local-delete-rules, drops-orphans, drops-unknown-fields"
+      "expected a policy preset; one of: cloudkit-default, record-lww-clock, field-lww-arrival, field-lww-clock, field-lww-hlc, sync-engine-merge, crdt, append-only, hard-delete, mark-first-unit, memory-outbox, token-before-apply, naive-refetch, drops-transient, ignores-retry-after, no-split, reuploads-after-purge, wipes-after-reset, wipes-on-signout, random-record-names, dedupes-after-fetch, local-delete-rules, deletions-first, drops-orphans, drops-unknown-fields"
     ),
     ("policy cloudkit-defualt", "unknown policy preset 'cloudkit-defualt'; did you mean 'cloudkit-default'?"),
     ("seed -1", "the seed is a whole number from 0 to 18446744073709551615; found '-1'"),
@@ -217,7 +217,10 @@ import Testing
     ("  n: int mutable mutable", "'mutable' is given twice"),
     ("  n: int = 1 = 2", "a field has one default; this is a second"),
     ("  n: int muteable", "unexpected 'muteable'; did you mean 'mutable'?"),
-    ("  n int", "expected a field, as in 'title: string'; write 'name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [since N]'"),
+    (
+      "  n int",
+      "expected a field, as in 'title: string'; write 'name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [ordered] [no-inverse] [since N]'"
+    ),
     // Timeline.
     ("at 1s iPad create Note n1", "record 'n1' is already created on line 7; each id is created once"),
     ("at 1s iPad create Notes n2", "unknown type 'Notes'; did you mean 'Note'?"),

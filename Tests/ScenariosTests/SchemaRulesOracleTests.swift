@@ -112,6 +112,65 @@ import Testing
     #expect(try run(text, policy: "field-lww-hlc").report.violations.isEmpty)
   }
 
+  /// The user moves a note out of a folder and deletes the folder while the server refuses
+  /// the note's save for a while.
+  static let movedOutThenDeleted = """
+    devices iPad phone mac
+    latency 100ms
+    type Folder
+      name: string = "" mutable
+    type Note
+      title: string = "" mutable
+      folder: ref Folder? mutable on-delete cascade
+    at 0s   iPad create Folder work
+    at 0s   iPad create Folder home
+    at 0s   iPad create Note plan folder=work
+    at 2s   sync
+    at 10s  reject plan with zoneBusy retry-after 20s for 15s
+    at 11s  iPad set plan folder=home
+    at 12s  iPad delete work
+    settle
+    """
+
+  @Test func aParentsDeleteWaitsForTheSaveThatMovedAChildOutOfIt() throws {
+    let result = try run(Self.movedOutThenDeleted, policy: "field-lww-hlc")
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+    for d in result.world.devices.indices { #expect(result.world.visibleRecords(device: d).count == 2) }
+    // Sent as queued, the delete overtakes the refused save and another device cascades the
+    // note from its copy, where it is still in the folder.
+    let report = try run(Self.movedOutThenDeleted, policy: "field-lww-hlc order=as-queued").report
+    #expect(report.counts[.danglingReference] == 1, "\(report.text)")
+    let anomaly = try #require(report.anomalies.first { $0.kind == .danglingReference })
+    #expect(anomaly.explanation.hasPrefix("a cascade deleted plan, which no user deleted"), "\(anomaly.explanation)")
+    #expect(anomaly.explanation.contains("iPad deleted work knowing that iPad's edit i4 (set plan.folder=home at 11.000s)"))
+  }
+
+  @Test func aCascadeOfAChildFiledThereMeanwhileIsTheDeletesToMake() throws {
+    // The phone files the note in the folder while the iPad, not knowing, deletes the folder:
+    // the phone's cascade of it is the delete's to make, not a loss.
+    let text = """
+      devices iPad phone
+      latency 100ms
+      type Folder
+        name: string = "" mutable
+      type Note
+        title: string = "" mutable
+        folder: ref Folder? mutable on-delete cascade
+      at 0s   iPad create Folder work
+      at 0s   iPad create Note plan
+      at 2s   sync
+      at 5s   offline iPad
+      at 6s   phone set plan folder=work
+      at 7s   iPad delete work
+      at 10s  online iPad
+      settle
+      """
+    let result = try run(text, policy: "field-lww-hlc")
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+    #expect(!result.world.facts.cascades.isEmpty)
+    for d in result.world.devices.indices { #expect(result.world.visibleRecords(device: d).isEmpty) }
+  }
+
   static let singleton = """
     devices iPad phone
     latency 100ms

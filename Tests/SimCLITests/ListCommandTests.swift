@@ -95,8 +95,8 @@ import Testing
     #expect(r.code == 0, "\(r.stderr)")
     let lines = r.stdout.split(separator: "\n").map(String.init)
     #expect(lines.map { $0.split(separator: " ")[0] } == (Scenario.builtInNames + ["x"]).sorted().map { Substring($0) })
-    #expect(lines.contains("x                          ./scenarios/  A user's own scenario."))
-    #expect(lines.contains { $0.hasPrefix("two-device-acceptance      built-in      The essay's test") })
+    #expect(lines.contains("x                            ./scenarios/  A user's own scenario."))
+    #expect(lines.contains { $0.hasPrefix("two-device-acceptance        built-in      The essay's test") })
     #expect(r.stderr.isEmpty)
   }
 
@@ -150,8 +150,8 @@ import Testing
     #expect(cells.first { $0["scenario"] as? String == "x" }?["origin"] as? String == "./scenarios/")
     #expect(cells.first { $0["scenario"] as? String == "different-fields" }?["origin"] as? String == "built-in")
     let text = try Self.sim(["compare", "--policies", "crdt", "--seeds", "1..1"], in: dir)
-    #expect(text.stdout.contains("scenario                   from          P1"))
-    #expect(text.stdout.contains("\nx                          ./scenarios/  ·\n"))
-    #expect(text.stdout.contains("\nfuzz:default               workload      ·\n"))
+    #expect(text.stdout.contains("scenario                     from          P1"))
+    #expect(text.stdout.contains("\nx                            ./scenarios/  ·\n"))
+    #expect(text.stdout.contains("\nfuzz:default                 workload      ·\n"))
   }
 }

@@ -317,7 +317,7 @@ package struct DeviceState: Sendable {
         }
       }
     }
-    guard reordering else { return outbox.sendable(limit: limit) }
+    guard reordering else { return holdingDeletes(outbox.sendable(limit: limit), rules: rules) }
     let entries = queue.filter { !$0.failed }
     var index: [RecordKey: Int] = [:]
     for (i, e) in entries.enumerated() where !e.isDelete { index[e.key] = i }
@@ -335,7 +335,30 @@ package struct DeviceState: Sendable {
       if out.count < limit { out.append(e) } else { placed[i] = false }
     }
     for i in entries.indices where out.count < limit { place(i, depth: 0) }
-    return out
+    return holdingDeletes(out, rules: rules)
+  }
+
+  /// `batch` without the deletes that must wait: a record's delete waits while a save queued
+  /// before it changes a reference of a type that may refer to it (a child moved out of it,
+  /// then the parent deleted). The save goes first and the delete in a later request, once
+  /// the save is acknowledged, so that no device cascades the delete onto a child whose move
+  /// the server does not have yet.
+  func holdingDeletes(_ batch: [OutboxEntry], rules: SchemaRules) -> [OutboxEntry] {
+    guard batch.contains(where: \.isDelete) else { return batch }
+    let queue = outbox.entries
+    var held: [RecordKey] = []
+    for (j, e) in queue.enumerated() where e.isDelete && !e.failed {
+      guard let type = store.type(of: e.key), !rules.referrers[Int(type)].isEmpty else { continue }
+      let referrers = rules.referrers[Int(type)]
+      for save in queue[..<j] where !save.isDelete && !save.failed {
+        guard let t = store.type(of: save.key) else { continue }
+        if referrers.contains(where: { $0.type == t && save.changed.contains(field: Int($0.field)) }) {
+          held.append(e.key)
+          break
+        }
+      }
+    }
+    return held.isEmpty ? batch : batch.filter { !held.contains($0.key) }
   }
 
   /// Fetches from `token`; a nil token starts a refetch of everything. `refetch` continues one
@@ -454,6 +477,18 @@ package struct DeviceState: Sendable {
     // every pending record (three-way), not overwritten by it when they are sent.
     if waitingOn != nil, env.settings.save == .ifUnchanged {
       for e in outbox.entries where !e.isDelete && store.isLive(e.key) { remerge.insert(e.key) }
+    }
+    if env.hasReferences, env.settings.references == .eager, records.contains(where: \.isDeleted), records.contains(where: { !$0.isDeleted }) {
+      // The batch's deletions first; the world runs the delete rules on them before the rest
+      // is applied (at once, as the next step of the same apply).
+      for remote in records where remote.isDeleted {
+        if refetch { refetchSeen.insert(remote.key) }
+        if env.settings.save == .ifUnchanged, remerge.isEmpty || !remerge.contains(remote.key) { ancestors[remote.key] = nil }
+        adopt(remote, env: env, effects: &effects)
+      }
+      phase = .applying(records: records.filter { !$0.isDeleted }, newToken: newToken, moreComing: more, refetch: refetch)
+      effects.append(.timer(.apply, after: .zero, generation: _bump(.apply)))
+      return
     }
     for remote in records {
       if refetch { refetchSeen.insert(remote.key) }

@@ -94,10 +94,14 @@ public struct PolicySettings: Hashable, Sendable {
   /// the server, and on a fetched record that refers to a record the device knows is deleted —
   /// as Core Data does when it imports; `local-only` runs them only on the device where the
   /// user deleted, so a child another device made or kept meanwhile is left referring to
-  /// nothing.
+  /// nothing; `eager` runs them everywhere but, on a fetch, as soon as the fetched deletes are
+  /// applied and before the rest of the fetched changes — as a delegate that handles a batch's
+  /// deletions first does — so a child that was moved to another parent before the delete
+  /// (the move is in the same batch) is deleted from a stale copy.
   public enum References: String, CaseIterable, Sendable {
     case propagate
     case localOnly = "local-only"
+    case eager
   }
 
   /// The `orphans` axis: what the engine does with a fetched record that refers to a record it
@@ -109,9 +113,12 @@ public struct PolicySettings: Hashable, Sendable {
   /// The `order` axis: how a push request is filled from the pending changes. `parents-first`
   /// takes them in the order they were made but places a record's pending parents (the records
   /// its references name, not yet saved) before it, so that a parent never goes in a later
-  /// request than its child; `as-queued` takes them in the order they were made, so a batch
-  /// split can send a child first (refused under `references checked`, an orphan for a while
-  /// on other devices).
+  /// request than its child, and holds a record's delete back until a save queued before it
+  /// that changes a reference to its type (a child moved out of it) is acknowledged;
+  /// `as-queued` takes them in the order they were made, so a batch split can send a child
+  /// first (refused under `references checked`, an orphan for a while on other devices), and a
+  /// parent's delete can overtake a refused save that moved a child out of it (another device
+  /// then cascades the child from its stale copy).
   public enum Order: String, CaseIterable, Sendable {
     case parentsFirst = "parents-first"
     case asQueued = "as-queued"

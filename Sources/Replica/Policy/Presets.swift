@@ -199,6 +199,13 @@ extension PolicyPreset {
       $0.references = .localOnly
     },
     preset(
+      "deletions-first", models: "planted bug: field-lww-hlc references=eager",
+      loses: "references: a fetched parent delete cascades before the batch's other changes apply, deleting a child already moved elsewhere",
+      planted: true
+    ) {
+      $0.references = .eager
+    },
+    preset(
       "drops-orphans", models: "planted bug: field-lww-hlc orphans=drop order=as-queued",
       loses: "a child sent before its parent (as queued) and fetched before it is discarded, so the device never shows that version",
       planted: true

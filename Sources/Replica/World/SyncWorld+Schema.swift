@@ -54,16 +54,19 @@ extension SyncWorld {
     for (child, referrer) in devices[Int(d)].referrers(of: key, type: type, rules: context.rules) {
       // An earlier cascade in this loop may have taken it already.
       guard devices[Int(d)].shows(child) else { continue }
-      apply(referrer.rule, to: child, field: referrer.field, device: d, trigger: trigger)
+      apply(referrer.rule, to: child, field: referrer.field, parent: key, device: d, trigger: trigger)
     }
   }
 
-  /// A delete rule's intent on `child`, whose `field` refers to a deleted record.
-  mutating func apply(_ rule: DeleteRule, to child: RecordKey, field: Int32, device d: Int32, trigger: IntentID) {
+  /// A delete rule's intent on `child`, whose `field` refers to the deleted record `parent`.
+  mutating func apply(_ rule: DeleteRule, to child: RecordKey, field: Int32, parent: RecordKey, device d: Int32, trigger: IntentID) {
     switch rule {
     case .cascade:
       let intent = performIntent(device: d, .delete(key: child), trigger: trigger)
-      if intent.ignored == nil { runDeleteRules(device: d, deleted: child, by: trigger) }
+      if intent.ignored == nil {
+        facts.cascades.append(Cascade(intent: intent.id, parent: parent, field: field))
+        runDeleteRules(device: d, deleted: child, by: trigger)
+      }
     case .nullify:
       performIntent(device: d, .set(key: child, values: [FieldWrite(field: field, value: .null)]), trigger: trigger)
     case .deny:
@@ -76,7 +79,7 @@ extension SyncWorld {
   /// record it applied that refers to a record it knows is deleted, on that record.
   mutating func propagateDeleteRules(device d: Int32) {
     let checks = devices[Int(d)].takeRuleChecks()
-    guard env.settings.references == .propagate else { return }
+    guard env.settings.references != .localOnly else { return }
     for (key, type) in checks {
       if !devices[Int(d)].shows(key) {
         if let known = devices[Int(d)].knownDeletes[key], let by = trigger(for: known, deleted: key) {
@@ -88,9 +91,26 @@ extension SyncWorld {
         guard devices[Int(d)].shows(key), let parent = devices[Int(d)].store.reference(key, field: Int(field)),
           let by = devices[Int(d)].knownDeletes[parent].flatMap({ trigger(for: $0, deleted: parent) }), !devices[Int(d)].shows(parent)
         else { continue }
-        apply(context.schema.types[Int(type)].fields[Int(field)].onDelete, to: key, field: field, device: d, trigger: by)
+        apply(context.schema.types[Int(type)].fields[Int(field)].onDelete, to: key, field: field, parent: parent, device: d, trigger: by)
       }
     }
+  }
+
+  /// Records what device `d` knew, as it made `delete`, of every live record it shows of a type
+  /// that may refer to the deleted record's (``WorldFacts/deleteKnowledge``).
+  mutating func noteDeleteKnowledge(_ delete: Intent, device d: Int32) {
+    let rules = context.rules
+    guard let type = devices[Int(d)].store.type(of: delete.record) ?? typeOfRecord(delete.record), !rules.referrers[Int(type)].isEmpty
+    else { return }
+    var knowledge = DeleteKnowledge(delete: delete.id, records: [], contexts: [])
+    let store = devices[Int(d)].store
+    for k in 0..<store.capacity {
+      let key = RecordKey(k)
+      guard store.isLive(key), let t = store.type(of: key), rules.referrers[Int(type)].contains(where: { $0.type == t }) else { continue }
+      knowledge.records.append(key)
+      knowledge.contexts.append(ledgers[Int(d)].context(of: key))
+    }
+    facts.deleteKnowledge.append(knowledge)
   }
 
   /// `unique=dedupe`: after a fetch brought records of a unique type onto device `d`, each one

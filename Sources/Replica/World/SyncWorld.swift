@@ -349,6 +349,7 @@ package struct SyncWorld: Sendable {
         ignored: nil)
       ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: key), tracking: config.trackCausality, applied: reason == .deleted)
       log.append(intent)
+      if env.hasReferences, config.trackCausality { noteDeleteKnowledge(intent, device: d) }
       if reason != .deleted { facts.settingsDeletes.append(intent.id) }
       // The server applies it: the zone goes with everything in it.
       if config.trackCausality { facts.reachedServer.append(true) }
@@ -380,6 +381,7 @@ package struct SyncWorld: Sendable {
     intent.keptInstead = kept
     ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality)
     log.append(intent)
+    if env.hasReferences, config.trackCausality, intent.kind == .delete, intent.ignored == nil { noteDeleteKnowledge(intent, device: d) }
     if case .create = userIntent, intent.ignored == nil {
       let k = Int(intent.record)
       recordAccounts._grow(toHold: k, with: -1)

@@ -100,6 +100,14 @@ package struct WorldFacts: Sendable {
   package var settingsDeletes: [IntentID] = []
   /// Zone deletions, in order: when, by which device's user (nil: an encrypted-data reset), why.
   package var zoneDeletions: [(time: VirtualTime, device: Int32?, reason: ZoneDeletionReason)] = []
+  /// The deletes of a record that others may refer to (its type has referrers), with what the
+  /// deleting device then knew of each live referring record it showed (with
+  /// ``WorldConfig/trackCausality``): whether a later cascade deleted a record the user knew no
+  /// longer referred to the deleted one.
+  package var deleteKnowledge: [DeleteKnowledge] = []
+  /// Every delete a cascade made, in order: the intent, the record whose deletion set it off
+  /// (the child referred to it) and the child's field that did.
+  package var cascades: [Cascade] = []
   /// Whether `settle` reached quiescence within its bound.
   package var settled = true
   /// Why it did not, if it did not.
@@ -109,6 +117,25 @@ package struct WorldFacts: Sendable {
   /// How long settle took to reach quiescence (nil: it did not, or never ran): the liveness
   /// phase's time to converge.
   package var convergedAfter: SimDuration?
+}
+
+/// What a device knew, when it deleted a record, of the records of referring types it showed:
+/// for each, exactly which of its intents it had received (``CausalLedger``).
+package struct DeleteKnowledge: Sendable {
+  /// The delete intent.
+  package var delete: IntentID
+  /// The live records of referring types on the deleting device, ascending.
+  package var records: [RecordKey]
+  /// What the device had received of each (parallel to ``records``).
+  package var contexts: [CausalContext]
+}
+
+/// A delete a cascade made: intent ``intent`` deleted its record because its ``field`` referred
+/// to ``parent``, which the device had deleted or learned was deleted.
+package struct Cascade: Hashable, Sendable {
+  package var intent: IntentID
+  package var parent: RecordKey
+  package var field: Int32
 }
 
 /// What the server did with a delete, or with a save of a deleted record.

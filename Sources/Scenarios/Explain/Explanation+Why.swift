@@ -21,7 +21,7 @@ extension Explainer {
       return whyDropped(a, key: key)
     case .danglingReference:
       return [
-        "A reference is a record name stored in the referring record; CloudKit does not follow it (unless the server checks references, and then only at save time). When the record it names is deleted, the schema's delete rule (cascade or nullify) has to run on every device that holds a referring record — on the deletes it fetches, and on referring records it fetches after the delete — or the reference is left naming nothing. \(settings.references == .localOnly ? "references=local-only: the rules ran only on the device where the user deleted." : "")"
+        "A reference is a record name stored in the referring record; CloudKit does not follow it (unless the server checks references, and then only at save time). When the record it names is deleted, the schema's delete rule (cascade or nullify) has to run on every device that holds a referring record — on the deletes it fetches, and on referring records it fetches after the delete — or the reference is left naming nothing. \(settings.references == .localOnly ? "references=local-only: the rules ran only on the device where the user deleted." : "") A cascade must also go by what the device knows once a fetched batch is applied: a child moved to another parent before the delete is not the deleted parent's any more\(settings.references == .eager ? " (references=eager ran the rules on the fetched deletes before the rest of the batch)" : "")."
       ]
     case .logicalDuplicate:
       return [

@@ -270,6 +270,8 @@ struct RealSchemaDrafter {
   /// The first-launch creates and the upgrades, at their times.
   var launches: [(SimDuration, TimelineAction)] = []
   var folders: [(id: String, creator: String)] = []
+  /// The folder each note was last filed in (by whichever device), in filing order.
+  var filed: [(note: String, folder: String)] = []
   var settings: [(id: String, device: String)] = []
   var counter = 0
 
@@ -369,8 +371,20 @@ struct RealSchemaDrafter {
         let pool = mine.isEmpty ? folders : mine
         let folder = pool[r.int(in: 0..<pool.count)].id
         out.append(.set(device: device, id: note, fields: [assign("folder", .identifier(folder))]))
+        filed.removeAll { $0.note == note }
+        filed.append((note, folder))
       } else if !folders.isEmpty {
         let victim = folders.remove(at: r.int(in: 0..<folders.count)).id
+        // Half the time the user first moves a note filed there to another folder, to keep it.
+        if let rescue = filed.last(where: { f in f.folder == victim && notes.contains { $0.id == f.note } }), !folders.isEmpty,
+          r.chance(1, outOf: 2)
+        {
+          let other = folders[r.int(in: 0..<folders.count)].id
+          out.append(.set(device: device, id: rescue.note, fields: [assign("folder", .identifier(other))]))
+          filed.removeAll { $0.note == rescue.note }
+          filed.append((rescue.note, other))
+        }
+        filed.removeAll { $0.folder == victim }
         out.append(.delete(device: device, id: victim))
       }
     }

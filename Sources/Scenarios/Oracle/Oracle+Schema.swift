@@ -96,6 +96,84 @@ extension Oracle {
     }
   }
 
+  /// `dangling-reference`, the other way round: after settle, a record no user deleted is gone
+  /// everywhere because a cascade deleted it — for a record it referred to — although every
+  /// device that deleted that record knew the child no longer referred to it: each deleting
+  /// device showed the child, knew every write naming the parent that the cascade went by,
+  /// and of the writes of the referring field it had received, none of the latest named the
+  /// deleted record. (A deleting device that did not show the child, or did not know the
+  /// reference the cascade went by, or knew the child referred to the deleted record,
+  /// justifies the cascade: that child was the user's to delete, or one filed there meanwhile.)
+  mutating func judgeCascades() {
+    let cascades = world.facts.cascades
+    guard !cascades.isEmpty else { return }
+    var knowledge: [IntentID: DeleteKnowledge] = [:]
+    for k in world.facts.deleteKnowledge { knowledge[k.delete] = k }
+    var judged: Set<RecordKey> = []
+    for c in cascades {
+      let x = log[c.intent].record
+      guard judged.insert(x).inserted, Int(x) < byRecord.count else { continue }
+      let intents = byRecord[Int(x)]
+      // A record a user deleted, or one still shown somewhere, lost nothing to a cascade.
+      guard !intents.contains(where: { $0.kind == .delete && $0.trigger == 0 }),
+        !log.intents.contains(where: { $0.record == x && $0.keptInstead != nil }),
+        !world.devices.indices.contains(where: { world.shows(device: $0, x) }), !world.serverIsLive(x)
+      else { continue }
+      var evidence: (cascade: Intent, delete: Intent, write: Intent?, field: Int32)?
+      var justified = false
+      for other in cascades where log[other.intent].record == x {
+        // What the cascade went by: the latest writes of the field its device had received.
+        let cascade = log[other.intent]
+        let basis = intents.filter { w in w.id != cascade.id && cascade.context.contains(w.ordinal) && w.writtenFields.contains(other.field) }
+        let naming = basis.filter { w in !basis.contains { w.happenedBefore($0) } && Self.writtenValue(w, field: other.field) == .ref(other.parent) }
+        let deletes = Int(other.parent) < byRecord.count ? byRecord[Int(other.parent)].filter { $0.kind == .delete } : []
+        for d in deletes {
+          guard let k = knowledge[d.id], let i = k.records.firstIndex(of: x) else {
+            justified = true
+            break
+          }
+          let known = k.contexts[i]
+          // A reference the deleting device did not know of (a child filed there meanwhile).
+          if naming.contains(where: { !known.contains($0.ordinal) }) {
+            justified = true
+            break
+          }
+          let writes = intents.filter { w in known.contains(w.ordinal) && w.writtenFields.contains(other.field) }
+          let latest = writes.filter { w in !writes.contains { w.happenedBefore($0) } }
+          if latest.contains(where: { Self.writtenValue($0, field: other.field) == .ref(other.parent) }) {
+            justified = true
+            break
+          }
+          if evidence == nil { evidence = (log[other.intent], d, latest.first, other.field) }
+        }
+        if justified { break }
+      }
+      guard !justified, let e = evidence, let type = typeOf(x) else { continue }
+      let field = fieldName(type, e.field)
+      let parent = name(log[e.delete.id].record)
+      let knew =
+        e.write.map { w in
+          "\(describe(w)) had set \(name(x)).\(field) to \(Self.writtenValue(w, field: e.field).map(render) ?? "nothing")"
+        } ?? "\(name(x)).\(field) had never referred to it"
+      anomalies.append(
+        Anomaly(
+          kind: .danglingReference, record: recordRef(x), field: FieldRef(index: Int(e.field), name: field),
+          intents: [Self.id(e.cascade.id), Self.id(e.delete.id)] + (e.write.map { [Self.id($0.id)] } ?? []),
+          devices: [deviceRef(e.cascade.device)], at: e.cascade.trueTime,
+          explanation:
+            "a cascade deleted \(name(x)), which no user deleted: \(describe(e.cascade)) ran \(name(x)).\(field)'s delete rule (on-delete cascade) for \(describe(e.delete)), but \(deviceName(e.delete.device)) deleted \(parent) knowing that \(knew), so \(name(x)) no longer referred to \(parent); \(deviceName(e.cascade.device)) cascaded from a copy that did not have that change yet\(world.config.policy.settings.references == .eager ? " (references=eager: it ran the rules on the fetched deletes before applying the rest of the batch)" : "")."
+        ))
+    }
+  }
+
+  /// The value intent `i` wrote to `field` (a create's or set's last write of it), if any.
+  static func writtenValue(_ i: Intent, field: Int32) -> Value? {
+    switch i.kind {
+    case .create(_, let values), .set(let values): values.last { $0.field == field }?.value
+    default: nil
+    }
+  }
+
   /// `logical-duplicate`: after settle, two live records of a `singleton` or `unique-by` type
   /// share their key in one account. One anomaly per set of duplicates, on the first record.
   mutating func judgeUniqueness() {

@@ -54,6 +54,7 @@ package struct Oracle {
     judgeLiveness()
     judgeDivergence()
     judgeReferences()
+    judgeCascades()
     judgeUniqueness()
     return anomalies.sorted { a, b in
       (a.kind, a.record?.name ?? "", a.field?.name ?? "", a.intents.first?.description ?? "")

@@ -91,7 +91,7 @@ struct FuzzSignature: Hashable, Sendable {
         Axis(name: "retry=never") { $0.retry == .never },
       ]
     case .danglingReference:
-      [Axis(name: "references=local-only") { $0.references == .localOnly }]
+      [Axis(name: "references=local-only") { $0.references == .localOnly }, Axis(name: "references=eager") { $0.references == .eager }]
     case .logicalDuplicate:
       [Axis(name: "unique=ignore") { $0.unique == .ignore }, Axis(name: "unique=dedupe") { $0.unique == .dedupe }]
     case .stalledSync:
