@@ -101,6 +101,10 @@ extension DeviceState {
           t.append(replacement.string, by: id)
           value = .text(t)
         }
+        if env.hasReferences, r.changeTag != 0, case .ref(let parent) = r.fields[Int(w.field)].value, value != .ref(parent) {
+          // Moved away from a parent the server may still show it in, until this save is in.
+          if movedFrom[key]?.contains(parent) != true { movedFrom[key, default: []].append(parent) }
+        }
         r.fields[Int(w.field)] = FieldValue(value: value, writer: id, stamp: stamp)
         mask.insert(.field(Int(w.field)))
       }

@@ -76,6 +76,11 @@ package struct DeviceState: Sendable {
   /// With references in the schema: records a fetch changed here, with their type, whose
   /// delete rules the world runs next (`references=propagate`); taken after each input.
   package internal(set) var ruleChecks: [(key: RecordKey, type: Int32)] = []
+  /// Per record with a pending save that moved it away from a parent (a `ref` field of a
+  /// record the server has changed from one record to another, or cleared): the records it
+  /// referred to before, until a save of it is acknowledged. Under `order=parents-first` their
+  /// deletes wait for that save (``holdingDeletes(_:)``). Kept with the outbox.
+  package internal(set) var movedFrom: [RecordKey: [RecordKey]] = [:]
   /// Records of a unique type that a fetch just brought onto the device, for the world to
   /// check for duplicates (`unique=dedupe`), in the order they arrived.
   package internal(set) var dedupeChecks: [RecordKey] = []
@@ -317,7 +322,7 @@ package struct DeviceState: Sendable {
         }
       }
     }
-    guard reordering else { return holdingDeletes(outbox.sendable(limit: limit), rules: rules) }
+    guard reordering else { return holdingDeletes(outbox.sendable(limit: limit)) }
     let entries = queue.filter { !$0.failed }
     var index: [RecordKey: Int] = [:]
     for (i, e) in entries.enumerated() where !e.isDelete { index[e.key] = i }
@@ -335,28 +340,19 @@ package struct DeviceState: Sendable {
       if out.count < limit { out.append(e) } else { placed[i] = false }
     }
     for i in entries.indices where out.count < limit { place(i, depth: 0) }
-    return holdingDeletes(out, rules: rules)
+    return holdingDeletes(out)
   }
 
   /// `batch` without the deletes that must wait: a record's delete waits while a save queued
-  /// before it changes a reference of a type that may refer to it (a child moved out of it,
-  /// then the parent deleted). The save goes first and the delete in a later request, once
-  /// the save is acknowledged, so that no device cascades the delete onto a child whose move
-  /// the server does not have yet.
-  func holdingDeletes(_ batch: [OutboxEntry], rules: SchemaRules) -> [OutboxEntry] {
-    guard batch.contains(where: \.isDelete) else { return batch }
+  /// before it moves a child out of it (``movedFrom``). The save goes first and the delete in
+  /// a later request, once the save is acknowledged, so that no device cascades the delete onto
+  /// a child whose move the server does not have yet.
+  func holdingDeletes(_ batch: [OutboxEntry]) -> [OutboxEntry] {
+    guard !movedFrom.isEmpty, batch.contains(where: \.isDelete) else { return batch }
     let queue = outbox.entries
     var held: [RecordKey] = []
     for (j, e) in queue.enumerated() where e.isDelete && !e.failed {
-      guard let type = store.type(of: e.key), !rules.referrers[Int(type)].isEmpty else { continue }
-      let referrers = rules.referrers[Int(type)]
-      for save in queue[..<j] where !save.isDelete && !save.failed {
-        guard let t = store.type(of: save.key) else { continue }
-        if referrers.contains(where: { $0.type == t && save.changed.contains(field: Int($0.field)) }) {
-          held.append(e.key)
-          break
-        }
-      }
+      if queue[..<j].contains(where: { !$0.isDelete && !$0.failed && movedFrom[$0.key]?.contains(e.key) == true }) { held.append(e.key) }
     }
     return held.isEmpty ? batch : batch.filter { !held.contains($0.key) }
   }
@@ -428,7 +424,7 @@ package struct DeviceState: Sendable {
     let key = entry.key
     switch result {
     case .saved(let server):
-      outbox.remove(key, ifAt: entry.generation)
+      if outbox.remove(key, ifAt: entry.generation), !movedFrom.isEmpty { movedFrom[key] = nil }
       if !maybeInZone.isEmpty { maybeInZone.remove(key) }
       if !remerge.isEmpty, outbox.entry(for: key) == nil { remerge.remove(key) }
       if env.settings.save == .ifUnchanged { ancestors[key] = server }

@@ -114,7 +114,8 @@ public struct PolicySettings: Hashable, Sendable {
   /// takes them in the order they were made but places a record's pending parents (the records
   /// its references name, not yet saved) before it, so that a parent never goes in a later
   /// request than its child, and holds a record's delete back until a save queued before it
-  /// that changes a reference to its type (a child moved out of it) is acknowledged;
+  /// that moved a child out of it (a synced record's reference changed away from it) is
+  /// acknowledged;
   /// `as-queued` takes them in the order they were made, so a batch split can send a child
   /// first (refused under `references checked`, an orphan for a while on other devices), and a
   /// parent's delete can overtake a refused save that moved a child out of it (another device
