@@ -379,9 +379,9 @@ struct ModelBuilder {
       let fix =
         source == .swiftData
         ? (c.fromAttribute
-          ? "remove `.unique` and de-duplicate in code, or derive the record name from the key"
-          : "remove `#Unique` and de-duplicate in code, or derive the record name from the key")
-        : "remove the uniqueness constraint and de-duplicate in code, or derive the record name from the key"
+          ? "remove `.unique` and derive the record name from the key (de-duplicating after the fact loses the duplicate's writes, and can delete both copies)"
+          : "remove `#Unique` and derive the record name from the key (de-duplicating after the fact loses the duplicate's writes, and can delete both copies)")
+        : "remove the uniqueness constraint and derive the record name from the key (de-duplicating after the fact loses the duplicate's writes, and can delete both copies)"
       log.warning(
         c.location, "unique-constraint",
         "\(e.name) is unique by \(listed): CloudKit cannot enforce it, so two devices can each create a record with the same \(listed) and both survive the sync.",

@@ -266,7 +266,7 @@ final class MappingTests: XCTestCase {
       """
       TripPlanner/Trip.swift:8:3: warning: Trip is unique by name: CloudKit cannot enforce it, so two devices can each create a record with the same name and both survive the sync.
         Apple's rule: CloudKit integration does not support unique constraints.
-        fix: remove `.unique` and de-duplicate in code, or derive the record name from the key
+        fix: remove `.unique` and derive the record name from the key (de-duplicating after the fact loses the duplicate's writes, and can delete both copies)
 
       """)
   }

@@ -145,6 +145,36 @@ import Testing
     #expect(anomaly.explanation.contains("iPad deleted work knowing that iPad's edit i4 (set plan.folder=home at 11.000s)"))
   }
 
+  @Test func aSaveSentWholeAfterUnknownItemDoesNotKeepFetchedFieldsOut() throws {
+    // The server wrongly says it lacks the note while the iPad has an edit of its body pending:
+    // the iPad will send the whole record, but a fetched version still brings the move the
+    // watch made, so the folder's cascade finds the note in its new folder.
+    let text = """
+      devices iPad watch
+      latency 32ms
+      type Folder
+        name: string = "" mutable
+      type Note
+        title: string = "" mutable
+        body: text = ""
+        folder: ref Folder? mutable on-delete cascade
+      at 0s   iPad create Folder work
+      at 0s   iPad create Folder home
+      at 0s   iPad create Note plan folder=work
+      at 2s   sync
+      at 10s  offline iPad
+      at 20s  iPad append plan.body " +53"
+      at 30s  watch set plan folder=home
+      at 30s  watch delete work
+      at 40s  reject plan with unknownItem for 1m
+      at 60s  online iPad
+      settle
+      """
+    let result = try run(text, policy: "field-lww-hlc")
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+    for d in result.world.devices.indices { #expect(result.world.visibleRecords(device: d).count == 2) }
+  }
+
   @Test func aCascadeOfAChildFiledThereMeanwhileIsTheDeletesToMake() throws {
     // The phone files the note in the folder while the iPad, not knowing, deletes the folder:
     // the phone's cascade of it is the delete's to make, not a loss.

@@ -288,7 +288,7 @@ package struct DeviceState: Sendable {
         continue
       }
       let base = ancestors[entry.key]?.changeTag ?? record.changeTag
-      writes.append(RecordWrite(record: record, changed: entry.changed, isDelete: entry.isDelete, baseTag: base))
+      writes.append(RecordWrite(record: record, changed: entry.sent, isDelete: entry.isDelete, baseTag: base))
       sent.append(entry)
     }
     guard !writes.isEmpty else {
@@ -592,7 +592,7 @@ package struct DeviceState: Sendable {
       // must take it.)
       if let r = store[key], !r.isDeleted {
         ancestors[key] = nil
-        outbox.markAllChanged(key)
+        outbox.markReupload(key)
       }
       f.waitFor(error, retryAfter)
     default:
@@ -783,7 +783,13 @@ package struct DeviceState: Sendable {
     if env.dedupes, !remote.isDeleted, !store.isLive(key), env.context.schema.types[Int(remote.type)].uniqueness != nil {
       dedupeChecks.append(key)
     }
-    let pending = outbox.entry(for: key).map { $0.isDelete ? FieldMask.all : $0.changed }
+    var entry = outbox.entry(for: key)
+    if entry?.reupload == true, !remote.isDeleted {
+      // The server has the record after all: only this device's own changes are still its own.
+      outbox.clearReupload(key)
+      entry?.reupload = false
+    }
+    let pending = entry.map { $0.isDelete ? FieldMask.all : $0.changed }
     let local = store[key]
     if !remerge.isEmpty, remerge.contains(key) {
       defer { ancestors[key] = remote.isDeleted ? nil : remote }

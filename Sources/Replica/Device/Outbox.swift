@@ -8,6 +8,13 @@ package struct OutboxEntry: Hashable, Sendable {
   package var generation: UInt32
   /// Rejected by the server for good (an unsafe or undeployed type): kept, never resent.
   package var failed: Bool
+  /// The server said it does not have the record (`unknownItem`): the next save carries every
+  /// field, although only ``changed`` are the device's own changes. A fetched version of the
+  /// record ends it (the server has the record after all).
+  package var reupload = false
+
+  /// The fields a save of this entry sends.
+  package var sent: FieldMask { reupload ? .all : changed }
 }
 
 /// Pending changes in the order they were made, collapsed per record as CKSyncEngine does:
@@ -49,6 +56,7 @@ package struct Outbox: Hashable, Sendable {
     if let i = entries.firstIndex(where: { $0.key == key }) {
       entries[i].isDelete = true
       entries[i].changed = []
+      entries[i].reupload = false
       entries[i].generation = g
     } else {
       entries.append(OutboxEntry(key: key, isDelete: true, changed: [], generation: g, failed: false))
@@ -75,6 +83,19 @@ package struct Outbox: Hashable, Sendable {
       entries[i].changed = .all
       entries[i].generation = _next()
     }
+  }
+
+  /// Marks a pending save to carry every field (``OutboxEntry/reupload``).
+  mutating func markReupload(_ key: RecordKey) {
+    if let i = entries.firstIndex(where: { $0.key == key }), !entries[i].isDelete {
+      entries[i].reupload = true
+      entries[i].generation = _next()
+    }
+  }
+
+  /// Ends ``OutboxEntry/reupload`` for `key` (the same pending change, so the same generation).
+  mutating func clearReupload(_ key: RecordKey) {
+    if let i = entries.firstIndex(where: { $0.key == key }) { entries[i].reupload = false }
   }
 
   /// The first `limit` entries that can be sent.
