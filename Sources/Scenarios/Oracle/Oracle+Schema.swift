@@ -153,15 +153,15 @@ extension Oracle {
       let parent = name(log[e.delete.id].record)
       let knew =
         e.write.map { w in
-          "\(describe(w)) had set \(name(x)).\(field) to \(Self.writtenValue(w, field: e.field).map(render) ?? "nothing")"
-        } ?? "\(name(x)).\(field) had never referred to it"
+          "\(describe(w)) had set \(name(x)).\(field) to \(Self.writtenValue(w, field: e.field).map(render) ?? "nothing"), so \(name(x)) no longer referred to \(parent)"
+        } ?? "\(name(x)).\(field) had never been set to it"
       anomalies.append(
         Anomaly(
           kind: .danglingReference, record: recordRef(x), field: FieldRef(index: Int(e.field), name: field),
           intents: [Self.id(e.cascade.id), Self.id(e.delete.id)] + (e.write.map { [Self.id($0.id)] } ?? []),
           devices: [deviceRef(e.cascade.device)], at: e.cascade.trueTime,
           explanation:
-            "a cascade deleted \(name(x)), which no user deleted: \(describe(e.cascade)) ran \(name(x)).\(field)'s delete rule (on-delete cascade) for \(describe(e.delete)), but \(deviceName(e.delete.device)) deleted \(parent) knowing that \(knew), so \(name(x)) no longer referred to \(parent); \(deviceName(e.cascade.device)) cascaded from a copy that did not have that change yet\(world.config.policy.settings.references == .eager ? " (references=eager: it ran the rules on the fetched deletes before applying the rest of the batch)" : "")."
+            "a cascade deleted \(name(x)), which no user deleted: \(describe(e.cascade)) ran \(name(x)).\(field)'s delete rule (on-delete cascade) for \(describe(e.delete)), but \(deviceName(e.delete.device)) deleted \(parent) knowing that \(knew); \(deviceName(e.cascade.device)) cascaded from a copy that did not have that change yet\(world.config.policy.settings.references == .eager ? " (references=eager: it ran the rules on the fetched deletes before applying the rest of the batch)" : "")."
         ))
     }
   }
@@ -233,7 +233,12 @@ extension Oracle {
     let how = ": \(deviceName(first.device)) deleted it at \(first.trueTime) as a duplicate of \(name(kept)), keeping its own copy (unique=dedupe)"
     let survivors = dedupes.compactMap(\.keptInstead).filter { serverLive($0) != nil }
     guard let survivor = survivors.first.flatMap(serverLive) else {
-      return .some(how + ", and \(name(kept)) is gone too: devices that fetched each other's copies at once each deleted the other's")
+      // Why the copy it kept is gone as well: the same race on another device, or a delete.
+      if log.intents.contains(where: { $0.record == kept && $0.keptInstead != nil && $0.ignored == nil }) {
+        return .some(how + ", and \(name(kept)) is gone too: devices that fetched each other's copies at once each deleted the other's")
+      }
+      let delete = Int(kept) < byRecord.count ? byRecord[Int(kept)].first { $0.kind == .delete } : nil
+      return .some(how + ", and \(name(kept)) is gone too" + (delete.map { " (\(describe($0)))" } ?? ""))
     }
     var lastWrites: [Int32: (intent: Intent, value: Value?)] = [:]
     for i in intents {
