@@ -11,6 +11,8 @@ let package = Package(
     .library(name: "Replica", targets: ["Replica"]),
     .library(name: "Scenarios", targets: ["Scenarios"]),
     .library(name: "ModelImport", targets: ["ModelImport"]),
+    // A sync engine shaped like CKSyncEngine, for running the user's own delegate in the simulator.
+    .library(name: "SimSyncEngine", targets: ["SimSyncEngine"]),
     // Test helpers for XCTest and Swift Testing; only test targets link it, never the CLI.
     .library(name: "SimTesting", targets: ["SimTesting"]),
     .executable(name: "sim-cli", targets: ["sim-cli"]),
@@ -20,6 +22,7 @@ let package = Package(
     // Reads the user's SwiftData `@Model` sources and Core Data models into a scenario schema,
     // with CloudKit-compatibility findings; depends on nothing.
     .target(name: "ModelImport"),
+    .target(name: "SimSyncEngine"),
     .target(name: "Replica", dependencies: ["Simulator"]),
     // The named scenarios (`scenarios/`, linked in as Resources/scenarios) are embedded in the
     // library, so that loading one by name needs no file next to the binary.
@@ -32,6 +35,7 @@ let package = Package(
     .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
     .target(name: "SimTesting", dependencies: ["Scenarios", "Replica", "Simulator"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
+    .testTarget(name: "SimSyncEngineTests", dependencies: ["SimSyncEngine"]),
     // The corpus of model files is read by path (#filePath), not bundled.
     .testTarget(name: "ModelImportTests", dependencies: ["ModelImport"], exclude: ["Corpus"]),
     .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),

@@ -1,0 +1,260 @@
+import Foundation
+
+/// A record zone's identity, as `CKRecordZone.ID`: its name and its owner.
+public struct SyncRecordZoneID: Hashable, Sendable, Codable, CustomStringConvertible {
+  /// The owner of a zone in the user's own private database (`CKCurrentUserDefaultName`).
+  public static let currentUserName = "__defaultOwner__"
+  /// The zone's name.
+  public var zoneName: String
+  /// Who owns the zone.
+  public var ownerName: String
+
+  /// A zone called `zoneName` of `ownerName` (the current user by default).
+  public init(zoneName: String, ownerName: String = SyncRecordZoneID.currentUserName) {
+    self.zoneName = zoneName
+    self.ownerName = ownerName
+  }
+
+  /// `Notes` (or `Notes@owner` for another owner's zone).
+  public var description: String { ownerName == Self.currentUserName ? zoneName : "\(zoneName)@\(ownerName)" }
+}
+
+/// A record's identity, as `CKRecord.ID`: its name in its zone.
+public struct SyncRecordID: Hashable, Sendable, Codable, CustomStringConvertible {
+  /// The record's name, unique in its zone.
+  public var recordName: String
+  /// The zone the record is in.
+  public var zoneID: SyncRecordZoneID
+
+  /// The record called `recordName` in zone `zoneID`.
+  public init(recordName: String, zoneID: SyncRecordZoneID) {
+    self.recordName = recordName
+    self.zoneID = zoneID
+  }
+
+  /// `n1 (Notes)`.
+  public var description: String { "\(recordName) (\(zoneID))" }
+}
+
+/// A value a record field can hold, as `CKRecordValue`: a string, a number, a Boolean, a date,
+/// bytes, a reference to another record, or a list of strings.
+public enum SyncValue: Hashable, Sendable, Codable {
+  case string(String)
+  case int(Int64)
+  case double(Double)
+  case bool(Bool)
+  /// A date, as nanoseconds since 2001-01-01 (`Date`'s reference date) on the simulated clock.
+  case date(Int64)
+  case data(Data)
+  case reference(SyncRecord.Reference)
+  case strings([String])
+}
+
+/// A type whose values a record field can hold (`CKRecordValueProtocol`): write
+/// `record["title"] = note.title` as with CloudKit.
+public protocol SyncRecordValue: Sendable {
+  /// The value as a record stores it.
+  var syncValue: SyncValue { get }
+  /// The value a record stores, read back as this type (nil when it holds another kind).
+  init?(syncValue: SyncValue)
+}
+
+extension String: SyncRecordValue {
+  public var syncValue: SyncValue { .string(self) }
+  public init?(syncValue: SyncValue) {
+    guard case .string(let s) = syncValue else { return nil }
+    self = s
+  }
+}
+
+extension Int: SyncRecordValue {
+  public var syncValue: SyncValue { .int(Int64(self)) }
+  public init?(syncValue: SyncValue) {
+    guard case .int(let n) = syncValue, let v = Int(exactly: n) else { return nil }
+    self = v
+  }
+}
+
+extension Int64: SyncRecordValue {
+  public var syncValue: SyncValue { .int(self) }
+  public init?(syncValue: SyncValue) {
+    guard case .int(let n) = syncValue else { return nil }
+    self = n
+  }
+}
+
+extension Double: SyncRecordValue {
+  public var syncValue: SyncValue { .double(self) }
+  public init?(syncValue: SyncValue) {
+    guard case .double(let d) = syncValue else { return nil }
+    self = d
+  }
+}
+
+extension Bool: SyncRecordValue {
+  public var syncValue: SyncValue { .bool(self) }
+  public init?(syncValue: SyncValue) {
+    guard case .bool(let b) = syncValue else { return nil }
+    self = b
+  }
+}
+
+extension Date: SyncRecordValue {
+  public var syncValue: SyncValue { .date(Int64((timeIntervalSinceReferenceDate * 1e9).rounded())) }
+  public init?(syncValue: SyncValue) {
+    guard case .date(let ns) = syncValue else { return nil }
+    self.init(timeIntervalSinceReferenceDate: Double(ns) / 1e9)
+  }
+}
+
+extension SyncRecord.Reference: SyncRecordValue {
+  public var syncValue: SyncValue { .reference(self) }
+  public init?(syncValue: SyncValue) {
+    guard case .reference(let r) = syncValue else { return nil }
+    self = r
+  }
+}
+
+extension Data: SyncRecordValue {
+  public var syncValue: SyncValue { .data(self) }
+  public init?(syncValue: SyncValue) {
+    guard case .data(let d) = syncValue else { return nil }
+    self = d
+  }
+}
+
+extension Array: SyncRecordValue where Element == String {
+  public var syncValue: SyncValue { .strings(self) }
+  public init?(syncValue: SyncValue) {
+    guard case .strings(let s) = syncValue else { return nil }
+    self = s
+  }
+}
+
+extension SyncValue {
+  /// The value as the Swift type an app casts it to: `String`, `Int`, `Double`, `Bool`, `Date`,
+  /// `Data`, `SyncRecord.Reference` or `[String]`.
+  public var natural: any SyncRecordValue {
+    switch self {
+    case .string(let s): s
+    case .int(let n): Int(exactly: n) ?? Int(truncatingIfNeeded: n)
+    case .double(let d): d
+    case .bool(let b): b
+    case .date: Date(syncValue: self)!
+    case .data(let d): d
+    case .reference(let r): r
+    case .strings(let s): s
+    }
+  }
+}
+
+/// A record, as `CKRecord`: a type, an identity, fields by name, and the system fields the
+/// server keeps (the change tag above all). A class, as `CKRecord` is: the engine hands the
+/// same record to the delegate that the app changes.
+///
+///     let record = SyncRecord(recordType: "Note", recordID: id)
+///     record["title"] = "Groceries"
+///     let title = record["title"] as? String
+public final class SyncRecord: @unchecked Sendable, CustomStringConvertible {
+  /// A reference from one record to another (`CKRecord.Reference`): the target's identity and
+  /// what the server does with this record when the target is deleted.
+  public struct Reference: Hashable, Sendable, Codable {
+    /// What the server does with the referring record when the target is deleted.
+    public enum Action: String, Hashable, Sendable, Codable {
+      /// Nothing.
+      case none
+      /// Deletes the referring record too.
+      case deleteSelf
+    }
+    /// The record referred to.
+    public var recordID: SyncRecordID
+    /// What deleting it does to the referring record.
+    public var action: Action
+
+    /// A reference to `recordID`.
+    public init(recordID: SyncRecordID, action: Action) {
+      self.recordID = recordID
+      self.action = action
+    }
+
+    /// A reference to `record`.
+    public init(record: SyncRecord, action: Action) {
+      self.init(recordID: record.recordID, action: action)
+    }
+  }
+
+  /// The system fields: what `encodeSystemFields` keeps (`CKRecord` keeps them for the next save).
+  struct SystemFields: Codable, Hashable {
+    var recordType: String
+    var recordID: SyncRecordID
+    var recordChangeTag: String?
+    var creationDate: Int64?
+    var modificationDate: Int64?
+  }
+
+  var system: SystemFields
+  var fields: [String: SyncValue] = [:]
+  var changed: Set<String> = []
+
+  /// A new record of `recordType` called `recordID`, with no fields and no change tag.
+  public init(recordType: String, recordID: SyncRecordID) {
+    system = SystemFields(recordType: recordType, recordID: recordID)
+  }
+
+  /// A record rebuilt from its encoded system fields (``encodedSystemFields``): no fields, the
+  /// change tag it had. Nil when `systemFields` is not such an encoding.
+  public init?(systemFields: Data) {
+    guard let decoded = try? JSONDecoder().decode(SystemFields.self, from: systemFields) else { return nil }
+    system = decoded
+  }
+
+  /// The record's type (`Note`).
+  public var recordType: String { system.recordType }
+  /// The record's identity.
+  public var recordID: SyncRecordID { system.recordID }
+  /// The server's version of the record this copy was made from; nil for a record never saved.
+  public var recordChangeTag: String? { system.recordChangeTag }
+  /// When the server first saved the record (nanoseconds of the simulator's clock), if it did.
+  public var creationDate: Int64? { system.creationDate }
+  /// When the server last saved it, if it did.
+  public var modificationDate: Int64? { system.modificationDate }
+
+  /// The system fields, encoded (deterministically) for the app to keep with its row and
+  /// rebuild the record from before the next save (`encodeSystemFields(with:)` and
+  /// `CKRecord(coder:)`).
+  public var encodedSystemFields: Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return (try? encoder.encode(system)) ?? Data()
+  }
+
+  /// The value of field `key`, or nil; setting it marks the field changed.
+  public subscript(key: String) -> (any SyncRecordValue)? {
+    get { fields[key]?.natural }
+    set {
+      fields[key] = newValue?.syncValue
+      changed.insert(key)
+    }
+  }
+
+  /// The names of the fields that have a value, sorted.
+  public func allKeys() -> [String] { fields.keys.sorted() }
+
+  /// The names of the fields set since the record was made or fetched, sorted.
+  public func changedKeys() -> [String] { changed.sorted() }
+
+  /// A copy: same system fields and fields (a class, so a copy is explicit).
+  public func copy() -> SyncRecord {
+    let r = SyncRecord(recordType: recordType, recordID: recordID)
+    r.system = system
+    r.fields = fields
+    r.changed = changed
+    return r
+  }
+
+  /// `Note n1 (Notes) tag 3: title="Groceries"`.
+  public var description: String {
+    let values = allKeys().map { "\($0)=\(fields[$0]!)" }.joined(separator: " ")
+    return "\(recordType) \(recordID)" + (recordChangeTag.map { " tag \($0)" } ?? "") + (values.isEmpty ? "" : ": " + values)
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+@testable import SimSyncEngine
+
+/// The API's own behaviour, without a simulated device: records, the state's coalescing and
+/// serialization, and delegate calls run to completion.
+@Suite struct SyncEngineAPITests {
+  let zone = SyncRecordZoneID(zoneName: "Notes")
+  func id(_ name: String) -> SyncRecordID { SyncRecordID(recordName: name, zoneID: zone) }
+
+  @Test func aRecordKeepsFieldsByNameAndTracksWhatChanged() {
+    let r = SyncRecord(recordType: "Note", recordID: id("n1"))
+    r["title"] = "Groceries"
+    r["pinned"] = true
+    r["count"] = 3
+    #expect(r["title"] as? String == "Groceries")
+    #expect(r["pinned"] as? Bool == true)
+    #expect(r["count"] as? Int == 3)
+    #expect(r["missing"] == nil)
+    #expect(r.allKeys() == ["count", "pinned", "title"])
+    #expect(r.changedKeys() == ["count", "pinned", "title"])
+    r["count"] = nil
+    #expect(r.allKeys() == ["pinned", "title"])
+    #expect(r.description == "Note n1 (Notes): pinned=bool(true) title=string(\"Groceries\")")
+    let due = Date(timeIntervalSinceReferenceDate: 86_400)
+    r["due"] = due
+    #expect(r["due"] as? Date == due)
+    let ref = SyncRecord.Reference(recordID: id("l1"), action: .deleteSelf)
+    r["list"] = ref
+    #expect(r["list"] as? SyncRecord.Reference == ref)
+  }
+
+  @Test func systemFieldsRoundTripWithoutTheFieldsAndAreDeterministic() throws {
+    let r = SyncRecord(recordType: "Note", recordID: id("n1"))
+    r.system.recordChangeTag = "7"
+    r["title"] = "x"
+    let data = r.encodedSystemFields
+    #expect(data == r.copy().encodedSystemFields)
+    let back = try #require(SyncRecord(systemFields: data))
+    #expect(back.recordID == r.recordID && back.recordType == "Note" && back.recordChangeTag == "7")
+    #expect(back.allKeys().isEmpty)
+    #expect(SyncRecord(systemFields: Data("garbage".utf8)) == nil)
+  }
+
+  @Test func addingCoalescesPerRecordAsCKSyncEngineStateDoes() {
+    let state = SyncEngine.State(nil)
+    // Save then delete: only the delete is sent.
+    state.add(pendingRecordZoneChanges: [.saveRecord(id("a")), .deleteRecord(id("a"))])
+    #expect(state.pendingRecordZoneChanges == [.deleteRecord(id("a"))])
+    // Delete then save: only the save is sent.
+    state.add(pendingRecordZoneChanges: [.saveRecord(id("a"))])
+    #expect(state.pendingRecordZoneChanges == [.saveRecord(id("a"))])
+    // A change already pending is not added twice; order is the order added.
+    state.add(pendingRecordZoneChanges: [.saveRecord(id("b")), .saveRecord(id("a"))])
+    #expect(state.pendingRecordZoneChanges == [.saveRecord(id("a")), .saveRecord(id("b"))])
+    state.remove(pendingRecordZoneChanges: [.saveRecord(id("a")), .deleteRecord(id("b"))])
+    #expect(state.pendingRecordZoneChanges == [.saveRecord(id("b"))])
+  }
+
+  @Test func theSerializationRestoresTheStateAndEncodesDeterministically() throws {
+    let state = SyncEngine.State(nil)
+    state.add(pendingRecordZoneChanges: [.saveRecord(id("a")), .deleteRecord(id("b"))])
+    state.add(pendingDatabaseChanges: [.saveZone(SyncRecordZone(zoneID: zone))])
+    state.changeToken = 42
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let data = try encoder.encode(state.serialization)
+    #expect(try encoder.encode(state.serialization) == data)
+    let restored = SyncEngine.State(try JSONDecoder().decode(SyncEngine.State.Serialization.self, from: data))
+    #expect(restored.serialization == state.serialization)
+    #expect(restored.pendingRecordZoneChanges == [.saveRecord(id("a")), .deleteRecord(id("b"))])
+  }
+
+  final class Recorder: SyncEngineDelegate, @unchecked Sendable {
+    var events: [String] = []
+    var records: [SyncRecordID: SyncRecord] = [:]
+    func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+      events.append(event.description)
+      await note()
+    }
+    func note() async { events.append("noted") }
+    func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async -> SyncEngine.RecordZoneChangeBatch? {
+      await SyncEngine.RecordZoneChangeBatch(pendingChanges: syncEngine.state.pendingRecordZoneChanges) { self.records[$0] }
+    }
+  }
+
+  @Test func anAsyncDelegateRunsToCompletionBeforeTheCallReturns() throws {
+    let delegate = Recorder()
+    let engine = SyncEngine(.init(database: SyncDatabase(device: 0), stateSerialization: nil, delegate: delegate))
+    try engine.deliver(.willFetchChanges)
+    try engine.deliver(.didFetchChanges)
+    #expect(delegate.events == ["willFetchChanges", "noted", "didFetchChanges", "noted"])
+    let note = SyncRecord(recordType: "Note", recordID: id("n1"))
+    delegate.records[note.recordID] = note
+    engine.state.add(pendingRecordZoneChanges: [.saveRecord(note.recordID), .saveRecord(id("gone")), .deleteRecord(id("old"))])
+    let batch = try #require(try engine.nextBatch(.init(reason: .scheduled)))
+    #expect(batch.recordsToSave.map(\.recordID) == [note.recordID])
+    #expect(batch.recordIDsToDelete == [id("old")])
+  }
+
+  final class Waits: SyncEngineDelegate, @unchecked Sendable {
+    func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async { try? await Task.sleep(nanoseconds: 1_000_000) }
+    func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async -> SyncEngine.RecordZoneChangeBatch? {
+      nil
+    }
+  }
+
+  @Test func aDelegateThatWaitsOutsideTheSimulatorIsAnErrorNotAHang() {
+    let engine = SyncEngine(.init(database: SyncDatabase(device: 0), stateSerialization: nil, delegate: Waits()))
+    #expect(throws: InlineRunner.Suspended.self) { try engine.deliver(.willSendChanges(.init(reason: .manual))) }
+  }
+}
