@@ -19,7 +19,11 @@ extension Explainer {
     let involved = Set(a.intents.compactMap { history.intent($0).map { Int($0.device) } } + a.devices.map { Int($0.index) })
     rank = 1
     for i in history.intents where i.record == key {
-      add(i.trueTime, "\(names.node(Int(i.device))) makes i\(i.id): \(names.what(i))" + (i.ignored.map { " — ignored: \($0)" } ?? ""))
+      // Not every intent is the user's: say when a delete rule or a de-duplication made it.
+      let maker =
+        i.keptInstead.map { " (its engine, removing a duplicate of \(names.record($0)): unique=dedupe)" }
+        ?? (i.trigger != 0 ? " (by a delete rule, for i\(i.trigger))" : "")
+      add(i.trueTime, "\(names.node(Int(i.device))) makes i\(i.id)\(maker): \(names.what(i))" + (i.ignored.map { " — ignored: \($0)" } ?? ""))
     }
     rank = 2
     for m in history.messages(carrying: key) {
