@@ -22,7 +22,7 @@ let package = Package(
     // Reads the user's SwiftData `@Model` sources and Core Data models into a scenario schema,
     // with CloudKit-compatibility findings; depends on nothing.
     .target(name: "ModelImport"),
-    .target(name: "SimSyncEngine"),
+    .target(name: "SimSyncEngine", dependencies: ["Simulator", "Replica"]),
     .target(name: "Replica", dependencies: ["Simulator"]),
     // The named scenarios (`scenarios/`, linked in as Resources/scenarios) are embedded in the
     // library, so that loading one by name needs no file next to the binary.
@@ -35,7 +35,7 @@ let package = Package(
     .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
     .target(name: "SimTesting", dependencies: ["Scenarios", "Replica", "Simulator"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
-    .testTarget(name: "SimSyncEngineTests", dependencies: ["SimSyncEngine"]),
+    .testTarget(name: "SimSyncEngineTests", dependencies: ["SimSyncEngine", "Replica", "Simulator", "Scenarios"]),
     // The corpus of model files is read by path (#filePath), not bundled.
     .testTarget(name: "ModelImportTests", dependencies: ["ModelImport"], exclude: ["Corpus"]),
     .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),

@@ -80,6 +80,9 @@ extension SyncEngine {
     var changeToken: Int64?
     /// Called after every change, so that the runtime posts a `stateUpdate` event.
     var onChange: (@Sendable () -> Void)?
+    /// How many times each change was added: a change added again while its batch was out
+    /// stays pending when that batch is acknowledged (the later edit is still to send).
+    var additions: [PendingRecordZoneChange: Int] = [:]
 
     init(_ serialization: Serialization?) {
       if let serialization {
@@ -101,6 +104,7 @@ extension SyncEngine {
     public func add(pendingRecordZoneChanges changes: [PendingRecordZoneChange]) {
       var changed = false
       for change in changes {
+        additions[change, default: 0] += 1
         if pendingRecordZoneChanges.contains(change) { continue }
         // The opposite change to the same record is discarded: the later one is what to send.
         pendingRecordZoneChanges.removeAll { $0.recordID == change.recordID }
@@ -108,6 +112,13 @@ extension SyncEngine {
         changed = true
       }
       if changed { onChange?() }
+    }
+
+    /// Removes `change` once sent, unless it was added again since `additions` (when its batch
+    /// was built).
+    func acknowledge(_ change: PendingRecordZoneChange, additionsThen: Int) {
+      guard (additions[change] ?? 0) == additionsThen else { return }
+      remove(pendingRecordZoneChanges: [change])
     }
 
     /// Removes changes the app no longer wants sent (exact matches only).

@@ -258,3 +258,8 @@ public final class SyncRecord: @unchecked Sendable, CustomStringConvertible {
     return "\(recordType) \(recordID)" + (recordChangeTag.map { " tag \($0)" } ?? "") + (values.isEmpty ? "" : ": " + values)
   }
 }
+
+extension SyncValue: SyncRecordValue {
+  public var syncValue: SyncValue { self }
+  public init?(syncValue: SyncValue) { self = syncValue }
+}

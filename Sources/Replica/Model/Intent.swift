@@ -55,6 +55,22 @@ package struct Intent: Hashable, Sendable {
   /// kept instead. Nil for every other intent. The oracles do not count it as a user's delete.
   package var keptInstead: RecordKey?
 
+  /// An intent as made (its ordinal and context are filled in when the world logs it).
+  package init(
+    id: IntentID, device: Int32, trueTime: VirtualTime, deviceTime: VirtualTime, record: RecordKey, kind: IntentKind, ordinal: Int32,
+    context: CausalContext, ignored: String?
+  ) {
+    self.id = id
+    self.device = device
+    self.trueTime = trueTime
+    self.deviceTime = deviceTime
+    self.record = record
+    self.kind = kind
+    self.ordinal = ordinal
+    self.context = context
+    self.ignored = ignored
+  }
+
   /// Whether this intent happened before `other` (`self → other`): both are on one record, and
   /// `other`'s device had received this one when it made `other`. Causality is tracked per
   /// record: intents on different records are never ordered.

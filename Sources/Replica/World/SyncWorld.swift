@@ -73,6 +73,14 @@ package struct SyncWorld: Sendable {
   var lastAccounts: [Int32] = []
   /// `unique=key-name`: a scenario record that is another's by its key → that record.
   package internal(set) var aliases: [RecordKey: RecordKey] = [:]
+  /// Per device, the user's app driving it instead of the built-in engine (empty: none).
+  package internal(set) var drivers: [DriverBox?] = []
+
+  /// Drives device `d` with the user's app and engine from now on.
+  package mutating func drive(device d: Int, with driver: any AppDriver) {
+    if drivers.isEmpty { drivers = Array(repeating: nil, count: devices.count) }
+    drivers[d] = DriverBox(driver)
+  }
 
   package init(_ config: WorldConfig) {
     self.config = config
@@ -363,6 +371,12 @@ package struct SyncWorld: Sendable {
   mutating func deliverToDevice(_ d: Int32, _ input: DeviceInput) {
     var buffer = takeEffectsBuffer()
     env.now = now
+    if !drivers.isEmpty, let box = drivers[Int(d)] {
+      box.driver.handle(input, view: &devices[Int(d)], env: env, effects: &buffer)
+      carryOut(buffer, device: d)
+      effects = buffer
+      return
+    }
     devices[Int(d)].handle(input, in: env, effects: &buffer)
     carryOut(buffer, device: d)
     effects = buffer
@@ -376,7 +390,10 @@ package struct SyncWorld: Sendable {
   mutating func performIntent(device d: Int32, _ userIntent: UserIntent, trigger: IntentID, keeping kept: RecordKey? = nil) -> Intent {
     var buffer = takeEffectsBuffer()
     env.now = now
-    var intent = devices[Int(d)].perform(userIntent, id: log.nextID, in: env, byRule: trigger != 0 || kept != nil, effects: &buffer)
+    var intent =
+      !drivers.isEmpty && drivers[Int(d)] != nil
+      ? drivers[Int(d)]!.driver.perform(userIntent, id: log.nextID, view: &devices[Int(d)], env: env, effects: &buffer)
+      : devices[Int(d)].perform(userIntent, id: log.nextID, in: env, byRule: trigger != 0 || kept != nil, effects: &buffer)
     intent.trigger = trigger
     intent.keptInstead = kept
     ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality)

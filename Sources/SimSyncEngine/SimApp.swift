@@ -1,0 +1,56 @@
+import Foundation
+
+/// What survives a kill on a simulated device: what the app wrote here. Memory does not.
+public final class SimDisk: @unchecked Sendable {
+  var files: [String: Data] = [:]
+  /// An empty disk.
+  public init() {}
+  /// The file called `name`, or nil; setting nil removes it.
+  public subscript(name: String) -> Data? {
+    get { files[name] }
+    set { files[name] = newValue }
+  }
+}
+
+/// What the simulator gives an app when it launches on a device.
+public final class SimDevice: @unchecked Sendable {
+  /// The device's name in the scenario (`iPad`).
+  public let name: String
+  /// The device's private database, for the app's `SyncEngine`.
+  public let database: SyncDatabase
+  /// The device's disk: what the app stored before it was killed is still there.
+  public let disk: SimDisk
+  /// The zone the app keeps its records in.
+  public let zoneID = SyncRecordZoneID(zoneName: "Records")
+
+  init(name: String, index: Int, disk: SimDisk) {
+    self.name = name
+    database = SyncDatabase(device: index)
+    self.disk = disk
+  }
+}
+
+/// A user's change, as the simulator asks the app to make it: field values by name.
+public enum AppIntent: Sendable {
+  /// Create a record of `recordType` with these values.
+  case create(recordType: String, recordID: SyncRecordID, values: [(field: String, value: SyncValue)])
+  /// Set fields of a record the app shows.
+  case set(recordID: SyncRecordID, values: [(field: String, value: SyncValue)])
+  /// Delete a record the app shows.
+  case delete(recordID: SyncRecordID)
+}
+
+/// The user's app, as the simulator runs it on each device: it keeps its own store, makes its
+/// own `SyncEngine` with itself (or an object of its own) as the delegate, and says what it
+/// shows. Made again after every kill, from what it left on the device's disk.
+public protocol SimApp: AnyObject {
+  /// Launches the app on `device`: reads its disk, makes its sync engine.
+  init(device: SimDevice)
+  /// The app's sync engine.
+  var syncEngine: SyncEngine { get }
+  /// Makes the user's change in the app's store and tells the engine about it; false when the
+  /// app cannot make it (the record is not there).
+  func perform(_ intent: AppIntent) -> Bool
+  /// What the app shows the user: one record per row, with its fields.
+  func shownRecords() -> [SyncRecord]
+}

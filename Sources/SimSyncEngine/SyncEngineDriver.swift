@@ -1,0 +1,389 @@
+import Foundation
+import Replica
+@_spi(Kernel) import Simulator
+
+/// Runs a user's app and its `SyncEngine` on one simulated device (``AppDriver``): it makes the
+/// app's changes, schedules sends and fetches as `CKSyncEngine` does on its own, turns batches
+/// into push requests and replies into events, and after every step tells the world what the
+/// app shows, with each value's provenance found from the value itself (workloads for user
+/// apps write values unique per intent).
+package final class SyncEngineDriver<App: SimApp>: AppDriver {
+  let index: Int
+  let name: String
+  let schema: Schema
+  /// Record names by key, and keys by name.
+  let names: [String]
+  var keys: [String: RecordKey] = [:]
+  let disk = SimDisk()
+  var app: App?
+  var online = true
+  var nextRequest: UInt64 = 1
+  enum InFlight {
+    case none
+    /// A push: each change sent, with how many times it had been added then.
+    case push(UInt64, [(change: SyncEngine.PendingRecordZoneChange, additions: Int)])
+    case fetch(UInt64)
+  }
+  var inFlight = InFlight.none
+  /// Which intent wrote what, shared by every device's driver in the run.
+  let provenance: ProvenanceRegistry
+  var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] {
+    get { provenance.written }
+    set { provenance.written = newValue }
+  }
+  var creators: [RecordKey: IntentID] {
+    get { provenance.creators }
+    set { provenance.creators = newValue }
+  }
+  var deleters: [RecordKey: IntentID] {
+    get { provenance.deleters }
+    set { provenance.deleters = newValue }
+  }
+  /// Why the delegate could not be run, if it could not (the run is then not judged).
+  package private(set) var failure: String?
+
+  package init(index: Int, name: String, schema: Schema, recordNames: [String], provenance: ProvenanceRegistry) {
+    self.provenance = provenance
+    self.index = index
+    self.name = name
+    self.schema = schema
+    names = recordNames
+    for (k, n) in recordNames.enumerated() { keys[n] = RecordKey(k) }
+  }
+
+  var zoneID: SyncRecordZoneID { SyncRecordZoneID(zoneName: "Records") }
+  func recordID(_ key: RecordKey) -> SyncRecordID { SyncRecordID(recordName: names[Int(key)], zoneID: zoneID) }
+
+  /// The app, launched (again, after a kill) from its disk.
+  func launched() -> App {
+    if let app { return app }
+    let made = App(device: SimDevice(name: name, index: index, disk: disk))
+    app = made
+    return made
+  }
+
+  // MARK: AppDriver
+
+  package func perform(_ intent: UserIntent, id: IntentID, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent {
+    let app = launched()
+    let key = intent.key
+    var kind: IntentKind
+    var appIntent: AppIntent
+    switch intent {
+    case .create(let type, _, let values):
+      kind = .create(type: type, values: values)
+      appIntent = .create(recordType: schema.types[Int(type)].name, recordID: recordID(key), values: fieldValues(type, values))
+    case .set(_, let values):
+      let type = view.store.type(of: key) ?? 0
+      kind = .set(values)
+      appIntent = .set(recordID: recordID(key), values: fieldValues(type, values))
+    case .delete:
+      kind = .delete
+      appIntent = .delete(recordID: recordID(key))
+    case .append(_, let field, let text):
+      kind = .append(field: field, text: text)
+      return made(id, key, kind, view, env, ignored: "text edits are not yet simulated for a user's app")
+    case .replace(_, let field, let old, let new):
+      kind = .replace(field: field, old: old, new: new, removed: [])
+      return made(id, key, kind, view, env, ignored: "text edits are not yet simulated for a user's app")
+    }
+    guard app.perform(appIntent) else {
+      update(&view, effects: &effects)
+      return made(id, key, kind, view, env, ignored: "the app does not show \(names[Int(key)])")
+    }
+    switch intent {
+    case .create(_, _, let values):
+      creators[key] = id
+      for w in values { written[key, default: []].append((w.field, w.value, id)) }
+    case .set(_, let values):
+      for w in values { written[key, default: []].append((w.field, w.value, id)) }
+    case .delete:
+      deleters[key] = id
+    default:
+      break
+    }
+    update(&view, effects: &effects)
+    scheduleSend(&view, effects: &effects)
+    return made(id, key, kind, view, env, ignored: nil)
+  }
+
+  func made(_ id: IntentID, _ key: RecordKey, _ kind: IntentKind, _ view: DeviceState, _ env: DeviceEnvironment, ignored: String?) -> Intent {
+    Intent(
+      id: id, device: Int32(index), trueTime: env.now, deviceTime: view.clock.read(at: env.now), record: key, kind: kind, ordinal: 0,
+      context: CausalContext(), ignored: ignored)
+  }
+
+  package func handle(_ input: DeviceInput, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    guard failure == nil else { return }
+    switch input {
+    case .kill:
+      app = nil
+      inFlight = .none
+      view.driverNewSession()
+    case .connectivity(let up):
+      online = up
+      view.driverSetOnline(up)
+      if !up {
+        inFlight = .none
+        view.driverNewSession()
+      } else {
+        sync(&view, effects: &effects)
+      }
+    case .syncNow, .timer:
+      sync(&view, effects: &effects)
+    case .message(.notify):
+      if case .none = inFlight { fetch(&view, effects: &effects) }
+    case .message(.pushReply(let id, let results)):
+      guard case .push(let sent, let changes) = inFlight, sent == id else { return }
+      inFlight = .none
+      pushed(changes, results, &view, effects: &effects)
+    case .message(.fetchReply(let id, let reply)):
+      guard case .fetch(let sent) = inFlight, sent == id else { return }
+      inFlight = .none
+      fetched(reply, &view, effects: &effects)
+    case .message, .background, .clockJump, .deletedZone, .accountChanged, .upgraded:
+      break  // not yet simulated for a user's app
+    }
+    update(&view, effects: &effects)
+  }
+
+  // MARK: Scheduling
+
+  func scheduleSend(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
+    effects.append(.timer(.autosync, after: .seconds(1), generation: 0))
+  }
+
+  func sync(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
+    guard online, case .none = inFlight else { return }
+    let engine = launched().syncEngine
+    if !engine.state.pendingRecordZoneChanges.isEmpty { push(&view, effects: &effects) } else { fetch(&view, effects: &effects) }
+  }
+
+  func deliver(_ event: SyncEngine.Event) {
+    do { try launched().syncEngine.deliver(event) } catch { failure = error.description }
+  }
+
+  func push(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
+    let engine = launched().syncEngine
+    let context = SyncEngine.SendChangesContext(reason: .scheduled)
+    deliver(.willSendChanges(context))
+    let pending = engine.state.pendingRecordZoneChanges
+    let batch: SyncEngine.RecordZoneChangeBatch?
+    do { batch = try engine.nextBatch(context) } catch {
+      failure = error.description
+      return
+    }
+    guard let batch else {
+      deliver(.didSendChanges(context))
+      fetch(&view, effects: &effects)
+      return
+    }
+    var writes: [RecordWrite] = []
+    var changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)] = []
+    for record in batch.recordsToSave {
+      guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
+      let state = recordState(key, type: Int32(type), values: record.fields)
+      var changed = FieldMask()
+      for name in record.changedKeys() { if let f = schema.types[type].fields.firstIndex(where: { $0.name == name }) { changed.insert(.field(f)) } }
+      if record.recordChangeTag == nil { changed = .all }
+      writes.append(RecordWrite(record: state, changed: changed, isDelete: false, baseTag: Int64(record.recordChangeTag ?? "") ?? 0))
+      let change = SyncEngine.PendingRecordZoneChange.saveRecord(record.recordID)
+      changes.append((change, engine.state.additions[change] ?? 0))
+    }
+    for id in batch.recordIDsToDelete {
+      guard let key = keys[id.recordName] else { continue }
+      let type = view.store.type(of: key) ?? 0
+      var state = recordState(key, type: type, values: [:])
+      state.deletedBy = deleters[key] ?? 0
+      writes.append(RecordWrite(record: state, changed: [], isDelete: true, baseTag: 0))
+      let change = SyncEngine.PendingRecordZoneChange.deleteRecord(id)
+      changes.append((change, engine.state.additions[change] ?? 0))
+    }
+    _ = pending
+    guard !writes.isEmpty else { return }
+    let id = nextRequest
+    nextRequest += 1
+    inFlight = .push(id, changes)
+    effects.append(.send(.push(requestID: id, writes: writes, zone: view.zoneEpoch)))
+  }
+
+  func pushed(
+    _ changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)], _ results: [WriteResult], _ view: inout DeviceState,
+    effects: inout [DeviceEffect]
+  ) {
+    let engine = launched().syncEngine
+    var saved: [SyncRecord] = []
+    var failedSaves: [SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave] = []
+    var deleted: [SyncRecordID] = []
+    var failedDeletes: [(recordID: SyncRecordID, error: SyncError)] = []
+    var retryLater = false
+    for (sent, result) in zip(changes, results) {
+      let id = sent.change.recordID
+      switch result {
+      case .saved(let server):
+        effects.append(.took(server))
+        saved.append(syncRecord(server))
+        engine.state.acknowledge(sent.change, additionsThen: sent.additions)
+      case .deleted:
+        deleted.append(id)
+        engine.state.acknowledge(sent.change, additionsThen: sent.additions)
+      case .conflict(let server):
+        effects.append(.took(server))
+        let failure = SyncError(.serverRecordChanged, serverRecord: syncRecord(server))
+        engine.state.remove(pendingRecordZoneChanges: [sent.change])
+        failedSaves.append(.init(record: SyncRecord(recordType: server.typeName(in: schema), recordID: id), error: failure))
+      case .refusedDeleted(let tombstone):
+        effects.append(.took(tombstone))
+        engine.state.remove(pendingRecordZoneChanges: [sent.change])
+        failedSaves.append(.init(record: SyncRecord(recordType: tombstone.typeName(in: schema), recordID: id), error: SyncError(.unknownItem)))
+      case .rejected:
+        engine.state.remove(pendingRecordZoneChanges: [sent.change])
+        failedSaves.append(.init(record: SyncRecord(recordType: "", recordID: id), error: SyncError(.serverRejectedRequest)))
+      case .failed(let error, let after):
+        let code = SyncError.Code(rawValue: "\(error)") ?? .serverRejectedRequest
+        let failure = SyncError(code, retryAfterSeconds: after.map { Double($0.nanoseconds) / 1e9 })
+        if error.isTransient { retryLater = true } else { engine.state.remove(pendingRecordZoneChanges: [sent.change]) }
+        if case .deleteRecord = sent.change {
+          failedDeletes.append((id, failure))
+        } else {
+          failedSaves.append(.init(record: SyncRecord(recordType: "", recordID: id), error: failure))
+        }
+      }
+    }
+    deliver(
+      .sentRecordZoneChanges(
+        .init(savedRecords: saved, failedRecordSaves: failedSaves, deletedRecordIDs: deleted, failedRecordDeletes: failedDeletes)))
+    deliver(.didSendChanges(.init(reason: .scheduled)))
+    deliver(.stateUpdate(.init(stateSerialization: engine.state.serialization)))
+    if retryLater {
+      effects.append(.timer(.retry, after: .seconds(5), generation: 0))
+    } else {
+      sync(&view, effects: &effects)
+    }
+  }
+
+  func fetch(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
+    guard online, case .none = inFlight else { return }
+    let engine = launched().syncEngine
+    deliver(.willFetchChanges)
+    let id = nextRequest
+    nextRequest += 1
+    inFlight = .fetch(id)
+    effects.append(.send(.fetch(requestID: id, token: engine.state.changeToken, zone: view.zoneEpoch)))
+  }
+
+  func fetched(_ reply: FetchReply, _ view: inout DeviceState, effects: inout [DeviceEffect]) {
+    let engine = launched().syncEngine
+    switch reply {
+    case .changes(let records, let token, let more):
+      var modifications: [SyncRecord] = []
+      var deletions: [SyncEngine.Event.FetchedRecordZoneChanges.Deletion] = []
+      for r in records {
+        effects.append(.took(r))
+        if r.isDeleted {
+          deletions.append(.init(recordID: recordID(r.key), recordType: r.typeName(in: schema)))
+        } else {
+          modifications.append(syncRecord(r))
+        }
+      }
+      if !records.isEmpty { deliver(.fetchedRecordZoneChanges(.init(modifications: modifications, deletions: deletions))) }
+      engine.state.changeToken = token
+      deliver(.stateUpdate(.init(stateSerialization: engine.state.serialization)))
+      if more {
+        fetch(&view, effects: &effects)
+      } else {
+        deliver(.didFetchChanges)
+        if !engine.state.pendingRecordZoneChanges.isEmpty { push(&view, effects: &effects) }
+      }
+    case .tokenExpired:
+      engine.state.changeToken = nil
+      fetch(&view, effects: &effects)
+    case .failed, .zoneDeleted:
+      effects.append(.timer(.retry, after: .seconds(5), generation: 0))
+    }
+  }
+
+  // MARK: Views and provenance
+
+  /// What the world sees of the device: the app's records with their provenance, the records
+  /// with unsent changes, the token, whether a request is out.
+  func update(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
+    guard let app else { return }  // killed: the store on disk is what it was
+    var shown: [RecordState] = []
+    for record in app.shownRecords() {
+      guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
+      shown.append(recordState(key, type: Int32(type), values: record.fields))
+    }
+    shown.sort { $0.key < $1.key }
+    let pending = app.syncEngine.state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] }
+    let busy: Bool
+    if case .none = inFlight { busy = false } else { busy = true }
+    view.driverUpdate(shown: shown, pending: pending, token: app.syncEngine.state.changeToken, busy: busy, effects: &effects)
+  }
+
+  func recordState(_ key: RecordKey, type: Int32, values: [String: SyncValue]) -> RecordState {
+    let spec = schema.types[Int(type)]
+    var fields: [FieldValue] = []
+    for (f, field) in spec.fields.enumerated() {
+      let value = values[field.name].map(simValue) ?? field.initialValue
+      let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
+      fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
+    }
+    return RecordState(key: key, type: type, creator: creators[key] ?? 0, creatorDevice: Int32(index), fields: fields, stamp: .origin)
+  }
+
+  func fieldValues(_ type: Int32, _ writes: [FieldWrite]) -> [(field: String, value: SyncValue)] {
+    writes.map { (schema.types[Int(type)].fields[Int($0.field)].name, syncValue($0.value)) }
+  }
+
+  func syncValue(_ v: Value) -> SyncValue {
+    switch v {
+    case .null: .strings([])
+    case .string(let s): .string(s)
+    case .int(let n): .int(n)
+    case .bool(let b): .bool(b)
+    case .date(let ns): .date(ns)
+    case .ref(let k): .reference(SyncRecord.Reference(recordID: recordID(k), action: .none))
+    case .text(let t): .string(t.string)
+    }
+  }
+
+  func simValue(_ v: SyncValue) -> Value {
+    switch v {
+    case .string(let s): .string(s)
+    case .int(let n): .int(n)
+    case .double(let d): .int(Int64(d))
+    case .bool(let b): .bool(b)
+    case .date(let ns): .date(ns)
+    case .data(let d): .string(d.base64EncodedString())
+    case .reference(let r): keys[r.recordID.recordName].map(Value.ref) ?? .null
+    case .strings(let s): s.isEmpty ? .null : .string(s.joined(separator: ","))
+    }
+  }
+
+  func syncRecord(_ r: RecordState) -> SyncRecord {
+    let record = SyncRecord(recordType: r.typeName(in: schema), recordID: recordID(r.key))
+    for (f, field) in schema.types[Int(r.type)].fields.enumerated() where r.fields[f].value != .null {
+      record.fields[field.name] = syncValue(r.fields[f].value)
+    }
+    record.system.recordChangeTag = String(r.changeTag)
+    return record
+  }
+}
+
+/// Which intent wrote which value, made which record and deleted it, for every device of a run:
+/// a user's app stores values, not their provenance, so the drivers find it from the values
+/// (which workloads for user apps make unique per intent).
+package final class ProvenanceRegistry: @unchecked Sendable {
+  /// Per record, every value an intent wrote to a field.
+  var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] = [:]
+  /// The intent that created each record.
+  var creators: [RecordKey: IntentID] = [:]
+  /// The intent that deleted each record.
+  var deleters: [RecordKey: IntentID] = [:]
+  package init() {}
+}
+
+extension RecordState {
+  func typeName(in schema: Schema) -> String { schema.types[Int(type)].name }
+}
