@@ -22,7 +22,7 @@ let package = Package(
     // Reads the user's SwiftData `@Model` sources and Core Data models into a scenario schema,
     // with CloudKit-compatibility findings; depends on nothing.
     .target(name: "ModelImport"),
-    .target(name: "SimSyncEngine", dependencies: ["Simulator", "Replica"]),
+    .target(name: "SimSyncEngine", dependencies: ["Simulator", "Replica", "Scenarios"]),
     .target(name: "Replica", dependencies: ["Simulator"]),
     // The named scenarios (`scenarios/`, linked in as Resources/scenarios) are embedded in the
     // library, so that loading one by name needs no file next to the binary.

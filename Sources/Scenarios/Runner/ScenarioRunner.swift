@@ -74,7 +74,7 @@ public enum ScenarioRunner {
   /// The one run behind the overloads: `custom` when given, else `spec`, else the file's policy.
   package static func _run(
     _ plan: Plan, seed: UInt64?, spec policy: PolicySpec?, custom: (any SyncPolicy)?, keepEvents: Bool = false,
-    recordObservations: Bool = false
+    recordObservations: Bool = false, app: (name: String, driver: (Int) -> any AppDriver)? = nil
   ) -> Result {
     let file = plan.file
     let seed = seed ?? file.seed
@@ -107,6 +107,7 @@ public enum ScenarioRunner {
     if file.schema.latestVersion > 1 || !file.appVersions.isEmpty { config.appVersions = file.initialAppVersions.map { Int32($0) } }
     config.recordObservations = recordObservations
     var world = SyncWorld(config)
+    if let app { for d in file.devices.indices { world.drive(device: d, with: app.driver(d)) } }
     world.reserve(actions: plan.actions.count, intents: plan.intentCount)
     for (time, action) in plan.actions { world.schedule(action, at: time) }
     world.run(until: plan.settleAt)
@@ -114,7 +115,7 @@ public enum ScenarioRunner {
     var oracle = Oracle(world: world, recordNames: plan.recordNames)
     let anomalies = oracle.judge()
     let report = RunReport(
-      file: file, policyName: syncPolicy.name, customPolicyType: custom.flatMap(Self.typeToName),
+      file: file, policyName: app.map { "app \($0.name)" } ?? syncPolicy.name, customPolicyType: custom.flatMap(Self.typeToName),
       settings: syncPolicy.settings, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged,
       recordNames: plan.recordNames)
     return Result(report: report, world: world, recordNames: plan.recordNames)
