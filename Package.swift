@@ -33,9 +33,9 @@ let package = Package(
     // The command-line tool's logic, as a library so that tests can drive it in-process.
     .target(name: "SimCLI", dependencies: ["Simulator", "Replica", "Scenarios", "ReferenceOracle", "ModelImport"]),
     .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
-    .target(name: "SimTesting", dependencies: ["Scenarios", "Replica", "Simulator"]),
+    .target(name: "SimTesting", dependencies: ["Scenarios", "Replica", "Simulator", "SimSyncEngine"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
-    .testTarget(name: "SimSyncEngineTests", dependencies: ["SimSyncEngine", "Replica", "Simulator", "Scenarios"]),
+    .testTarget(name: "SimSyncEngineTests", dependencies: ["SimSyncEngine", "Replica", "Simulator", "Scenarios", "SimTesting"]),
     // The corpus of model files is read by path (#filePath), not bundled.
     .testTarget(name: "ModelImportTests", dependencies: ["ModelImport"], exclude: ["Corpus"]),
     .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),

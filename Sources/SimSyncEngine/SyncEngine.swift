@@ -216,7 +216,9 @@ extension SyncEngine {
     public struct FetchedRecordZoneChanges: Sendable {
       /// One record deleted on the server.
       public struct Deletion: Sendable, Hashable {
+        /// The record deleted.
         public var recordID: SyncRecordID
+        /// Its type.
         public var recordType: String
       }
       /// Records saved on the server, as they are there now (with their change tags).
@@ -229,7 +231,9 @@ extension SyncEngine {
     public struct SentRecordZoneChanges: Sendable {
       /// A save that failed, with the record as sent and the error.
       public struct FailedRecordSave: Sendable {
+        /// The record as sent.
         public var record: SyncRecord
+        /// Why the save failed.
         public var error: SyncError
       }
       /// Records saved, as the server now has them (new change tags).

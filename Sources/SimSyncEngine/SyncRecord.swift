@@ -60,7 +60,9 @@ public protocol SyncRecordValue: Sendable {
 }
 
 extension String: SyncRecordValue {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { .string(self) }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .string(let s) = syncValue else { return nil }
     self = s
@@ -68,7 +70,9 @@ extension String: SyncRecordValue {
 }
 
 extension Int: SyncRecordValue {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { .int(Int64(self)) }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .int(let n) = syncValue, let v = Int(exactly: n) else { return nil }
     self = v
@@ -76,7 +80,9 @@ extension Int: SyncRecordValue {
 }
 
 extension Int64: SyncRecordValue {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { .int(self) }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .int(let n) = syncValue else { return nil }
     self = n
@@ -84,7 +90,9 @@ extension Int64: SyncRecordValue {
 }
 
 extension Double: SyncRecordValue {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { .double(self) }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .double(let d) = syncValue else { return nil }
     self = d
@@ -92,7 +100,9 @@ extension Double: SyncRecordValue {
 }
 
 extension Bool: SyncRecordValue {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { .bool(self) }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .bool(let b) = syncValue else { return nil }
     self = b
@@ -100,7 +110,9 @@ extension Bool: SyncRecordValue {
 }
 
 extension Date: SyncRecordValue {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { .date(Int64((timeIntervalSinceReferenceDate * 1e9).rounded())) }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .date(let ns) = syncValue else { return nil }
     self.init(timeIntervalSinceReferenceDate: Double(ns) / 1e9)
@@ -108,7 +120,9 @@ extension Date: SyncRecordValue {
 }
 
 extension SyncRecord.Reference: SyncRecordValue {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { .reference(self) }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .reference(let r) = syncValue else { return nil }
     self = r
@@ -116,7 +130,9 @@ extension SyncRecord.Reference: SyncRecordValue {
 }
 
 extension Data: SyncRecordValue {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { .data(self) }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .data(let d) = syncValue else { return nil }
     self = d
@@ -124,7 +140,9 @@ extension Data: SyncRecordValue {
 }
 
 extension Array: SyncRecordValue where Element == String {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { .strings(self) }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .strings(let s) = syncValue else { return nil }
     self = s
@@ -260,6 +278,8 @@ public final class SyncRecord: @unchecked Sendable, CustomStringConvertible {
 }
 
 extension SyncValue: SyncRecordValue {
+  /// The value as a record stores it.
   public var syncValue: SyncValue { self }
+  /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) { self = syncValue }
 }

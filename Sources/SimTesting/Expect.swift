@@ -1,3 +1,4 @@
+import SimSyncEngine
 import Testing
 
 // Swift Testing helpers: each records one issue whose comment is ``SimTestFailure/message``.
@@ -72,6 +73,20 @@ public func expectNoViolations(
   sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> RunReport? {
   _record(_Checks.noViolations(nameOrPath, seed: seed, .custom(policy), near: filePath), sourceLocation)
+}
+
+/// Runs a scenario with your app and its `SyncEngine` on every device and records an issue when
+/// it has any violation (the scenario's values must be unique per intent: see
+/// `ScenarioRunner.run(_:app:)`).
+///
+///     expectNoViolations(app: NotesApp.self, scenario: "two-devices-edit")
+@discardableResult
+public func expectNoViolations<App: SimApp>(
+  app: App.Type, scenario nameOrPath: String, seed: UInt64? = nil, filePath: String = #filePath,
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> RunReport? {
+  _record(
+    _Checks.noViolations(nameOrPath, seed: seed, .app({ ScenarioRunner.run($0, app: app, seed: $1).report }), near: filePath), sourceLocation)
 }
 
 /// Records an issue when `report` has violations. Returns whether it had none.

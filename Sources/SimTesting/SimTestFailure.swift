@@ -87,11 +87,14 @@ public enum SimTestFailure: Error, Sendable, CustomStringConvertible {
 enum _PolicyChoice {
   case spec(String?)
   case custom(any SyncPolicy)
+  /// The user's app on every device: how to run a scenario file with it.
+  case app((ScenarioFile, UInt64?) -> RunReport)
 
   func run(_ nameOrPath: String, seed: UInt64?, near testFile: String) -> Swift.Result<RunReport, SimTestFailure> {
     switch self {
     case .spec(let text): SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: text, near: testFile)
     case .custom(let policy): SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: policy, near: testFile)
+    case .app(let run): SimTestFailure._load(nameOrPath, near: testFile).map { run($0, seed) }
     }
   }
 }
@@ -155,6 +158,8 @@ enum _Checks {
       summary = SimTesting.fuzz(policy: spec, seeds: chosen.range, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure)
     case .custom(let custom):
       summary = _fuzz(custom, seeds: chosen.range, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure)
+    case .app:
+      return (nil, .unusableWorkload(nameOrPath: workload ?? "default", reason: "fuzzing a user's app is not supported yet"))
     }
     summary.replayedFrom = chosen.variable
     summary.testName = testName

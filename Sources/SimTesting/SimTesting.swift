@@ -8,4 +8,5 @@
 
 @_exported import Replica
 @_exported import Scenarios
+@_exported import SimSyncEngine
 @_exported import Simulator
