@@ -167,7 +167,6 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     let engine = launched().syncEngine
     let context = SyncEngine.SendChangesContext(reason: .scheduled)
     deliver(.willSendChanges(context))
-    let pending = engine.state.pendingRecordZoneChanges
     let batch: SyncEngine.RecordZoneChangeBatch?
     do { batch = try engine.nextBatch(context) } catch {
       failure = error.description
@@ -199,7 +198,6 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       let change = SyncEngine.PendingRecordZoneChange.deleteRecord(id)
       changes.append((change, engine.state.additions[change] ?? 0))
     }
-    _ = pending
     guard !writes.isEmpty else { return }
     let id = nextRequest
     nextRequest += 1
