@@ -34,7 +34,7 @@ enum ScaleBenchmark {
     let records = max(1, min(1_000, intents / 100))
     var world = SyncWorld(
       {
-        var c = WorldConfig(
+        let c = WorldConfig(
           deviceNames: names, schema: WorkloadShape.essaySchema, policy: StandardPolicy(preset: "append-only")!, seed: seed,
           network: NetworkConditions(latency: .uniform(.milliseconds(20), .milliseconds(300))), autosync: .seconds(1), push: nil)
         return c
