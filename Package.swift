@@ -32,7 +32,7 @@ let package = Package(
     .target(name: "ReferenceOracle", dependencies: ["Simulator", "Replica"]),
     // The command-line tool's logic, as a library so that tests can drive it in-process.
     .target(name: "SimCLI", dependencies: ["Simulator", "Replica", "Scenarios", "ReferenceOracle", "ModelImport"]),
-    .executableTarget(name: "sim-cli", dependencies: ["SimCLI"]),
+    .executableTarget(name: "sim-cli", dependencies: ["SimCLI", "Scenarios", "SimSyncEngine"]),
     .target(name: "SimTesting", dependencies: ["Scenarios", "Replica", "Simulator", "SimSyncEngine"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
     .testTarget(name: "SimSyncEngineTests", dependencies: ["SimSyncEngine", "Replica", "Simulator", "Scenarios", "SimTesting"]),

@@ -1,3 +1,4 @@
+import Scenarios
 @_spi(Kernel) import Simulator
 
 /// The `sim-cli` command-line tool.
@@ -18,6 +19,15 @@ public enum SimCLI {
   ]
 
   static func command(named name: String) -> Command? { commands.first { $0.spec.name == name } }
+
+  /// The apps `--app NAME` can choose from, for the command being run.
+  @TaskLocal static var apps: [AppUnderTest] = []
+
+  /// Runs the tool with `arguments` (without the program name) and returns the exit code;
+  /// `--app NAME` chooses one of `apps`.
+  public static func main(arguments: [String], console: Console, apps: [AppUnderTest]) -> ExitCode {
+    $apps.withValue(apps) { main(arguments: arguments, console: console) }
+  }
 
   /// Runs the tool with `arguments` (without the program name) and returns the exit code.
   public static func main(arguments: [String], console: Console) -> ExitCode {

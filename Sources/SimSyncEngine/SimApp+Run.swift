@@ -2,6 +2,23 @@ import Replica
 import Scenarios
 @_spi(Kernel) import Simulator
 
+extension AppUnderTest {
+  /// Your app type, to run on every device: each device launches its own instance (again after
+  /// every kill, from what it left on the device's disk), named in reports as `app TYPE`.
+  ///
+  ///     let report = ScenarioRunner.run(try Scenario.load("different-fields"), app: AppUnderTest(NotesApp.self)).report
+  public init<App: SimApp>(_ app: App.Type) {
+    self.init(name: String(describing: App.self)) { plan in
+      // One registry per run, shared by its devices: which intent wrote which value.
+      let provenance = ProvenanceRegistry()
+      let file = plan.file
+      return { d in
+        SyncEngineDriver<App>(index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, provenance: provenance)
+      }
+    }
+  }
+}
+
 extension ScenarioRunner {
   /// Runs `file` with the user's app and its `SyncEngine` on every device, instead of the
   /// engine of a preset; the server behaves as CloudKit does for `CKSyncEngine` (saves
@@ -13,16 +30,6 @@ extension ScenarioRunner {
   ///
   ///     let report = ScenarioRunner.run(try Scenario.load("different-fields"), app: NotesApp.self).report
   public static func run<App: SimApp>(_ file: ScenarioFile, app: App.Type, seed: UInt64? = nil, keepEvents: Bool = false) -> Result {
-    let plan = prepare(file)
-    let provenance = ProvenanceRegistry()
-    let spec = try! PolicySpec.parse("sync-engine-merge").get()
-    return _run(
-      plan, seed: seed, spec: spec, custom: nil, keepEvents: keepEvents,
-      app: (
-        String(describing: App.self),
-        { d in
-          SyncEngineDriver<App>(index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, provenance: provenance)
-        }
-      ))
+    run(file, app: AppUnderTest(app), seed: seed, keepEvents: keepEvents)
   }
 }

@@ -125,6 +125,9 @@ extension SyncEngine {
     public var recordIDsToDelete: [SyncRecordID]
     /// Whether the whole batch fails when one change fails (in an atomic zone).
     public var atomicByZone: Bool
+    /// Pending saves whose record the provider no longer had: the engine drops them from its
+    /// state, as CKSyncEngine does when the provider returns nil.
+    var skipped: [SyncRecordID] = []
 
     /// A batch of exactly these changes.
     public init(recordsToSave: [SyncRecord], recordIDsToDelete: [SyncRecordID], atomicByZone: Bool = false) {
@@ -142,16 +145,18 @@ extension SyncEngine {
     ) async {
       var saves: [SyncRecord] = []
       var deletes: [SyncRecordID] = []
+      var skippedIDs: [SyncRecordID] = []
       for change in pendingChanges where saves.count + deletes.count < maxCount {
         switch change {
         case .saveRecord(let id):
-          if let record = await recordProvider(id) { saves.append(record) }
+          if let record = await recordProvider(id) { saves.append(record) } else { skippedIDs.append(id) }
         case .deleteRecord(let id):
           deletes.append(id)
         }
       }
-      guard !saves.isEmpty || !deletes.isEmpty else { return nil }
+      guard !saves.isEmpty || !deletes.isEmpty || !skippedIDs.isEmpty else { return nil }
       self.init(recordsToSave: saves, recordIDsToDelete: deletes)
+      skipped = skippedIDs
     }
   }
 

@@ -25,6 +25,22 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case fetch(UInt64)
   }
   var inFlight = InFlight.none
+  /// Timer generations: a timer set before a kill, or superseded, is ignored when it fires.
+  var sendGeneration: UInt32 = 0
+  var retryGeneration: UInt32 = 0
+  var timeoutGeneration: UInt32 = 0
+  /// Records a push sends at most, halved after `limitExceeded` (as `CKSyncEngine` splits a
+  /// batch CloudKit refuses as too large).
+  var batchLimit = 400
+  /// Until when the engine waits before sending or fetching again (a retry-after).
+  var holdUntil: VirtualTime = .zero
+  /// Pushes in a row that came back with a failure: the engine backs off (1 s, doubling, at
+  /// most a minute) before sending again, so that an app that keeps resending what the server
+  /// refuses does not spin.
+  var failedPushes = 0
+  /// After a push came back with failures, fetch before sending again (a fetched deletion or
+  /// version may settle what failed).
+  var fetchFirst = false
   /// Which intent wrote what, shared by every device's driver in the run.
   let provenance: ProvenanceRegistry
   var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] {
@@ -119,28 +135,48 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case .kill:
       app = nil
       inFlight = .none
+      sendGeneration &+= 1
+      retryGeneration &+= 1
+      timeoutGeneration &+= 1
+      holdUntil = .zero
       view.driverNewSession()
     case .connectivity(let up):
       online = up
       view.driverSetOnline(up)
       if !up {
         inFlight = .none
+        timeoutGeneration &+= 1
         view.driverNewSession()
       } else {
-        sync(&view, effects: &effects)
+        sync(&view, env: env, effects: &effects)
       }
-    case .syncNow, .timer:
-      sync(&view, effects: &effects)
+    case .syncNow:
+      sync(&view, env: env, effects: &effects)
+    case .timer(.autosync, let generation):
+      if generation == sendGeneration { sync(&view, env: env, effects: &effects) }
+    case .timer(.retry, let generation):
+      if generation == retryGeneration { sync(&view, env: env, effects: &effects) }
+    case .timer(.timeout, let generation):
+      // No answer in time (a lost request or reply): what was sent stays pending, and the
+      // engine tries again, as CKSyncEngine does after a network failure.
+      guard generation == timeoutGeneration, !isIdle else { break }
+      inFlight = .none
+      view.driverNewSession()
+      retry(after: .seconds(5), env: env, effects: &effects)
+    case .timer:
+      break
     case .message(.notify):
-      if case .none = inFlight { fetch(&view, effects: &effects) }
+      if isIdle, env.now >= holdUntil { fetch(&view, effects: &effects) }
     case .message(.pushReply(let id, let results)):
       guard case .push(let sent, let changes) = inFlight, sent == id else { return }
       inFlight = .none
-      pushed(changes, results, &view, effects: &effects)
+      timeoutGeneration &+= 1
+      pushed(changes, results, &view, env: env, effects: &effects)
     case .message(.fetchReply(let id, let reply)):
       guard case .fetch(let sent) = inFlight, sent == id else { return }
       inFlight = .none
-      fetched(reply, &view, effects: &effects)
+      timeoutGeneration &+= 1
+      fetched(reply, &view, env: env, effects: &effects)
     case .message, .background, .clockJump, .deletedZone, .accountChanged, .upgraded:
       break  // not yet simulated for a user's app
     }
@@ -149,14 +185,40 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   // MARK: Scheduling
 
-  func scheduleSend(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
-    effects.append(.timer(.autosync, after: .seconds(1), generation: 0))
+  var isIdle: Bool {
+    if case .none = inFlight { true } else { false }
   }
 
-  func sync(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
-    guard online, case .none = inFlight else { return }
+  /// A change was made: send it after a short pause (the next change in that second goes in the
+  /// same batch), as CKSyncEngine schedules a send when pending changes are added.
+  func scheduleSend(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
+    sendGeneration &+= 1
+    effects.append(.timer(.autosync, after: .seconds(1), generation: sendGeneration))
+  }
+
+  /// Try again after `delay` (a retry-after, or the engine's back-off).
+  func retry(after delay: SimDuration, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    retryGeneration &+= 1
+    holdUntil = max(holdUntil, env.now + delay)
+    effects.append(.timer(.retry, after: delay, generation: retryGeneration))
+  }
+
+  /// Sends what is pending, or else fetches — unless offline, busy, or waiting out a
+  /// retry-after.
+  func sync(_ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    guard online, isIdle else { return }
+    guard env.now >= holdUntil else {
+      effects.append(.timer(.retry, after: holdUntil - env.now, generation: retryGeneration))
+      return
+    }
     let engine = launched().syncEngine
-    if !engine.state.pendingRecordZoneChanges.isEmpty { push(&view, effects: &effects) } else { fetch(&view, effects: &effects) }
+    if !fetchFirst && !engine.state.pendingRecordZoneChanges.isEmpty { push(&view, effects: &effects) } else { fetch(&view, effects: &effects) }
+  }
+
+  /// The request just sent gets no answer within the device's request timeout: give up on it.
+  func awaitAnswer(_ view: DeviceState, effects: inout [DeviceEffect]) {
+    timeoutGeneration &+= 1
+    effects.append(.timer(.timeout, after: view.config.requestTimeout, generation: timeoutGeneration))
   }
 
   func deliver(_ event: SyncEngine.Event) {
@@ -177,19 +239,25 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       fetch(&view, effects: &effects)
       return
     }
+    for id in batch.skipped { engine.state.remove(pendingRecordZoneChanges: [.saveRecord(id)]) }
     var writes: [RecordWrite] = []
     var changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)] = []
-    for record in batch.recordsToSave {
+    for record in batch.recordsToSave where writes.count < batchLimit {
       guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
       let state = recordState(key, type: Int32(type), values: record.fields)
       var changed = FieldMask()
       for name in record.changedKeys() { if let f = schema.types[type].fields.firstIndex(where: { $0.name == name }) { changed.insert(.field(f)) } }
       if record.recordChangeTag == nil { changed = .all }
       writes.append(RecordWrite(record: state, changed: changed, isDelete: false, baseTag: Int64(record.recordChangeTag ?? "") ?? 0))
+      let names = schema.types[type].fields.map(\.name)
+      let extras = record.fields.filter { !names.contains($0.key) }
+      if !extras.isEmpty || provenance.extras[key]?[state.fields.map(\.value)] != nil {
+        provenance.extras[key, default: [:]][state.fields.map(\.value)] = extras
+      }
       let change = SyncEngine.PendingRecordZoneChange.saveRecord(record.recordID)
       changes.append((change, engine.state.additions[change] ?? 0))
     }
-    for id in batch.recordIDsToDelete {
+    for id in batch.recordIDsToDelete where writes.count < batchLimit {
       guard let key = keys[id.recordName] else { continue }
       let type = view.store.type(of: key) ?? 0
       var state = recordState(key, type: type, values: [:])
@@ -198,23 +266,29 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       let change = SyncEngine.PendingRecordZoneChange.deleteRecord(id)
       changes.append((change, engine.state.additions[change] ?? 0))
     }
-    guard !writes.isEmpty else { return }
+    guard !writes.isEmpty else {
+      deliver(.didSendChanges(context))
+      fetch(&view, effects: &effects)
+      return
+    }
     let id = nextRequest
     nextRequest += 1
     inFlight = .push(id, changes)
     effects.append(.send(.push(requestID: id, writes: writes, zone: view.zoneEpoch)))
+    awaitAnswer(view, effects: &effects)
   }
 
   func pushed(
     _ changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)], _ results: [WriteResult], _ view: inout DeviceState,
-    effects: inout [DeviceEffect]
+    env: DeviceEnvironment, effects: inout [DeviceEffect]
   ) {
     let engine = launched().syncEngine
     var saved: [SyncRecord] = []
     var failedSaves: [SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave] = []
     var deleted: [SyncRecordID] = []
     var failedDeletes: [(recordID: SyncRecordID, error: SyncError)] = []
-    var retryLater = false
+    var retryAfter: SimDuration?
+    var split = false
     for (sent, result) in zip(changes, results) {
       let id = sent.change.recordID
       switch result {
@@ -237,10 +311,19 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       case .rejected:
         engine.state.remove(pendingRecordZoneChanges: [sent.change])
         failedSaves.append(.init(record: SyncRecord(recordType: "", recordID: id), error: SyncError(.serverRejectedRequest)))
+      case .failed(.limitExceeded, _):
+        // The engine splits the batch and sends again; the app is not told.
+        split = true
+        continue
       case .failed(let error, let after):
         let code = SyncError.Code(rawValue: "\(error)") ?? .serverRejectedRequest
         let failure = SyncError(code, retryAfterSeconds: after.map { Double($0.nanoseconds) / 1e9 })
-        if error.isTransient { retryLater = true } else { engine.state.remove(pendingRecordZoneChanges: [sent.change]) }
+        if error.isTransient {
+          // The engine keeps the change pending and sends it again, after the retry-after.
+          retryAfter = max(retryAfter ?? .seconds(5), after ?? .zero)
+        } else {
+          engine.state.remove(pendingRecordZoneChanges: [sent.change])
+        }
         if case .deleteRecord = sent.change {
           failedDeletes.append((id, failure))
         } else {
@@ -253,24 +336,32 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
         .init(savedRecords: saved, failedRecordSaves: failedSaves, deletedRecordIDs: deleted, failedRecordDeletes: failedDeletes)))
     deliver(.didSendChanges(.init(reason: .scheduled)))
     deliver(.stateUpdate(.init(stateSerialization: engine.state.serialization)))
-    if retryLater {
-      effects.append(.timer(.retry, after: .seconds(5), generation: 0))
+    if split { batchLimit = max(1, changes.count / 2) }
+    let allSaved = results.allSatisfy { if case .saved = $0 { true } else if case .deleted = $0 { true } else { false } }
+    failedPushes = allSaved ? 0 : failedPushes + 1
+    if !allSaved { fetchFirst = true }
+    if let retryAfter {
+      retry(after: retryAfter, env: env, effects: &effects)
+    } else if failedPushes > 0 && !split {
+      retry(after: .seconds(Int64(1) << Int64(min(failedPushes - 1, 6))), env: env, effects: &effects)
     } else {
-      sync(&view, effects: &effects)
+      sync(&view, env: env, effects: &effects)
     }
   }
 
   func fetch(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
     guard online, case .none = inFlight else { return }
+    fetchFirst = false
     let engine = launched().syncEngine
     deliver(.willFetchChanges)
     let id = nextRequest
     nextRequest += 1
     inFlight = .fetch(id)
     effects.append(.send(.fetch(requestID: id, token: engine.state.changeToken, zone: view.zoneEpoch)))
+    awaitAnswer(view, effects: &effects)
   }
 
-  func fetched(_ reply: FetchReply, _ view: inout DeviceState, effects: inout [DeviceEffect]) {
+  func fetched(_ reply: FetchReply, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     let engine = launched().syncEngine
     switch reply {
     case .changes(let records, let token, let more):
@@ -296,8 +387,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case .tokenExpired:
       engine.state.changeToken = nil
       fetch(&view, effects: &effects)
-    case .failed, .zoneDeleted:
-      effects.append(.timer(.retry, after: .seconds(5), generation: 0))
+    case .failed(_, let after):
+      retry(after: max(.seconds(5), after ?? .zero), env: env, effects: &effects)
+    case .zoneDeleted:
+      retry(after: .seconds(5), env: env, effects: &effects)
     }
   }
 
@@ -364,6 +457,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     for (f, field) in schema.types[Int(r.type)].fields.enumerated() where r.fields[f].value != .null {
       record.fields[field.name] = syncValue(r.fields[f].value)
     }
+    for (key, value) in provenance.extras[r.key]?[r.fields.map(\.value)] ?? [:] { record.fields[key] = value }
     record.system.recordChangeTag = String(r.changeTag)
     return record
   }
@@ -379,6 +473,12 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   var creators: [RecordKey: IntentID] = [:]
   /// The intent that deleted each record.
   var deleters: [RecordKey: IntentID] = [:]
+  /// The fields an app saved that the schema does not have (its own bookkeeping, such as field
+  /// versions), per record and the schema's field values they were saved with: the simulated
+  /// server keeps every field an app writes, the oracle judges the schema's. (Keyed by content,
+  /// not change tag, so that a save whose answer was lost keeps them too; values are unique per
+  /// intent, so the content names the writes it holds.)
+  var extras: [RecordKey: [[Value]: [String: SyncValue]]] = [:]
   package init() {}
 }
 

@@ -234,7 +234,7 @@ import Testing
   @Test func deduplicationByTwoDevicesAtOnceDeletesBothCopies() throws {
     let report = try run(Self.singleton.replacingOccurrences(of: "expect no violations\n", with: ""), policy: "dedupes-after-fetch").report
     #expect(report.counts[.lostEdit] == 2, "\(report.text)")
-    #expect((report.counts[.logicalDuplicate] ?? 0) == 0)
+    #expect(report.counts[.logicalDuplicate] == 0)
     let s1 = try #require(report.anomalies.first { $0.kind == .lostEdit && $0.record?.name == "s1" })
     #expect(s1.explanation.contains("phone deleted it at"), "\(s1.explanation)")
     #expect(s1.explanation.contains("as a duplicate of s2, keeping its own copy (unique=dedupe), and s2 is gone too"), "\(s1.explanation)")

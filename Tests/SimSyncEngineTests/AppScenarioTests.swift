@@ -35,10 +35,10 @@ import Testing
   }
 
   @Test func thePlantedAppsFailIt() throws {
-    let overwriting = ScenarioRunner.run(try file(), app: OverwritingNotesApp.self).report
+    let overwriting = ScenarioRunner.run(try file(), app: NotesAppOverwritingPendingEdits.self).report
     #expect(!overwriting.passed)
     #expect(overwriting.violations.contains { $0.kind == .lostEdit }, "\\(overwriting.text)")
-    let forgetful = ScenarioRunner.run(try file(), app: ForgetfulNotesApp.self).report
+    let forgetful = ScenarioRunner.run(try file(), app: NotesAppNotPersistingState.self).report
     #expect(!forgetful.passed, "\\(forgetful.text)")
   }
 
@@ -55,7 +55,7 @@ import Testing
     let report = expectNoViolations(app: NotesApp.self, scenario: path)
     #expect(report?.policy == "app NotesApp")
     withKnownIssue("an app that applies fetched records over pending edits loses the phone's tag") {
-      expectNoViolations(app: OverwritingNotesApp.self, scenario: path)
+      expectNoViolations(app: NotesAppOverwritingPendingEdits.self, scenario: path)
     }
   }
 }

@@ -81,7 +81,7 @@ import Testing
   }
 
   @Test func anAppThatAppliesFetchedRecordsOverPendingEditsIsCaught() {
-    let (_, violations) = judged(OverwritingNotesApp.self)
+    let (_, violations) = judged(NotesAppOverwritingPendingEdits.self)
     #expect(violations.contains { $0.kind == .lostEdit && $0.field?.name == "tag" }, "\(violations.map(\.explanation))")
   }
 
@@ -93,7 +93,7 @@ import Testing
   }
 
   @Test func anAppThatDoesNotPersistTheEngineStateLosesAChangeMadeBeforeAKill() {
-    let (w, violations) = judged(ForgetfulNotesApp.self, Self.killedBeforeSync)
+    let (w, violations) = judged(NotesAppNotPersistingState.self, Self.killedBeforeSync)
     #expect(violations.map(\.kind) == [.strandedRecord], "\(violations.map(\.explanation))")
     #expect(title(w, 0, on: 0) == nil)
   }

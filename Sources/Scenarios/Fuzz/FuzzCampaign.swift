@@ -71,6 +71,9 @@ public struct FuzzCampaign: Sendable {
   /// The policy of your own every seed runs under, when the campaign was made with one; records
   /// then carry its `name`, and ``policy`` is the spec closest to its settings.
   public private(set) var customPolicy: (any SyncPolicy)?
+  /// The user's app every seed runs on every device, when the campaign was made with one; records
+  /// then name the policy `app NAME`, and ``policy`` is ``AppUnderTest/judgedAs``.
+  public private(set) var app: AppUnderTest?
   /// The seeds to run.
   public var seeds: SeedPlan
   /// Worker threads, at least 1; outcomes come out in seed order whatever the number.
@@ -89,6 +92,15 @@ public struct FuzzCampaign: Sendable {
     self.init(shape: shape, spec: PolicySpec.closest(to: policy.settings), custom: policy, seeds: seeds, jobs: jobs, shrink: shrink)
   }
 
+  /// A campaign over `seeds` with a user's app on every device, on the workload for apps
+  /// (``WorkloadShape/forApps``, set here).
+  public init(shape: WorkloadShape, app: AppUnderTest, seeds: SeedPlan, jobs: Int = 1, shrink: Bool = true) {
+    var shape = shape
+    shape.forApps = true
+    self.init(shape: shape, spec: AppUnderTest.judgedAs, custom: nil, seeds: seeds, jobs: jobs, shrink: shrink)
+    self.app = app
+  }
+
   package init(shape: WorkloadShape, spec: PolicySpec, custom: (any SyncPolicy)?, seeds: SeedPlan, jobs: Int, shrink: Bool) {
     self.shape = shape
     self.policy = spec
@@ -100,10 +112,10 @@ public struct FuzzCampaign: Sendable {
 
   /// Runs one seed (what each worker does).
   public func outcome(of seed: UInt64) -> FuzzOutcome {
-    let c = Fuzzer._run(seed: seed, shape: shape, spec: policy, custom: customPolicy)
+    let c = Fuzzer._run(seed: seed, shape: shape, spec: policy, custom: customPolicy, app: app)
     var shrunk: Shrinker.Result?
     if shrink, c.record.failed {
-      shrunk = Shrinker._shrink(c.file, seed: seed, policy: policy, custom: customPolicy, kind: nil, maxRuns: 3_000)
+      shrunk = Shrinker._shrink(c.file, seed: seed, policy: policy, custom: customPolicy, kind: nil, maxRuns: 3_000, app: app)
     }
     return FuzzOutcome(record: c.record, profile: c.profile, violations: c.report.violations, shrunk: shrunk)
   }

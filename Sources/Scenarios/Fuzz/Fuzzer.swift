@@ -134,11 +134,20 @@ public enum Fuzzer {
     _run(seed: seed, shape: shape, spec: PolicySpec.closest(to: policy.settings), custom: policy)
   }
 
-  package static func _run(seed: UInt64, shape: WorkloadShape, spec policy: PolicySpec, custom: (any SyncPolicy)?) -> Case {
+  /// Runs one seed with a user's app on every device: the workload is the one for apps
+  /// (``WorkloadShape/forApps``, set here), judged as ``AppUnderTest/judgedAs``.
+  public static func run(seed: UInt64, shape: WorkloadShape, app: AppUnderTest) -> Case {
+    _run(seed: seed, shape: shape, spec: AppUnderTest.judgedAs, custom: nil, app: app)
+  }
+
+  package static func _run(seed: UInt64, shape: WorkloadShape, spec policy: PolicySpec, custom: (any SyncPolicy)?, app: AppUnderTest? = nil) -> Case
+  {
+    var shape = shape
+    if app != nil { shape.forApps = true }
     let (file, profile) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
-    let report = ScenarioRunner._run(ScenarioRunner.prepare(file), seed: seed, spec: policy, custom: custom).report
+    let report = ScenarioRunner._run(ScenarioRunner.prepare(file), seed: seed, spec: policy, custom: custom, app: app).report
     var record = FuzzRecord(
-      seed: seed, policy: custom?.name ?? policy.description, scenario: shape.name, traceHash: report.traceHash,
+      seed: seed, policy: app?.policyName ?? custom?.name ?? policy.description, scenario: shape.name, traceHash: report.traceHash,
       violations: report.violations.count, counts: report.countsByKind, minimized: nil)
     record.convergedAfter = report.stats.convergedAfter
     record.neverConverged = report.stats.convergedAfter == nil

@@ -34,8 +34,14 @@ public enum Shrinker {
     _shrink(file, seed: seed, policy: PolicySpec.closest(to: policy.settings), custom: policy, kind: kind, maxRuns: maxRuns)
   }
 
+  /// Shrinks `file` run with `seed` and a user's app on every device.
+  public static func shrink(_ file: ScenarioFile, seed: UInt64, app: AppUnderTest, kind: AnomalyKind? = nil, maxRuns: Int = 3_000) -> Result? {
+    _shrink(file, seed: seed, policy: AppUnderTest.judgedAs, custom: nil, kind: kind, maxRuns: maxRuns, app: app)
+  }
+
   package static func _shrink(
-    _ file: ScenarioFile, seed: UInt64, policy: PolicySpec?, custom customPolicy: (any SyncPolicy)?, kind: AnomalyKind?, maxRuns: Int
+    _ file: ScenarioFile, seed: UInt64, policy: PolicySpec?, custom customPolicy: (any SyncPolicy)?, kind: AnomalyKind?, maxRuns: Int,
+    app: AppUnderTest? = nil
   ) -> Result? {
     var base = file
     base.seed = seed
@@ -47,7 +53,7 @@ public enum Shrinker {
       runs += 1
       // Write and read back: only what a file can say counts.
       guard case .success(let parsed) = Scenario.parse(f.rendered(), source: f.source) else { return nil }
-      return ScenarioRunner._run(ScenarioRunner.prepare(parsed), seed: nil, spec: nil, custom: customPolicy).report
+      return ScenarioRunner._run(ScenarioRunner.prepare(parsed), seed: nil, spec: nil, custom: customPolicy, app: app).report
     }
     // Keep the most specific kind: divergence only when nothing else explains the failure.
     guard let original = run(base),

@@ -10,6 +10,11 @@ public struct WorkloadShape: Sendable {
   public var intents: Int
   /// Devices per seed for the default shape (a scenario's device list is used as is).
   public var deviceCounts: ClosedRange<Int>
+  /// The workload for a user's app (set by the app forms of the fuzzer and campaign): every
+  /// value unique per intent, and only what a driven device simulates — no text edits, no
+  /// references, zones, accounts, clock jumps, background windows or app upgrades. The default
+  /// schema is then ``appSchema``.
+  public var forApps = false
 
   /// A shape: `base` supplies the devices and schema (nil: the built-in default), with `intents`
   /// per seed; `deviceCounts` applies to the default shape only.
@@ -18,6 +23,17 @@ public struct WorkloadShape: Sendable {
     self.intents = intents
     self.deviceCounts = deviceCounts
   }
+
+  /// The default schema of the workload for a user's app: notes with a title and a tag, both
+  /// mutable, whose values every intent writes afresh (`"t17"`, `"g18"`).
+  public static let appSchema = Schema(types: [
+    RecordType(
+      name: "Note",
+      fields: [
+        FieldSpec(name: "title", kind: .string, defaultValue: .string(""), mutable: true),
+        FieldSpec(name: "tag", kind: .string, defaultValue: .string(""), mutable: true),
+      ])
+  ])
 
   /// The default workload at a fixed device count (benchmarks).
   public static func `default`(devices: Int, intents: Int = 50) -> WorkloadShape {

@@ -20,7 +20,7 @@ public enum WorkloadGenerator {
       let n = Int(faults.int(in: Int64(shape.deviceCounts.lowerBound)...Int64(shape.deviceCounts.upperBound)))
       devices = (0..<n).map { i in i < WorkloadShape.deviceNames.count ? WorkloadShape.deviceNames[i] : "d\(i)" }
     }
-    var schema = shape.base?.schema ?? WorkloadShape.essaySchema
+    var schema = shape.base?.schema ?? (shape.forApps ? WorkloadShape.appSchema : WorkloadShape.essaySchema)
 
     // The swarm profile.
     let duration: SimDuration = pick(&faults, [(.seconds(20), 3), (.minutes(2), 4), (.minutes(10), 2), (.hours(1), 1)])
@@ -76,12 +76,16 @@ public enum WorkloadGenerator {
       at(start + length, .online([d]))
     }
     for _ in 0..<kills { at(randomTime(&faults), .kill(device: device(&faults))) }
+    // (Drawn for apps too, so that every later draw is the same; a driven device does not
+    // simulate background windows or clock jumps yet, so an app's workload leaves them out.)
     for _ in 0..<backgrounds {
-      at(randomTime(&faults), .background(device: device(&faults), budget: .milliseconds(faults.int(in: 50...10_000))))
+      let (t, d, budget) = (randomTime(&faults), device(&faults), SimDuration.milliseconds(faults.int(in: 50...10_000)))
+      if !shape.forApps { at(t, .background(device: d, budget: budget)) }
     }
     for _ in 0..<jumps {
       let by = SimDuration.seconds(faults.int(in: 1...600)) * (faults.chance(1, outOf: 2) ? 1 : -1)
-      at(randomTime(&faults), .clockJump(device: device(&faults), by: by))
+      let (t, d) = (randomTime(&faults), device(&faults))
+      if !shape.forApps { at(t, .clockJump(device: d, by: by)) }
     }
     for _ in 0..<outages {
       let start = randomTime(&faults)
@@ -90,13 +94,13 @@ public enum WorkloadGenerator {
     }
 
     // Intents.
-    var intents = IntentDrafter(schema: schema, devices: devices, shaped: shape.base == nil)
+    var intents = IntentDrafter(schema: schema, devices: devices, shaped: shape.base == nil && !shape.forApps, forApps: shape.forApps)
     let times = (0..<shape.intents).map { _ in randomTime(&work) }.sorted()
     // Real schemas, from a stream of their own (the default shape only): folders that notes
     // are filed in (references with a delete rule), a settings singleton every device creates
     // at first launch (uniqueness), and a second schema version rolled out one device at a time
     // (app versions).
-    var real = RealSchemaDrafter(seed: seed, devices: devices, duration: duration, enabled: shape.base == nil)
+    var real = RealSchemaDrafter(seed: seed, devices: devices, duration: duration, enabled: shape.base == nil && !shape.forApps)
     real.extend(&schema)
     let checksReferences = real.checksReferences
     for (t, action) in real.launches { at(t, action) }
@@ -134,7 +138,9 @@ public enum WorkloadGenerator {
     if cloud.chance(1, outOf: 8) { server.maxRecordsPerRequest = Int(cloud.int(in: 2...8)) }
     // Transient errors for chosen records, for a while (errors a correct engine can outlast;
     // a permanent one strands its record under any design, so the swarm does not draw it).
-    let transient = CloudKitError.perRecord.filter { $0.reaction != .giveUp }
+    // (For a user's app, only those retried as they are: zones are not simulated for apps, and
+    // an `unknownItem` for a record the server has is a contradiction an app cannot resolve.)
+    let transient = CloudKitError.perRecord.filter { $0.reaction != .giveUp && (!shape.forApps || $0.reaction == .retry) }
     var rejections = 0
     let ids = intents.createdIDs
     if !ids.isEmpty {
@@ -155,7 +161,8 @@ public enum WorkloadGenerator {
     // A zone deletion: the app's "delete all data" on a device, a purge in Settings, or an
     // encrypted-data reset.
     var zoneDeletion: (time: SimDuration, what: String)?
-    if cloud.chance(1, outOf: 12) {
+    // (Zones and accounts are not simulated for a user's app yet: its workload has neither.)
+    if cloud.chance(1, outOf: 12), !shape.forApps {
       let t = randomTime(&cloud)
       let d = device(&cloud)
       switch cloud.int(in: 0..<3) {
@@ -178,7 +185,7 @@ public enum WorkloadGenerator {
     // An iCloud sign-out and sign-in again (the same account) on one device, perhaps offline,
     // with the app used in between.
     var signedOut: (device: String, from: SimDuration, to: SimDuration)?
-    if cloud.chance(1, outOf: 10) {
+    if cloud.chance(1, outOf: 10), !shape.forApps {
       let d = device(&cloud)
       let from = randomTime(&cloud)
       let to = from + .milliseconds(cloud.int(in: 1_000...max(1_001, duration.nanoseconds / 2_000_000)))
@@ -411,6 +418,9 @@ struct IntentDrafter {
   let schema: Schema
   let devices: [String]
   let shaped: Bool
+  /// The workload for a user's app: values unique per intent (no booleans, no references) and
+  /// no text edits.
+  var forApps = false
   var counter = 0
   /// Live records in creation order: id, type index, creating device (change it with
   /// ``add(_:type:creator:)`` and ``remove(_:)``, which keep ``byType`` in step).
@@ -420,10 +430,11 @@ struct IntentDrafter {
   /// The id prefix of each type: its name's first letter, lowercased (`n` for Note).
   let idPrefixes: [String]
 
-  init(schema: Schema, devices: [String], shaped: Bool) {
+  init(schema: Schema, devices: [String], shaped: Bool, forApps: Bool = false) {
     self.schema = schema
     self.devices = devices
     self.shaped = shaped
+    self.forApps = forApps
     byType = Array(repeating: [], count: schema.types.count)
     idPrefixes = schema.types.map { String($0.name.prefix(1)).lowercased() }
   }
@@ -525,6 +536,7 @@ struct IntentDrafter {
       let f = type.fields[r.int(in: 0..<type.fields.count)]
       counter += 1
       if f.kind == .text {
+        if forApps { return nil }
         return r.chance(2, outOf: 3) || counter < 3
           ? .append(device: device, id: target.id, field: f.name, text: " +\(counter)")
           : .replace(device: device, id: target.id, field: f.name, old: "+", new: "*\(counter)")
@@ -538,6 +550,12 @@ struct IntentDrafter {
 
   mutating func literal(for field: FieldSpec, _ r: inout SimRandom) -> Literal? {
     counter += 1
+    if forApps {
+      switch field.kind {
+      case .bool, .ref: return nil
+      default: break
+      }
+    }
     switch field.kind {
     case .string, .text: return .string("v\(counter)")
     case .int: return .int(Int64(counter))

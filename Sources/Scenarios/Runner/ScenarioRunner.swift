@@ -71,10 +71,18 @@ public enum ScenarioRunner {
     _run(plan, seed: seed, spec: nil, custom: policy, keepEvents: keepEvents, recordObservations: recordObservations)
   }
 
+  /// Runs `file` with a user's app on every device instead of a preset's engine (see
+  /// ``AppUnderTest``; `SimSyncEngine` makes one from an app type). Values in the scenario must be
+  /// unique per intent: the app stores values, not who wrote them, and the oracle finds the
+  /// intent from the value.
+  public static func run(_ file: ScenarioFile, app: AppUnderTest, seed: UInt64? = nil, keepEvents: Bool = false) -> Result {
+    _run(prepare(file), seed: seed, spec: AppUnderTest.judgedAs, custom: nil, keepEvents: keepEvents, app: app)
+  }
+
   /// The one run behind the overloads: `custom` when given, else `spec`, else the file's policy.
   package static func _run(
     _ plan: Plan, seed: UInt64?, spec policy: PolicySpec?, custom: (any SyncPolicy)?, keepEvents: Bool = false,
-    recordObservations: Bool = false, app: (name: String, driver: (Int) -> any AppDriver)? = nil
+    recordObservations: Bool = false, app: AppUnderTest? = nil
   ) -> Result {
     let file = plan.file
     let seed = seed ?? file.seed
@@ -107,7 +115,10 @@ public enum ScenarioRunner {
     if file.schema.latestVersion > 1 || !file.appVersions.isEmpty { config.appVersions = file.initialAppVersions.map { Int32($0) } }
     config.recordObservations = recordObservations
     var world = SyncWorld(config)
-    if let app { for d in file.devices.indices { world.drive(device: d, with: app.driver(d)) } }
+    if let app {
+      let driver = app.drivers(plan)
+      for d in file.devices.indices { world.drive(device: d, with: driver(d)) }
+    }
     world.reserve(actions: plan.actions.count, intents: plan.intentCount)
     for (time, action) in plan.actions { world.schedule(action, at: time) }
     world.run(until: plan.settleAt)
@@ -115,7 +126,7 @@ public enum ScenarioRunner {
     var oracle = Oracle(world: world, recordNames: plan.recordNames)
     let anomalies = oracle.judge()
     let report = RunReport(
-      file: file, policyName: app.map { "app \($0.name)" } ?? syncPolicy.name, customPolicyType: custom.flatMap(Self.typeToName),
+      file: file, policyName: app?.policyName ?? syncPolicy.name, customPolicyType: custom.flatMap(Self.typeToName),
       settings: syncPolicy.settings, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged,
       recordNames: plan.recordNames)
     return Result(report: report, world: world, recordNames: plan.recordNames)

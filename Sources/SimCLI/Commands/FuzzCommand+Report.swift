@@ -10,8 +10,15 @@ extension FuzzCommand {
   struct ReportContext: Sendable {
     var policy: PolicySpec
     var shape: WorkloadShape
+    /// The user's app under test, if any (then named in place of the policy).
+    var app: AppUnderTest? = nil
     /// `--intents` when given other than the default (the `again` line repeats it).
     var intents: Int?
+
+    /// `policy SPEC`, or `app NAME`.
+    var subject: String { app.map { "app \($0.name)" } ?? "policy \(policy)" }
+    /// ` --app NAME` for a replay command, or nothing.
+    var appArgument: String { app.map { " --app \(CrashReport.shellWord($0.name))" } ?? "" }
   }
 
   /// How a new signature's minimal scenario is shown.
@@ -38,7 +45,7 @@ extension FuzzCommand {
     context: ReportContext
   ) -> String {
     let seed = outcome.record.seed
-    var out = "FAIL \(signature.text) · signature \(number), first at seed \(seed) · policy \(context.policy) · workload \(context.shape.name)\n"
+    var out = "FAIL \(signature.text) · signature \(number), first at seed \(seed) · \(context.subject) · workload \(context.shape.name)\n"
     if brief {
       out += "  (each of its kinds is shown above)\n"
     } else {
@@ -51,7 +58,7 @@ extension FuzzCommand {
       }
       if outcome.violations.count > shown { out += "  … and \(outcome.violations.count - shown) more\n" }
     }
-    out += minimalScenarioLines(shrunk, scenario)
+    out += minimalScenarioLines(shrunk, scenario, appArgument: context.appArgument)
     out += "  again:     \(againCommand(seed: seed, context: context))\n"
     return out
   }
@@ -60,7 +67,7 @@ extension FuzzCommand {
   /// signature and the command that runs it again.
   static func seedReport(_ outcome: FuzzOutcome, signature: FuzzSignature, firstSeed: UInt64, context: ReportContext) -> String {
     let seed = outcome.record.seed
-    var out = "FAIL seed \(seed) · policy \(context.policy) · workload \(context.shape.name)\n"
+    var out = "FAIL seed \(seed) · \(context.subject) · workload \(context.shape.name)\n"
     out += "  profile: \(outcome.profile)\n"
     for anomaly in outcome.violations.prefix(5) {
       out += "  • \(anomaly.kind.rawValue) \(anomaly.place): \(anomaly.explanation)\n"
@@ -71,12 +78,12 @@ extension FuzzCommand {
     return out
   }
 
-  static func minimalScenarioLines(_ shrunk: Shrinker.Result?, _ scenario: MinimalScenario) -> String {
+  static func minimalScenarioLines(_ shrunk: Shrinker.Result?, _ scenario: MinimalScenario, appArgument: String = "") -> String {
     guard let shrunk else { return "  minimal scenario: the shrinker could not reproduce the failure\n" }
     let what = "minimal scenario (\(shrunk.file.timeline.count) timeline lines, keeps \(shrunk.kind.rawValue))"
     switch scenario {
     case .written(let path):
-      return "  \(what): \(path)\n  reproduce: sim-cli run \(CrashReport.shellWord(path))\n"
+      return "  \(what): \(path)\n  reproduce: sim-cli run \(CrashReport.shellWord(path))\(appArgument)\n"
     case .inline:
       var out = "  \(what):\n"
       for line in shrunk.text.split(separator: "\n", omittingEmptySubsequences: false) { out += "    | \(line)\n" }
@@ -88,7 +95,7 @@ extension FuzzCommand {
 
   /// `sim-cli fuzz --seeds N..N --policy '…'`, with the options that shape the workload.
   static func againCommand(seed: UInt64, context: ReportContext) -> String {
-    var command = "sim-cli fuzz --seeds \(seed)..\(seed) --policy '\(context.policy)'"
+    var command = "sim-cli fuzz --seeds \(seed)..\(seed)" + (context.app == nil ? " --policy '\(context.policy)'" : context.appArgument)
     if let base = context.shape.base { command += " --scenario \(CrashReport.shellWord(base.source))" }
     if let intents = context.intents { command += " --intents \(intents)" }
     return command

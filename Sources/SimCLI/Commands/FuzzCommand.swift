@@ -22,6 +22,7 @@ enum FuzzCommand {
     options: [
       .value("--scenario", "FILE|NAME", "Shape workloads from this scenario's devices and schema."),
       .value("--policy", "SPEC", "The policy under test (default append-only)."),
+      ScenarioOptions.appOption,
       .value("--seeds", "A..B", "The seeds to run (default 1..1000; with --time, 1.. onwards: A.. is open)."),
       .value("--intents", "N", "Intents per seed (default 50)."),
       .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
@@ -48,8 +49,11 @@ enum FuzzCommand {
   }
 
   static func run(_ args: ParsedArguments, _ console: Console) throws -> ExitCode {
-    let policy = try ScenarioOptions.policy(args, spec: spec, console: console) ?? (try! PolicySpec.parse("append-only").get())
+    let app = try ScenarioOptions.app(args, spec: spec, console: console)
+    let policy =
+      app != nil ? AppUnderTest.judgedAs : try ScenarioOptions.policy(args, spec: spec, console: console) ?? (try! PolicySpec.parse("append-only").get())
     var shape = WorkloadShape()
+    shape.forApps = app != nil
     if let s = args.value("--scenario") { shape.base = try ScenarioOptions.workloadBase(s, console: console) }
     shape.intents = Int(try IntegerOption.require(args, "--intents", default: UInt64(shape.intents), in: 1...1_000_000, spec: spec, console: console))
 
@@ -101,7 +105,8 @@ enum FuzzCommand {
     if let path = args.value("--out") {
       let file: JSONLinesFile
       do {
-        file = try JSONLinesFile(path: path, resume: args.has("--resume"), policy: policy.description, scenario: shape.name, plan: plan)
+        file = try JSONLinesFile(
+          path: path, resume: args.has("--resume"), policy: app?.policyName ?? policy.description, scenario: shape.name, plan: plan)
       } catch {
         if error.code == .usage { throw usage(error.description + ".", console) }
         console.err("Error: \(error.description).\n")
@@ -116,8 +121,13 @@ enum FuzzCommand {
       throw usage("--resume needs --out FILE.jsonl: the campaign to continue.", console)
     }
 
-    let campaign = FuzzCampaign(shape: shape, policy: policy, seeds: plan, jobs: jobs, shrink: false)
-    let context = ReportContext(policy: policy, shape: shape, intents: args.value("--intents") != nil ? shape.intents : nil)
+    let campaign =
+      if let app {
+        FuzzCampaign(shape: shape, app: app, seeds: plan, jobs: jobs, shrink: false)
+      } else {
+        FuzzCampaign(shape: shape, policy: policy, seeds: plan, jobs: jobs, shrink: false)
+      }
+    let context = ReportContext(policy: policy, shape: shape, app: app, intents: args.value("--intents") != nil ? shape.intents : nil)
     let mode = OutputMode(json: args.value("--format") == "json", quiet: quiet, verbose: verbose)
     let session = FuzzSession(findings: findings)
     let progress = FuzzProgress(
@@ -141,7 +151,7 @@ enum FuzzCommand {
         var shrunk: Shrinker.Result?
         var shown = MinimalScenario.inline
         if case .new(let signature, let keep) = finding, shrinks {
-          shrunk = minimalScenario(seed: record.seed, signature: signature, keep: keep, shape: workload, policy: policy)
+          shrunk = minimalScenario(seed: record.seed, signature: signature, keep: keep, shape: workload, policy: policy, app: app)
           if let shrunk, let dir = minimizeTo {
             let path = (dir as NSString).appendingPathComponent(shrunk.file.source)
             do {
@@ -215,7 +225,7 @@ enum FuzzCommand {
     let rate = elapsed > 0 ? Double(done) / elapsed : 0
     if mode.json {
       let summary = CampaignSummary(
-        policy: policy.description, scenario: shape.name, seeds: done, failing: session.findings.failing, seedsPerSecond: Int(rate.rounded()),
+        policy: app?.policyName ?? policy.description, scenario: shape.name, seeds: done, failing: session.findings.failing, seedsPerSecond: Int(rate.rounded()),
         failures: session.failed, signatures: session.findings.groups.map(SignatureSummary.init),
         convergedAfter: session.findings.convergencePercentiles, notConverged: session.findings.unconverged,
         stoppedBy: stoppedBy.map(InterruptWatch.name), continueWith: continuation?.command)
@@ -229,7 +239,7 @@ enum FuzzCommand {
       if let continuation { text += continuation.message }
       let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
       text +=
-        "fuzz \(policy) on \(shape.name): \(done) seeds\(resumed), \(session.findings.failing) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")"
+        "fuzz \(app?.policyName ?? policy.description) on \(shape.name): \(done) seeds\(resumed), \(session.findings.failing) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")"
       text += stoppedBy.map { " · stopped by \(InterruptWatch.name($0))\n" } ?? "\n"
       console.out(text)
     }
@@ -239,10 +249,12 @@ enum FuzzCommand {
 
   /// The first seed of a new signature shrunk to a minimal scenario keeping `keep`, named for
   /// the signature and the seed (`default-lost-edit+stale-overwrite-seed-12`).
-  static func minimalScenario(seed: UInt64, signature: FuzzSignature, keep: AnomalyKind, shape: WorkloadShape, policy: PolicySpec) -> Shrinker.Result?
-  {
+  static func minimalScenario(
+    seed: UInt64, signature: FuzzSignature, keep: AnomalyKind, shape: WorkloadShape, policy: PolicySpec, app: AppUnderTest? = nil
+  ) -> Shrinker.Result? {
     let (file, _) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
-    guard var shrunk = Shrinker.shrink(file, seed: seed, policy: policy, kind: keep) else { return nil }
+    let found = app.map { Shrinker.shrink(file, seed: seed, app: $0, kind: keep) } ?? Shrinker.shrink(file, seed: seed, policy: policy, kind: keep)
+    guard var shrunk = found else { return nil }
     shrunk.file.name = "\(shape.name)-\(signature.slug)-seed-\(seed)"
     shrunk.file.source = shrunk.file.name + ".scenario"
     return shrunk

@@ -12,6 +12,7 @@ enum RunCommand {
     options: [
       .value("--seed", "N", "Override the scenario's seed."),
       .value("--policy", "SPEC", "Override the policy, e.g. 'field-lww-hlc delete=tombstone'."),
+      ScenarioOptions.appOption,
       .value("--trace", "FILE.jsonl", "Write the trace as JSON Lines."),
       .value("--timeline", "FILE.svg", "Write a timeline picture."),
       Formats.option,
@@ -23,14 +24,21 @@ enum RunCommand {
 
   static let command = Command(spec: spec) { args, console in
     let (file, seed, policy): (ScenarioFile, UInt64?, PolicySpec?)
+    let app: AppUnderTest?
     do throws(CommandExit) {
+      app = try ScenarioOptions.app(args, spec: spec, console: console)
       (file, seed, policy) = try ScenarioOptions.run(args, spec: spec, console: console)
     } catch {
       return error.code
     }
     try ScenarioOptions.checkOutputs(args, ["--trace", "--timeline"], spec: spec, console: console)
     let keepEvents = args.value("--trace") != nil || args.value("--timeline") != nil
-    let result = ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: keepEvents)
+    let result =
+      if let app {
+        ScenarioRunner.run(file, app: app, seed: seed, keepEvents: keepEvents)
+      } else {
+        ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: keepEvents)
+      }
     if let path = args.value("--trace") {
       do throws(AtomicFile.WriteError) {
         let lines = TraceExport.jsonLines(result)
@@ -84,6 +92,33 @@ enum ScenarioOptions {
   static func seed(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> UInt64? {
     guard args.value("--seed") != nil else { return nil }
     return try IntegerOption.require(args, "--seed", default: 0, in: 0...UInt64.max, spec: spec, console: console)
+  }
+
+  /// The option every command that runs scenarios takes to run a user's app instead of a policy.
+  static let appOption = CommandSpec.Option.value(
+    "--app", "NAME", "Run this app (one this tool was built with) on every device instead of a policy's engine.")
+
+  /// `--app NAME`: one of the apps this tool was built with (`SimCLI.runAsProcess(arguments:apps:)`),
+  /// or nil when not given. A name it was not built with, or `--app` with `--policy`, is a usage
+  /// error.
+  static func app(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> AppUnderTest? {
+    guard let name = args.value("--app") else { return nil }
+    if args.value("--policy") != nil {
+      console.err(
+        UsageError.other("--app and --policy cannot be used together: an app is judged as \(AppUnderTest.judgedAs)'s server and oracle.")
+          .render(command: spec))
+      throw CommandExit(code: .usage)
+    }
+    let apps = SimCLI.apps
+    if let app = apps.first(where: { $0.name == name }) { return app }
+    let reason =
+      apps.isEmpty
+      ? "this tool was built without apps; build your own with SimCLI.runAsProcess(arguments:apps:) (docs/your-engine.md)"
+      : "expected one of: \(apps.map(\.name).joined(separator: ", "))"
+    console.err(
+      UsageError.invalidValue(option: "--app", value: name, reason: reason, suggestion: Suggestion.closest(to: name, in: apps.map(\.name)))
+        .render(command: spec))
+    throw CommandExit(code: .usage)
   }
 
   /// `--policy SPEC`, or nil when not given.

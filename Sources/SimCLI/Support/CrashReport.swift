@@ -1,4 +1,5 @@
 import Foundation
+import Scenarios
 
 /// Turns a trap — a failed precondition, an index out of range, any crash of sim-cli itself —
 /// into one line asking to report it with the command that caused it, and exit 70.
@@ -40,7 +41,12 @@ enum CrashReport {
 extension SimCLI {
   /// The whole tool as a process runs it: a crash report for traps, the standard console, and
   /// exit 74 when results could not be written to stdout.
-  public static func runAsProcess(arguments: [String]) -> ExitCode {
+  ///
+  /// `apps` are the user's apps that `--app NAME` can run (`run`, `fuzz`, `shrink`, `explain`):
+  /// a tool of one's own is this call with one's apps.
+  ///
+  ///     exit(SimCLI.runAsProcess(arguments: Array(CommandLine.arguments.dropFirst()), apps: [AppUnderTest(MyApp.self)]).rawValue)
+  public static func runAsProcess(arguments: [String], apps: [AppUnderTest] = []) -> ExitCode {
     CrashReport.install(arguments: arguments)
     let console = Console.standard()
     if ProcessInfo.processInfo.environment["SIM_CLI_TEST_TRAP"] == "1" {
@@ -48,7 +54,7 @@ extension SimCLI {
       let empty: [Int] = []
       _ = empty[Int(arguments.count) + 1]
     }
-    let code = main(arguments: arguments, console: console)
+    let code = main(arguments: arguments, console: console, apps: apps)
     if let reason = console.stdoutFailure {
       console.err("Error: cannot write to standard output: \(reason).\n")
       return .ioError

@@ -1,0 +1,333 @@
+import Foundation
+
+/// The reference app: a notes app written on the `SimSyncEngine` API as one writes it on
+/// `CKSyncEngine`, whose delegate handles every event correctly. Rows live in memory and are
+/// written to the device's disk, with the engine's last state, after every change and every
+/// event; a fetched record is merged under the fields edited here and not yet saved; a save
+/// refused for a changed server record is merged and sent again; a record the server no longer
+/// has was deleted by another device, and the delete wins; transient errors are left to the engine, which retries them. Each field carries a version (a
+/// Lamport counter and the device, stored in the record as `FIELD@v`), so that merges keep the
+/// last write in causal order — an app without it overwrites a newer value with its own retried
+/// one after a lost answer (`serverResponseLost`), which the fuzzer finds.
+///
+/// Any record type and fields go: the app stores what it is given. It is the subject of
+/// `docs/your-engine.md`, and the base of the planted-bug apps beside it, each of which gets
+/// one thing wrong.
+///
+///     expectNoViolations(app: NotesApp.self, scenario: "app-conflicting-edits")
+public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
+  /// A field's version: a Lamport counter and the device that wrote it (ties broken by name).
+  /// A write made after this device saw another's has a higher counter, so the last writer in
+  /// causal order wins; concurrent writes are ordered by counter, then device.
+  struct Version: Codable, Hashable, Comparable {
+    var counter: Int64
+    var device: String
+    static func < (a: Version, b: Version) -> Bool { (a.counter, a.device) < (b.counter, b.device) }
+    /// Stored in the record beside the field, as `title@v` = `"17@phone"`.
+    var text: String { "\(counter)@\(device)" }
+    init(counter: Int64, device: String) {
+      self.counter = counter
+      self.device = device
+    }
+    init?(_ value: SyncValue?) {
+      guard case .string(let s) = value, let at = s.firstIndex(of: "@"), let n = Int64(s[..<at]) else { return nil }
+      counter = n
+      device = String(s[s.index(after: at)...])
+    }
+    static let none = Version(counter: 0, device: "")
+  }
+  /// The record key that holds `field`'s version.
+  static func versionKey(_ field: String) -> String { field + "@v" }
+  static func isVersionKey(_ key: String) -> Bool { key.hasSuffix("@v") }
+
+  /// A note as the app keeps it.
+  struct Row: Codable, Hashable {
+    var recordType: String
+    var fields: [String: SyncValue]
+    /// Each field's version.
+    var versions: [String: Version] = [:]
+    /// The fields changed here and not yet saved.
+    var dirty: Set<String> = []
+    /// The last server version's system fields (its change tag).
+    var system: Data?
+  }
+  /// What the app writes to disk.
+  struct Saved: Codable {
+    var rows: [String: Row]
+    var clock: Int64
+    var state: SyncEngine.State.Serialization?
+    var hasFetched = false
+    var firstFetch: Set<String>?
+  }
+
+  let device: SimDevice
+  var rows: [String: Row] = [:]
+  /// The Lamport clock: above every version this device has written or seen.
+  var clock: Int64 = 0
+  /// The engine's state as of its last `stateUpdate`, saved with the rows.
+  var state: SyncEngine.State.Serialization?
+  /// Whether a fetch ever completed here. The first fetch brings every record the server has
+  /// and no deletions: a row it does not bring, that the server once had, was deleted meanwhile.
+  var hasFetched = false
+  /// During the first fetch: the records it brought (or that were saved meanwhile).
+  var firstFetch: Set<String>?
+  var engine: SyncEngine!
+  /// The app's sync engine.
+  public var syncEngine: SyncEngine { engine }
+
+  /// Launches the app: reads the rows and the engine's state from disk, makes the engine.
+  public required init(device: SimDevice) {
+    self.device = device
+    if let data = device.disk["notes"], let saved = try? JSONDecoder().decode(Saved.self, from: data) {
+      rows = saved.rows
+      clock = saved.clock
+      state = saved.state
+      hasFetched = saved.hasFetched
+      firstFetch = saved.firstFetch
+    }
+    engine = SyncEngine(.init(database: device.database, stateSerialization: state, delegate: self))
+  }
+
+  /// Writes the rows, the clock and the engine's state to disk.
+  func save() {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    device.disk["notes"] = try? encoder.encode(
+      Saved(rows: rows, clock: clock, state: state, hasFetched: hasFetched, firstFetch: firstFetch))
+  }
+
+  func id(_ name: String) -> SyncRecordID { SyncRecordID(recordName: name, zoneID: device.zoneID) }
+
+  /// Writes `values` into `row` as this device's newest writes.
+  func write(_ values: [(field: String, value: SyncValue)], into row: inout Row) {
+    clock += 1
+    for (f, v) in values {
+      row.fields[f] = v
+      row.versions[f] = Version(counter: clock, device: device.name)
+      row.dirty.insert(f)
+    }
+  }
+
+  /// Makes the user's change in the store and adds the pending change for it.
+  public func perform(_ intent: AppIntent) -> Bool {
+    switch intent {
+    case .create(let type, let recordID, let values):
+      var row = Row(recordType: type, fields: [:])
+      write(values, into: &row)
+      rows[recordID.recordName] = row
+      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+    case .set(let recordID, let values):
+      guard var row = rows[recordID.recordName] else { return false }
+      write(values, into: &row)
+      rows[recordID.recordName] = row
+      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+    case .delete(let recordID):
+      guard rows[recordID.recordName] != nil else { return false }
+      rows[recordID.recordName] = nil
+      engine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
+    }
+    persistState()
+    save()
+    return true
+  }
+
+  /// Keeps the engine's current state with the rows (so that a kill right after a change does
+  /// not lose the pending change).
+  func persistState() { state = engine.state.serialization }
+
+  /// The rows, by record name, with the user's fields.
+  public func shownRecords() -> [SyncRecord] {
+    rows.keys.sorted().map { name in
+      let row = rows[name]!
+      let r = SyncRecord(recordType: row.recordType, recordID: id(name))
+      r.fields = row.fields
+      return r
+    }
+  }
+
+  /// The record to send for a pending save: the last server version's system fields, with the
+  /// row's fields and their versions.
+  func record(for recordID: SyncRecordID) -> SyncRecord? {
+    guard let row = rows[recordID.recordName] else { return nil }
+    let r = row.system.flatMap { SyncRecord(systemFields: $0) } ?? SyncRecord(recordType: row.recordType, recordID: recordID)
+    for (f, v) in row.fields.sorted(by: { $0.key < $1.key }) {
+      r[f] = v
+      r[Self.versionKey(f)] = (row.versions[f] ?? .none).text
+    }
+    return r
+  }
+
+  /// Whether this device's value of a field stays over the server's: a field edited here and not
+  /// yet saved, or one whose version is newer than the server's.
+  func keepsLocal(dirty: Bool, local: Version, server: Version) -> Bool { server < local || (dirty && server == local) }
+
+  /// A fetched version, merged field by field: the newer version of each field wins, so an edit
+  /// made here and not yet sent stays unless a later one (in causal order) is on the server. A
+  /// record deleted here, whose delete is not sent yet, stays deleted (the fetch may have left
+  /// before the delete was made).
+  func merge(_ server: SyncRecord) {
+    if engine.state.pendingRecordZoneChanges.contains(.deleteRecord(server.recordID)) { return }
+    var row = rows[server.recordID.recordName] ?? Row(recordType: server.recordType, fields: [:])
+    for key in server.allKeys() where !Self.isVersionKey(key) {
+      let theirs = Version(server.fields[Self.versionKey(key)]) ?? .none
+      clock = max(clock, theirs.counter)
+      let ours = row.versions[key] ?? .none
+      if row.fields[key] != nil, keepsLocal(dirty: row.dirty.contains(key), local: ours, server: theirs) { continue }
+      row.fields[key] = server.fields[key]
+      row.versions[key] = theirs
+      row.dirty.remove(key)
+    }
+    row.system = server.encodedSystemFields
+    rows[server.recordID.recordName] = row
+  }
+
+  /// A save went through: the row is clean, unless it was edited again while the batch was out
+  /// (the engine then still has the change pending).
+  func saved(_ record: SyncRecord, syncEngine: SyncEngine) {
+    guard var row = rows[record.recordID.recordName] else { return }
+    firstFetch?.insert(record.recordID.recordName)
+    row.system = record.encodedSystemFields
+    if !syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(record.recordID)) { row.dirty = [] }
+    rows[record.recordID.recordName] = row
+  }
+
+  /// A save failed: merge with the server's record and send again what is still newer here;
+  /// give way to a delete made elsewhere; leave transient errors to the engine.
+  func failed(_ failure: SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave, syncEngine: SyncEngine) {
+    let recordID = failure.record.recordID
+    switch failure.error.code {
+    case .serverRecordChanged:
+      if let server = failure.error.serverRecord { merge(server) }
+      if let row = rows[recordID.recordName], !row.dirty.isEmpty {
+        syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      }
+    case .unknownItem:
+      // The server refuses the record because another device deleted it: the delete wins.
+      // (The simulated server keeps tombstones and refuses a save of a deleted record with or
+      // without a change tag; real CloudKit would make a save without one a new record — the
+      // way deleted notes come back in real apps.)
+      fetchedDeletion(recordID, syncEngine: syncEngine)
+    case .zoneNotFound, .userDeletedZone:
+      // The zone is gone: upload the record again whole.
+      if var row = rows[recordID.recordName] {
+        row.system = nil
+        row.dirty = Set(row.fields.keys)
+        rows[recordID.recordName] = row
+        syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      }
+    default:
+      break  // transient errors stay pending in the engine, which sends them again
+    }
+  }
+
+  /// A record another device deleted: the row goes, and so does an unsent save of it.
+  func fetchedDeletion(_ recordID: SyncRecordID, syncEngine: SyncEngine) {
+    rows[recordID.recordName] = nil
+    syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
+  }
+
+  /// Handles the engine's events.
+  public func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+    switch event {
+    case .stateUpdate(let update):
+      state = update.stateSerialization
+    case .willFetchChanges:
+      if !hasFetched && firstFetch == nil { firstFetch = [] }
+    case .fetchedRecordZoneChanges(let changes):
+      for r in changes.modifications {
+        firstFetch?.insert(r.recordID.recordName)
+        merge(r)
+      }
+      for d in changes.deletions { fetchedDeletion(d.recordID, syncEngine: syncEngine) }
+    case .didFetchChanges:
+      if let seen = firstFetch {
+        for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.system != nil && !seen.contains(name) {
+          let id = id(name)
+          if !syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(id)) { fetchedDeletion(id, syncEngine: syncEngine) }
+        }
+      }
+      firstFetch = nil
+      hasFetched = true
+    case .sentRecordZoneChanges(let sent):
+      for r in sent.savedRecords { saved(r, syncEngine: syncEngine) }
+      for f in sent.failedRecordSaves { failed(f, syncEngine: syncEngine) }
+    default:
+      break
+    }
+    save()
+  }
+
+  /// The pending changes, as records from the store.
+  public func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
+    -> SyncEngine.RecordZoneChangeBatch?
+  {
+    await SyncEngine.RecordZoneChangeBatch(pendingChanges: syncEngine.state.pendingRecordZoneChanges) { self.record(for: $0) }
+  }
+}
+
+/// Planted bug: a fetched record is applied over the row, pending local edits included — an
+/// edit made here and not yet sent is overwritten by the server's older value (`lost-edit`).
+public final class NotesAppOverwritingPendingEdits: NotesApp, @unchecked Sendable {
+  override func keepsLocal(dirty: Bool, local: Version, server: Version) -> Bool { false }
+}
+
+/// Planted bug: the engine's state serialization is never written to disk (neither from
+/// `stateUpdate` nor with a change), so a kill forgets the changes not yet sent: the app shows
+/// them, no other device ever gets them (`stranded-record`).
+public final class NotesAppNotPersistingState: NotesApp, @unchecked Sendable {
+  override func save() {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    device.disk["notes"] = try? encoder.encode(Saved(rows: rows, clock: clock, state: nil, hasFetched: hasFetched, firstFetch: firstFetch))
+  }
+}
+
+/// Planted bug: a save refused because the server's record changed (`serverRecordChanged`) is
+/// merged but not sent again — the app forgets the failed save, so its edit stays on this
+/// device only.
+public final class NotesAppForgettingFailedSaves: NotesApp, @unchecked Sendable {
+  override func failed(_ failure: SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave, syncEngine: SyncEngine) {
+    if failure.error.code == .serverRecordChanged {
+      if let server = failure.error.serverRecord { merge(server) }
+      return  // and never sends what is still newer here
+    }
+    super.failed(failure, syncEngine: syncEngine)
+  }
+}
+
+/// Planted bug: a transient error (`zoneBusy`, `requestRateLimited`, `quotaExceeded`, …) is
+/// treated as permanent — the app removes the pending change and marks the row clean, so the
+/// change is never sent.
+public final class NotesAppGivingUpOnTransientErrors: NotesApp, @unchecked Sendable {
+  override func failed(_ failure: SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave, syncEngine: SyncEngine) {
+    switch failure.error.code {
+    case .serverRecordChanged, .unknownItem, .zoneNotFound, .userDeletedZone:
+      super.failed(failure, syncEngine: syncEngine)
+    default:
+      let recordID = failure.record.recordID
+      syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      rows[recordID.recordName]?.dirty = []
+    }
+  }
+}
+
+/// Planted bug (apple/sample-cloudkit-sync-engine issue #5): when a save goes through, the app
+/// marks the row clean and removes its pending save, even when the user edited the row again
+/// while the batch was out — that edit is never sent.
+public final class NotesAppClearingInFlightEdits: NotesApp, @unchecked Sendable {
+  override func saved(_ record: SyncRecord, syncEngine: SyncEngine) {
+    syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(record.recordID)])
+    guard var row = rows[record.recordID.recordName] else { return }
+    row.system = record.encodedSystemFields
+    row.dirty = []
+    rows[record.recordID.recordName] = row
+  }
+}
+
+/// The reference app and every planted-bug app, by name (what `sim-cli --app` lists).
+public var exampleApps: [any SimApp.Type] {
+  [
+    NotesApp.self, NotesAppOverwritingPendingEdits.self, NotesAppNotPersistingState.self, NotesAppForgettingFailedSaves.self,
+    NotesAppGivingUpOnTransientErrors.self, NotesAppClearingInFlightEdits.self,
+  ]
+}
