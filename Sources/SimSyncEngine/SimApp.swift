@@ -5,6 +5,8 @@ public final class SimDisk: @unchecked Sendable {
   var files: [String: Data] = [:]
   /// An empty disk.
   public init() {}
+  /// The names of the files on the disk, sorted.
+  public var names: [String] { files.keys.sorted() }
   /// The file called `name`, or nil; setting nil removes it.
   public subscript(name: String) -> Data? {
     get { files[name] }

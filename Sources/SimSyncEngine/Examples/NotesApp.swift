@@ -51,9 +51,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     /// The last server version's system fields (its change tag).
     var system: Data?
   }
-  /// What the app writes to disk.
+  /// What the app writes to disk besides its rows (each row is a file of its own, written when
+  /// it changes, as a database writes a changed row).
   struct Saved: Codable {
-    var rows: [String: Row]
     var clock: Int64
     var state: SyncEngine.State.Serialization?
     var hasFetched = false
@@ -62,6 +62,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
 
   let device: SimDevice
   var rows: [String: Row] = [:]
+  /// Rows changed since the last save.
+  var touched: Set<String> = []
   /// The Lamport clock: above every version this device has written or seen.
   var clock: Int64 = 0
   /// The engine's state as of its last `stateUpdate`, saved with the rows.
@@ -78,8 +80,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   /// Launches the app: reads the rows and the engine's state from disk, makes the engine.
   public required init(device: SimDevice) {
     self.device = device
-    if let data = device.disk["notes"], let saved = try? JSONDecoder().decode(Saved.self, from: data) {
-      rows = saved.rows
+    let decoder = JSONDecoder()
+    for file in device.disk.names where file.hasPrefix("row/") {
+      if let data = device.disk[file], let row = try? decoder.decode(Row.self, from: data) { rows[String(file.dropFirst(4))] = row }
+    }
+    if let data = device.disk["notes"], let saved = try? decoder.decode(Saved.self, from: data) {
       clock = saved.clock
       state = saved.state
       hasFetched = saved.hasFetched
@@ -88,12 +93,21 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     engine = SyncEngine(.init(database: device.database, stateSerialization: state, delegate: self))
   }
 
-  /// Writes the rows, the clock and the engine's state to disk.
-  func save() {
+  /// Sets a row (nil: removes it); the next save writes it.
+  func put(_ name: String, _ row: Row?) {
+    rows[name] = row
+    touched.insert(name)
+  }
+
+  /// Writes the changed rows, the clock and the engine's state to disk.
+  func save() { save(state: state) }
+
+  func save(state: SyncEngine.State.Serialization?) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
-    device.disk["notes"] = try? encoder.encode(
-      Saved(rows: rows, clock: clock, state: state, hasFetched: hasFetched, firstFetch: firstFetch))
+    for name in touched.sorted() { device.disk["row/" + name] = rows[name].flatMap { try? encoder.encode($0) } }
+    touched = []
+    device.disk["notes"] = try? encoder.encode(Saved(clock: clock, state: state, hasFetched: hasFetched, firstFetch: firstFetch))
   }
 
   func id(_ name: String) -> SyncRecordID { SyncRecordID(recordName: name, zoneID: device.zoneID) }
@@ -114,16 +128,16 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     case .create(let type, let recordID, let values):
       var row = Row(recordType: type, fields: [:])
       write(values, into: &row)
-      rows[recordID.recordName] = row
+      put(recordID.recordName, row)
       engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .set(let recordID, let values):
       guard var row = rows[recordID.recordName] else { return false }
       write(values, into: &row)
-      rows[recordID.recordName] = row
+      put(recordID.recordName, row)
       engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .delete(let recordID):
       guard rows[recordID.recordName] != nil else { return false }
-      rows[recordID.recordName] = nil
+      put(recordID.recordName, nil)
       engine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
     }
     persistState()
@@ -178,7 +192,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       row.dirty.remove(key)
     }
     row.system = server.encodedSystemFields
-    rows[server.recordID.recordName] = row
+    put(server.recordID.recordName, row)
   }
 
   /// A save went through: the row is clean, unless it was edited again while the batch was out
@@ -188,7 +202,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     firstFetch?.insert(record.recordID.recordName)
     row.system = record.encodedSystemFields
     if !syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(record.recordID)) { row.dirty = [] }
-    rows[record.recordID.recordName] = row
+    put(record.recordID.recordName, row)
   }
 
   /// A save failed: merge with the server's record and send again what is still newer here;
@@ -212,7 +226,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       if var row = rows[recordID.recordName] {
         row.system = nil
         row.dirty = Set(row.fields.keys)
-        rows[recordID.recordName] = row
+        put(recordID.recordName, row)
         syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
       }
     default:
@@ -222,7 +236,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
 
   /// A record another device deleted: the row goes, and so does an unsent save of it.
   func fetchedDeletion(_ recordID: SyncRecordID, syncEngine: SyncEngine) {
-    rows[recordID.recordName] = nil
+    put(recordID.recordName, nil)
     syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
   }
 
@@ -275,11 +289,7 @@ public final class NotesAppOverwritingPendingEdits: NotesApp, @unchecked Sendabl
 /// `stateUpdate` nor with a change), so a kill forgets the changes not yet sent: the app shows
 /// them, no other device ever gets them (`stranded-record`).
 public final class NotesAppNotPersistingState: NotesApp, @unchecked Sendable {
-  override func save() {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    device.disk["notes"] = try? encoder.encode(Saved(rows: rows, clock: clock, state: nil, hasFetched: hasFetched, firstFetch: firstFetch))
-  }
+  override func save() { save(state: nil) }
 }
 
 /// Planted bug: a save refused because the server's record changed (`serverRecordChanged`) is
@@ -306,7 +316,10 @@ public final class NotesAppGivingUpOnTransientErrors: NotesApp, @unchecked Senda
     default:
       let recordID = failure.record.recordID
       syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
-      rows[recordID.recordName]?.dirty = []
+      if var row = rows[recordID.recordName] {
+        row.dirty = []
+        put(recordID.recordName, row)
+      }
     }
   }
 }
@@ -320,7 +333,7 @@ public final class NotesAppClearingInFlightEdits: NotesApp, @unchecked Sendable 
     guard var row = rows[record.recordID.recordName] else { return }
     row.system = record.encodedSystemFields
     row.dirty = []
-    rows[record.recordID.recordName] = row
+    put(record.recordID.recordName, row)
   }
 }
 
