@@ -85,8 +85,7 @@ public func expectNoViolations<App: SimApp>(
   app: App.Type, scenario nameOrPath: String, seed: UInt64? = nil, filePath: String = #filePath,
   sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) -> RunReport? {
-  _record(
-    _Checks.noViolations(nameOrPath, seed: seed, .app({ ScenarioRunner.run($0, app: app, seed: $1).report }), near: filePath), sourceLocation)
+  _record(_Checks.noViolations(nameOrPath, seed: seed, .app(AppUnderTest(app)), near: filePath), sourceLocation)
 }
 
 /// Records an issue when `report` has violations. Returns whether it had none.
@@ -200,6 +199,25 @@ public func expectFuzzPasses(
     _Checks.fuzz(
       .custom(policy), seeds: seeds, workload: workload, near: filePath, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure,
       testName: _testName()), sourceLocation)
+}
+
+/// Fuzzes your app over `seeds` — each seed a random workload for apps (values unique per intent)
+/// under its own fault profile, with your app and its `SyncEngine` on every device — and records
+/// an issue for the first failing seed: its profile, its anomalies, its shrunk scenario and the
+/// commands that replay it.
+///
+///     expectFuzzPasses(app: NotesApp.self, seeds: 1...20)
+///
+/// `SIM_FUZZ_SEED=N` and `SIM_FUZZ_SEEDS=A...B` choose other seeds, as for a policy.
+@discardableResult
+public func expectFuzzPasses<App: SimApp>(
+  app: App.Type, seeds: ClosedRange<UInt64>, workload: String? = nil, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
+  stopAtFirstFailure: Bool = true, filePath: String = #filePath, sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> FuzzSummary? {
+  _recordFuzz(
+    _Checks.fuzz(
+      .app(AppUnderTest(app)), seeds: seeds, workload: workload, near: filePath, shape: shape, jobs: jobs,
+      stopAtFirstFailure: stopAtFirstFailure, testName: _testName()), sourceLocation)
 }
 
 // MARK: Recording

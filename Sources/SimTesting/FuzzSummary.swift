@@ -10,6 +10,9 @@ public struct FuzzSummary: Sendable {
   /// The policy of your own that was fuzzed, if any; ``policy`` is then the spec closest to its
   /// settings, written into the generated scenarios.
   public var customPolicy: (any SyncPolicy)?
+  /// The user's app that was fuzzed, if any; ``policy`` is then the spec it is judged as
+  /// (`AppUnderTest.judgedAs`).
+  public var app: AppUnderTest?
   /// What shaped the random workloads.
   public var shape: WorkloadShape
   /// The seeds asked for.
@@ -33,7 +36,7 @@ public struct FuzzSummary: Sendable {
   /// The first failure's minimal scenario; its `text` replays the failure.
   public var shrunk: Shrinker.Result? { failures.first?.shrunk }
   /// The policy as reports name it: the custom policy's name, or the spec.
-  public var policyName: String { customPolicy?.name ?? policy.description }
+  public var policyName: String { app?.policyName ?? customPolicy?.name ?? policy.description }
   /// The axes the fuzzed policy ran with.
   public var settings: PolicySettings { customPolicy?.settings ?? policy.settings }
 }
@@ -88,6 +91,20 @@ public func fuzz(
   return fuzz(policy: spec, seeds: seeds, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure, shrinkRuns: shrinkRuns)
 }
 
+/// Fuzzes your app over `seeds`: each seed a random workload for apps (values unique per
+/// intent; see `WorkloadShape.forApps`) under its own fault profile, with your app and its
+/// `SyncEngine` on every device.
+///
+///     let summary = fuzz(app: NotesApp.self, seeds: 1...20)
+public func fuzz<App: SimApp>(
+  app: App.Type, seeds: ClosedRange<UInt64>, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1, stopAtFirstFailure: Bool = true,
+  shrinkRuns: Int = 3_000
+) -> FuzzSummary {
+  _fuzz(
+    FuzzCampaign(shape: shape, app: AppUnderTest(app), seeds: SeedPlan(lower: seeds.lowerBound, upper: seeds.upperBound), jobs: jobs, shrink: false),
+    seeds: seeds, stopAtFirstFailure: stopAtFirstFailure, shrinkRuns: shrinkRuns)
+}
+
 func _fuzz(_ campaign: FuzzCampaign, seeds: ClosedRange<UInt64>, stopAtFirstFailure: Bool, shrinkRuns: Int) -> FuzzSummary {
   let collected = _Collected()
   campaign.run { outcome in
@@ -101,10 +118,10 @@ func _fuzz(_ campaign: FuzzCampaign, seeds: ClosedRange<UInt64>, stopAtFirstFail
     // Only the first failure is shrunk: it is the one the message shows.
     let file = WorkloadGenerator.generate(seed: first.record.seed, shape: campaign.shape, policy: campaign.policy).file
     failures[0].shrunk = Shrinker._shrink(
-      file, seed: first.record.seed, policy: campaign.policy, custom: campaign.customPolicy, kind: nil, maxRuns: shrinkRuns)
+      file, seed: first.record.seed, policy: campaign.policy, custom: campaign.customPolicy, kind: nil, maxRuns: shrinkRuns, app: campaign.app)
   }
   return FuzzSummary(
-    policy: campaign.policy, customPolicy: campaign.customPolicy, shape: campaign.shape, seeds: seeds, seedsRun: collected.seedsRun,
+    policy: campaign.policy, customPolicy: campaign.customPolicy, app: campaign.app, shape: campaign.shape, seeds: seeds, seedsRun: collected.seedsRun,
     failures: failures, stoppedAtFirstFailure: stopAtFirstFailure && !failures.isEmpty)
 }
 

@@ -73,7 +73,7 @@ extension SimTestFailure {
     out += "  + actual:   \(report.verdict)\(report.converged ? "" : ", not converged")\n\n"
     out += _found(report)
     out += _reproduce(report, call: "expectNoViolations")
-    out += "\n" + ViolationAdvice.render(_kinds(violations), settings: _settings(report), isCustom: report.customPolicyType != nil)
+    out += "\n" + _advice(report)
     return out
   }
 
@@ -92,9 +92,15 @@ extension SimTestFailure {
     if !report.anomalies.isEmpty { out += "\n" + _found(report) }
     out += _reproduce(report, call: "expectScenarioHolds")
     if !report.violations.isEmpty {
-      out += "\n" + ViolationAdvice.render(_kinds(report.violations), settings: _settings(report), isCustom: report.customPolicyType != nil)
+      out += "\n" + _advice(report)
     }
     return out
+  }
+
+  /// What usually causes the report's violations: the policy axes, or for a user's app, its code.
+  static func _advice(_ report: RunReport) -> String {
+    if report.app != nil { return "no policy axis is to blame: your app's delegate lost it (the explanations above say how)\n" }
+    return ViolationAdvice.render(_kinds(report.violations), settings: _settings(report), isCustom: report.customPolicyType != nil)
   }
 
   static func _unexpected(_ report: RunReport, _ expected: [AnomalyKind: Int]) -> String {
@@ -139,7 +145,10 @@ extension SimTestFailure {
       }
     }
     let scenario = "scenario: \(swiftStringLiteral(source)), seed: \(report.seed)"
-    if let type = report.customPolicyType {
+    if let app = report.app {
+      out += "  \(report.reproduction)   (with a sim-cli built with your apps: docs/your-engine.md)\n"
+      out += "  \(call)(app: \(app).self, \(call == "expectViolations" ? "…, " : "")\(scenario))\n"
+    } else if let type = report.customPolicyType {
       out += "  \(report.policy) is your own policy, which sim-cli cannot load; replay the run in Swift:\n"
       out += "  \(call)(\(call == "expectViolations" ? "…, " : "")\(scenario), policy: \(type)())\n"
     } else if (try? PolicySpec.parse(report.policy).get()) == nil {
@@ -188,7 +197,16 @@ extension SimTestFailure {
     let defaultShape = WorkloadShape()
     let cliShape = s.shape.intents == defaultShape.intents && (s.shape.base != nil || s.shape.deviceCounts == defaultShape.deviceCounts)
     var commands: [(command: String, comment: String)] = []
-    if let custom = s.customPolicy {
+    if let app = s.app {
+      if let minimal {
+        commands.append(("sim-cli run \(shellQuote(minimal)) --app \(shellQuote(app.name))", "the minimal scenario, once saved, with a sim-cli built with your apps"))
+        commands.append(("sim-cli explain \(shellQuote(minimal)) --app \(shellQuote(app.name))", "the story of each anomaly"))
+      }
+      if cliShape {
+        let scenario = s.shape.base.map { " --scenario \(shellQuote($0.source))" } ?? ""
+        commands.append(("sim-cli fuzz --seeds \(seed)..\(seed) --app \(shellQuote(app.name))\(scenario)", "the original seed"))
+      }
+    } else if let custom = s.customPolicy {
       let type = _typeName(custom)
       out +=
         "  \(custom.name) is your own policy, which sim-cli cannot load; replay it in Swift (XCTest: XCTAssertNoViolations, XCTAssertFuzzPasses):\n"
@@ -209,7 +227,11 @@ extension SimTestFailure {
     if let variable = s.replayedFrom {
       out += "  (the seeds came from \(variable) in the environment, not from the test)\n"
     }
-    out += "\n" + ViolationAdvice.render(_kinds(first.violations), settings: s.settings, isCustom: s.customPolicy != nil)
+    if s.app != nil {
+      out += "\nno policy axis is to blame: your app's delegate lost it (the explanations above say how)\n"
+    } else {
+      out += "\n" + ViolationAdvice.render(_kinds(first.violations), settings: s.settings, isCustom: s.customPolicy != nil)
+    }
     return out
   }
 

@@ -87,14 +87,14 @@ public enum SimTestFailure: Error, Sendable, CustomStringConvertible {
 enum _PolicyChoice {
   case spec(String?)
   case custom(any SyncPolicy)
-  /// The user's app on every device: how to run a scenario file with it.
-  case app((ScenarioFile, UInt64?) -> RunReport)
+  /// The user's app on every device.
+  case app(AppUnderTest)
 
   func run(_ nameOrPath: String, seed: UInt64?, near testFile: String) -> Swift.Result<RunReport, SimTestFailure> {
     switch self {
     case .spec(let text): SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: text, near: testFile)
     case .custom(let policy): SimTestFailure.run(scenario: nameOrPath, seed: seed, policy: policy, near: testFile)
-    case .app(let run): SimTestFailure._load(nameOrPath, near: testFile).map { run($0, seed) }
+    case .app(let app): SimTestFailure._load(nameOrPath, near: testFile).map { ScenarioRunner.run($0, app: app, seed: seed).report }
     }
   }
 }
@@ -158,8 +158,10 @@ enum _Checks {
       summary = SimTesting.fuzz(policy: spec, seeds: chosen.range, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure)
     case .custom(let custom):
       summary = _fuzz(custom, seeds: chosen.range, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure)
-    case .app:
-      return (nil, .unusableWorkload(nameOrPath: workload ?? "default", reason: "fuzzing a user's app is not supported yet"))
+    case .app(let app):
+      summary = SimTesting._fuzz(
+        FuzzCampaign(shape: shape, app: app, seeds: SeedPlan(lower: chosen.range.lowerBound, upper: chosen.range.upperBound), jobs: jobs, shrink: false),
+        seeds: chosen.range, stopAtFirstFailure: stopAtFirstFailure, shrinkRuns: 3_000)
     }
     summary.replayedFrom = chosen.variable
     summary.testName = testName

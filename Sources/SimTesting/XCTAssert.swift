@@ -147,6 +147,31 @@ public func XCTAssertFuzzPasses(
       testName: nil), file, line)
 }
 
+/// Fuzzes your app over `seeds` (see `expectFuzzPasses(app:seeds:)`) and fails at the first
+/// failing seed.
+///
+///     XCTAssertFuzzPasses(app: NotesApp.self, seeds: 1...20)
+@discardableResult
+public func XCTAssertFuzzPasses<App: SimApp>(
+  app: App.Type, seeds: ClosedRange<UInt64>, workload: String? = nil, shape: WorkloadShape = WorkloadShape(), jobs: Int = 1,
+  stopAtFirstFailure: Bool = true, file: StaticString = #filePath, line: UInt = #line
+) -> FuzzSummary? {
+  _failFuzz(
+    _Checks.fuzz(
+      .app(AppUnderTest(app)), seeds: seeds, workload: workload, near: "\(file)", shape: shape, jobs: jobs,
+      stopAtFirstFailure: stopAtFirstFailure, testName: nil), file, line)
+}
+
+/// Runs a scenario with your app on every device and fails when it has any violation.
+///
+///     XCTAssertNoViolations(app: NotesApp.self, scenario: "app-conflicting-edits")
+@discardableResult
+public func XCTAssertNoViolations<App: SimApp>(
+  app: App.Type, scenario nameOrPath: String, seed: UInt64? = nil, file: StaticString = #filePath, line: UInt = #line
+) -> RunReport? {
+  _fail(_Checks.noViolations(nameOrPath, seed: seed, .app(AppUnderTest(app)), near: "\(file)"), file, line)
+}
+
 // MARK: Failing
 
 func _fail(_ outcome: (RunReport?, SimTestFailure?), _ file: StaticString, _ line: UInt) -> RunReport? {

@@ -44,6 +44,9 @@ public struct RunReport: Hashable, Sendable {
   /// `policy: PreferLongerTitle()`), e.g. `"PreferLongerTitle"`; nil for a preset spec. Failure
   /// messages use it to write the Swift call that replays the run.
   public var customPolicyType: String?
+  /// The user's app the run ran on every device (its name, as `--app` takes it), or nil for a
+  /// policy; ``policy`` is then `app NAME`.
+  public var app: String?
   /// The axes the policy ran with: the spec's, or a custom policy's `SyncPolicy.settings`.
   public var settings: PolicySettings
   /// The seed the run used: the file's, unless the caller gave another.
@@ -106,6 +109,7 @@ public struct RunReport: Hashable, Sendable {
     if let type = customPolicyType {
       return "ScenarioRunner.run(try Scenario.load(\(swiftStringLiteral(file))), seed: \(seed), policy: \(type.hasSuffix(")") ? type : type + "()"))"
     }
+    if let app { return "sim-cli run \(shellQuote(file)) --seed \(seed) --app \(shellQuote(app))" }
     return "sim-cli run \(shellQuote(file)) --seed \(seed) --policy \(shellQuote(policy))"
   }
 

@@ -125,10 +125,11 @@ public enum ScenarioRunner {
     world.settle()
     var oracle = Oracle(world: world, recordNames: plan.recordNames)
     let anomalies = oracle.judge()
-    let report = RunReport(
+    var report = RunReport(
       file: file, policyName: app?.policyName ?? syncPolicy.name, customPolicyType: custom.flatMap(Self.typeToName),
       settings: syncPolicy.settings, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged,
       recordNames: plan.recordNames)
+    report.app = app?.name
     return Result(report: report, world: world, recordNames: plan.recordNames)
   }
 

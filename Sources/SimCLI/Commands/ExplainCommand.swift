@@ -16,17 +16,21 @@ enum ExplainCommand {
     options: [
       .value("--seed", "N", "Override the scenario's seed."),
       .value("--policy", "SPEC", "Override the policy, e.g. 'field-lww-hlc delete=tombstone'."),
+      ScenarioOptions.appOption,
     ],
     examples: ["sim-cli explain fat-note-lww", "sim-cli explain skewed-clock --policy field-lww-hlc"])
 
   static let command = Command(spec: spec) { args, console in
     let (file, seed, policy): (ScenarioFile, UInt64?, PolicySpec?)
+    let app: AppUnderTest?
     do throws(CommandExit) {
+      app = try ScenarioOptions.app(args, spec: spec, console: console)
       (file, seed, policy) = try ScenarioOptions.run(args, spec: spec, console: console)
     } catch {
       return error.code
     }
-    let result = ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: true)
+    let result =
+      app.map { ScenarioRunner.run(file, app: $0, seed: seed, keepEvents: true) } ?? ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: true)
     console.out(Explanation.render(result))
     return result.report.passed ? .success : .failure
   }

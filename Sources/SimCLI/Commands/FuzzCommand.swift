@@ -100,7 +100,7 @@ enum FuzzCommand {
     }
 
     // Output file and resume.
-    var findings = FuzzFindings(settings: policy.settings)
+    var findings = FuzzFindings(settings: policy.settings, app: app != nil)
     var output: JSONLinesFile?
     if let path = args.value("--out") {
       let file: JSONLinesFile

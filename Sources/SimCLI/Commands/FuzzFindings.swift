@@ -63,7 +63,13 @@ struct FuzzFindings: Sendable {
   /// Seeds whose settle never converged.
   private(set) var unconverged = 0
 
-  init(settings: PolicySettings) { self.settings = settings }
+  /// Whether the seeds ran a user's app (signatures then name no policy axis).
+  var app = false
+
+  init(settings: PolicySettings, app: Bool = false) {
+    self.settings = settings
+    self.app = app
+  }
 
   /// `p50 5.000s · p90 35.100s · p99 62.000s · max 180.000s; 2 seeds never quiet` — nil before
   /// any seed with a known time (records of older versions have none).
@@ -92,7 +98,7 @@ struct FuzzFindings: Sendable {
 
   /// What `record` would add, without adding it.
   func finding(for record: FuzzRecord) -> Finding {
-    guard let signature = FuzzSignature(record: record, settings: settings) else { return .passed }
+    guard let signature = FuzzSignature(record: record, settings: settings, app: app) else { return .passed }
     if let index = groupIndex[signature.kinds] { return .known(index: index) }
     return .new(signature, keep: signature.kindToKeep(covered: covered))
   }

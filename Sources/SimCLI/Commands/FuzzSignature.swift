@@ -15,15 +15,22 @@ struct FuzzSignature: Hashable, Sendable {
   /// The axes of the policy's settings that usually cause these kinds, as `key=value`, in the
   /// order of the kinds and then of ``FuzzSignature/usualAxes(of:)``, none twice.
   var axes: [String]
+  /// Whether the seeds ran a user's app: no policy axis is to blame, the app's code is.
+  var app = false
 
-  /// The signature of a failing record, or nil when the record found no violation.
-  init?(record: FuzzRecord, settings: PolicySettings) {
+  /// The signature of a failing record, or nil when the record found no violation; for a
+  /// user's app (`app`), without axes.
+  init?(record: FuzzRecord, settings: PolicySettings, app: Bool = false) {
     var kinds: [AnomalyKind] = []
     for (index, kind) in AnomalyKind.allCases.enumerated() where kind.isViolation && index < record.counts.count && record.counts[index] > 0 {
       kinds.append(kind)
     }
     guard !kinds.isEmpty else { return nil }
     self.init(kinds: kinds, settings: settings)
+    if app {
+      self.app = true
+      axes = []
+    }
   }
 
   /// The signature of `kinds` (sorted into report order) under a policy with `settings`.
@@ -42,7 +49,7 @@ struct FuzzSignature: Hashable, Sendable {
 
   /// For people: `lost-edit + stranded-record (unit=mark-first, granularity=record)`.
   var text: String {
-    kinds.map(\.rawValue).joined(separator: " + ") + " (" + (axes.isEmpty ? "no usual policy axis" : axes.joined(separator: ", ")) + ")"
+    kinds.map(\.rawValue).joined(separator: " + ") + " (" + (app ? "in the app's code" : axes.isEmpty ? "no usual policy axis" : axes.joined(separator: ", ")) + ")"
   }
 
   /// For file names: the kinds joined by `+`, e.g. `lost-edit+stale-overwrite`.

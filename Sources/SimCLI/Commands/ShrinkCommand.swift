@@ -17,6 +17,7 @@ enum ShrinkCommand {
     options: [
       .value("--seed", "N", "The failing seed."),
       .value("--policy", "SPEC", "The policy under test."),
+      ScenarioOptions.appOption,
       .flag("--fuzz", "Shrink the fuzz case of --seed instead of the scenario itself."),
       .value("--kind", "KIND", "The anomaly kind to keep (default: the first violation)."),
       .value("--out", "FILE", "Where to write the minimal scenario."),
@@ -27,9 +28,11 @@ enum ShrinkCommand {
   static let command = Command(spec: spec) { args, console in
     let seed: UInt64?
     let policy: PolicySpec?
+    let app: AppUnderTest?
     do throws(CommandExit) {
       seed = try ScenarioOptions.seed(args, spec: spec, console: console)
-      policy = try ScenarioOptions.policy(args, spec: spec, console: console)
+      app = try ScenarioOptions.app(args, spec: spec, console: console)
+      policy = app != nil ? AppUnderTest.judgedAs : try ScenarioOptions.policy(args, spec: spec, console: console)
     } catch {
       return error.code
     }
@@ -57,6 +60,7 @@ enum ShrinkCommand {
         return .usage
       }
       var shape = WorkloadShape()
+      shape.forApps = app != nil
       if subject != "default" {
         do throws(CommandExit) { shape.base = try ScenarioOptions.workloadBase(subject, console: console) } catch { return error.code }
       }
@@ -66,10 +70,10 @@ enum ShrinkCommand {
     }
     let runSeed = seed ?? file.seed
     console.err("shrinking \(file.name) with seed \(runSeed)…\n")
-    guard let result = Shrinker.shrink(file, seed: runSeed, policy: policy, kind: kind) else {
-      console.err(
-        "Nothing to shrink: seed \(runSeed) of \(file.name) shows no \(kind?.rawValue ?? "violation") under \(policy?.description ?? file.policy.description).\n"
-      )
+    let shrunk = app.map { Shrinker.shrink(file, seed: runSeed, app: $0, kind: kind) } ?? Shrinker.shrink(file, seed: runSeed, policy: policy, kind: kind)
+    guard let result = shrunk else {
+      let subject = app?.policyName ?? policy?.description ?? file.policy.description
+      console.err("Nothing to shrink: seed \(runSeed) of \(file.name) shows no \(kind?.rawValue ?? "violation") under \(subject).\n")
       return .success
     }
     let text = result.text
@@ -85,7 +89,7 @@ enum ShrinkCommand {
       path = result.file.source
     }
     if let svg = args.value("--timeline") {
-      let minimal = ScenarioRunner.run(result.file, keepEvents: true)
+      let minimal = app.map { ScenarioRunner.run(result.file, app: $0, keepEvents: true) } ?? ScenarioRunner.run(result.file, keepEvents: true)
       do throws(AtomicFile.WriteError) {
         try AtomicFile.write(TimelineSVG.render(minimal), to: svg)
         console.err("wrote timeline \(svg)\n")
@@ -93,11 +97,12 @@ enum ShrinkCommand {
         throw CLIError.io(what: "'\(error.path)'", reason: error.reason, hint: nil)
       }
     }
+    let appArgument = app.map { " --app \(CrashReport.shellWord($0.name))" } ?? ""
     console.err("kept \(result.kind.rawValue) with \(result.file.timeline.count) timeline lines after \(result.runs) runs\n")
     if args.value("--out") != nil {
-      console.err("replay: sim-cli run \(path!)\n")
+      console.err("replay: sim-cli run \(path!)\(appArgument)\n")
     } else {
-      console.err("replay: save the scenario printed above as \(path!), then: sim-cli run \(path!) (or pass --out FILE to write it)\n")
+      console.err("replay: save the scenario printed above as \(path!), then: sim-cli run \(path!)\(appArgument) (or pass --out FILE to write it)\n")
     }
     return .failure
   }
