@@ -121,7 +121,8 @@ func _fuzz(_ campaign: FuzzCampaign, seeds: ClosedRange<UInt64>, stopAtFirstFail
       file, seed: first.record.seed, policy: campaign.policy, custom: campaign.customPolicy, kind: nil, maxRuns: shrinkRuns, app: campaign.app)
   }
   return FuzzSummary(
-    policy: campaign.policy, customPolicy: campaign.customPolicy, app: campaign.app, shape: campaign.shape, seeds: seeds, seedsRun: collected.seedsRun,
+    policy: campaign.policy, customPolicy: campaign.customPolicy, app: campaign.app, shape: campaign.shape, seeds: seeds,
+    seedsRun: collected.seedsRun,
     failures: failures, stoppedAtFirstFailure: stopAtFirstFailure && !failures.isEmpty)
 }
 

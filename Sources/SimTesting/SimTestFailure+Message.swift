@@ -199,7 +199,11 @@ extension SimTestFailure {
     var commands: [(command: String, comment: String)] = []
     if let app = s.app {
       if let minimal {
-        commands.append(("sim-cli run \(shellQuote(minimal)) --app \(shellQuote(app.name))", "the minimal scenario, once saved, with a sim-cli built with your apps"))
+        commands.append(
+          (
+            "sim-cli run \(shellQuote(minimal)) --app \(shellQuote(app.name))",
+            "the minimal scenario, once saved, with a sim-cli built with your apps"
+          ))
         commands.append(("sim-cli explain \(shellQuote(minimal)) --app \(shellQuote(app.name))", "the story of each anomaly"))
       }
       if cliShape {

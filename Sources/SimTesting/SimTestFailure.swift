@@ -160,7 +160,8 @@ enum _Checks {
       summary = _fuzz(custom, seeds: chosen.range, shape: shape, jobs: jobs, stopAtFirstFailure: stopAtFirstFailure)
     case .app(let app):
       summary = SimTesting._fuzz(
-        FuzzCampaign(shape: shape, app: app, seeds: SeedPlan(lower: chosen.range.lowerBound, upper: chosen.range.upperBound), jobs: jobs, shrink: false),
+        FuzzCampaign(
+          shape: shape, app: app, seeds: SeedPlan(lower: chosen.range.lowerBound, upper: chosen.range.upperBound), jobs: jobs, shrink: false),
         seeds: chosen.range, stopAtFirstFailure: stopAtFirstFailure, shrinkRuns: 3_000)
     }
     summary.replayedFrom = chosen.variable

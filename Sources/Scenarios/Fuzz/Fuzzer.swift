@@ -140,8 +140,7 @@ public enum Fuzzer {
     _run(seed: seed, shape: shape, spec: AppUnderTest.judgedAs, custom: nil, app: app)
   }
 
-  package static func _run(seed: UInt64, shape: WorkloadShape, spec policy: PolicySpec, custom: (any SyncPolicy)?, app: AppUnderTest? = nil) -> Case
-  {
+  package static func _run(seed: UInt64, shape: WorkloadShape, spec policy: PolicySpec, custom: (any SyncPolicy)?, app: AppUnderTest? = nil) -> Case {
     var shape = shape
     if app != nil { shape.forApps = true }
     let (file, profile) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)

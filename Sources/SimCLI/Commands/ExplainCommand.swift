@@ -30,7 +30,8 @@ enum ExplainCommand {
       return error.code
     }
     let result =
-      app.map { ScenarioRunner.run(file, app: $0, seed: seed, keepEvents: true) } ?? ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: true)
+      app.map { ScenarioRunner.run(file, app: $0, seed: seed, keepEvents: true) }
+      ?? ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: true)
     console.out(Explanation.render(result))
     return result.report.passed ? .success : .failure
   }

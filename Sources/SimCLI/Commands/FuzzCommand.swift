@@ -51,7 +51,8 @@ enum FuzzCommand {
   static func run(_ args: ParsedArguments, _ console: Console) throws -> ExitCode {
     let app = try ScenarioOptions.app(args, spec: spec, console: console)
     let policy =
-      app != nil ? AppUnderTest.judgedAs : try ScenarioOptions.policy(args, spec: spec, console: console) ?? (try! PolicySpec.parse("append-only").get())
+      app != nil
+      ? AppUnderTest.judgedAs : try ScenarioOptions.policy(args, spec: spec, console: console) ?? (try! PolicySpec.parse("append-only").get())
     var shape = WorkloadShape()
     shape.forApps = app != nil
     if let s = args.value("--scenario") { shape.base = try ScenarioOptions.workloadBase(s, console: console) }
@@ -225,7 +226,8 @@ enum FuzzCommand {
     let rate = elapsed > 0 ? Double(done) / elapsed : 0
     if mode.json {
       let summary = CampaignSummary(
-        policy: app?.policyName ?? policy.description, scenario: shape.name, seeds: done, failing: session.findings.failing, seedsPerSecond: Int(rate.rounded()),
+        policy: app?.policyName ?? policy.description, scenario: shape.name, seeds: done, failing: session.findings.failing,
+        seedsPerSecond: Int(rate.rounded()),
         failures: session.failed, signatures: session.findings.groups.map(SignatureSummary.init),
         convergedAfter: session.findings.convergencePercentiles, notConverged: session.findings.unconverged,
         stoppedBy: stoppedBy.map(InterruptWatch.name), continueWith: continuation?.command)

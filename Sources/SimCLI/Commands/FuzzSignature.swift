@@ -49,7 +49,8 @@ struct FuzzSignature: Hashable, Sendable {
 
   /// For people: `lost-edit + stranded-record (unit=mark-first, granularity=record)`.
   var text: String {
-    kinds.map(\.rawValue).joined(separator: " + ") + " (" + (app ? "in the app's code" : axes.isEmpty ? "no usual policy axis" : axes.joined(separator: ", ")) + ")"
+    kinds.map(\.rawValue).joined(separator: " + ") + " ("
+      + (app ? "in the app's code" : axes.isEmpty ? "no usual policy axis" : axes.joined(separator: ", ")) + ")"
   }
 
   /// For file names: the kinds joined by `+`, e.g. `lost-edit+stale-overwrite`.

@@ -70,7 +70,8 @@ enum ShrinkCommand {
     }
     let runSeed = seed ?? file.seed
     console.err("shrinking \(file.name) with seed \(runSeed)…\n")
-    let shrunk = app.map { Shrinker.shrink(file, seed: runSeed, app: $0, kind: kind) } ?? Shrinker.shrink(file, seed: runSeed, policy: policy, kind: kind)
+    let shrunk =
+      app.map { Shrinker.shrink(file, seed: runSeed, app: $0, kind: kind) } ?? Shrinker.shrink(file, seed: runSeed, policy: policy, kind: kind)
     guard let result = shrunk else {
       let subject = app?.policyName ?? policy?.description ?? file.policy.description
       console.err("Nothing to shrink: seed \(runSeed) of \(file.name) shows no \(kind?.rawValue ?? "violation") under \(subject).\n")
