@@ -58,4 +58,13 @@ import Testing
       expectNoViolations(app: NotesAppOverwritingPendingEdits.self, scenario: path)
     }
   }
+
+  @Test func fuzzingTheReferenceAppPassesAndAPlantedAppFails() {
+    let reference = fuzz(app: NotesApp.self, seeds: 1...5)
+    #expect(reference.passed, "\(reference.failingSeeds)")
+    #expect(reference.policyName == "app NotesApp")
+    let planted = fuzz(app: NotesAppGivingUpOnTransientErrors.self, seeds: 1...5, shrinkRuns: 50)
+    #expect(!planted.passed)
+    #expect(planted.failures.first?.record.policy == "app NotesAppGivingUpOnTransientErrors")
+  }
 }
