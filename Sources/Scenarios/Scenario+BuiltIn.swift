@@ -5,6 +5,11 @@
 enum BuiltInScenarios {
   static let files: [(name: String, bytes: [UInt8])] = [
     ("account-switch-offline", PackageResources.account_switch_offline_scenario),
+    ("app-conflicting-save", PackageResources.app_conflicting_save_scenario),
+    ("app-edit-under-fetch", PackageResources.app_edit_under_fetch_scenario),
+    ("app-edit-while-sending", PackageResources.app_edit_while_sending_scenario),
+    ("app-killed-before-sync", PackageResources.app_killed_before_sync_scenario),
+    ("app-zone-busy", PackageResources.app_zone_busy_scenario),
     ("budget-expires-mid-batch", PackageResources.budget_expires_mid_batch_scenario),
     ("child-before-parent", PackageResources.child_before_parent_scenario),
     ("delete-vs-edit", PackageResources.delete_vs_edit_scenario),

@@ -13,6 +13,9 @@ import Testing
     "one-bad-record-in-batch", "oversized-batch", "rate-limit-storm", "zone-purged-in-settings", "encrypted-data-reset", "account-switch-offline",
     "settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout", "settings-deduplicated",
     "refiled-then-folder-deleted",
+    // Lessons for an app written on SimSyncEngine: the safe design passes them; each catches a
+    // planted-bug app (Tests/SimSyncEngineTests/AppScenarioTests.swift).
+    "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
   ]
 
   @Test func everyNamedScenarioShipsAndHasAnAboutLine() throws {
