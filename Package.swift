@@ -15,6 +15,9 @@ let package = Package(
     .library(name: "SimSyncEngine", targets: ["SimSyncEngine"]),
     // Test helpers for XCTest and Swift Testing; only test targets link it, never the CLI.
     .library(name: "SimTesting", targets: ["SimTesting"]),
+    // The command-line tool as a library: a tool of your own registers your apps
+    // (`SimCLI.runAsProcess(arguments:apps:)`).
+    .library(name: "SimCLI", targets: ["SimCLI"]),
     .executable(name: "sim-cli", targets: ["sim-cli"]),
   ],
   targets: [

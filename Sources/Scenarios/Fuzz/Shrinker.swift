@@ -117,8 +117,15 @@ public enum Shrinker {
       }
     }
     best.name = file.name + "-min"
-    best.about =
-      "Shrunk by sim-cli from \(file.name) (seed \(seed), policy \(customPolicy?.name ?? best.policy.description)): it must show no violations, and reports \(target.rawValue)."
+    if let app {
+      // The file's policy line is the server and oracle an app is judged with; the app itself
+      // is chosen on the command line.
+      best.about =
+        "Shrunk by sim-cli from \(file.name) (seed \(seed), app \(app.name): run it with --app \(app.name)): it must show no violations, and reports \(target.rawValue)."
+    } else {
+      best.about =
+        "Shrunk by sim-cli from \(file.name) (seed \(seed), policy \(customPolicy?.name ?? best.policy.description)): it must show no violations, and reports \(target.rawValue)."
+    }
     best.expectations = [Expectation(kind: .noViolations, text: "expect no violations", location: SourceLocation(line: 0, column: 0))]
     best.source = best.name + ".scenario"
     return Result(file: best, kind: target, runs: runs)

@@ -1,0 +1,73 @@
+import Foundation
+import Scenarios
+import Testing
+
+@testable import SimSyncEngine
+
+/// The README's "Your own sync engine" section is the package in `Examples/NotesSync`, file for
+/// file, and its sample run is what the runner prints for that app and scenario. (CI builds the
+/// example package, runs its tests and its tool, from `/`.)
+@Suite struct ReadmeEngineExampleTests {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let example = root.appendingPathComponent("Examples/NotesSync")
+
+  /// The section's fenced blocks: (language, text without a final newline).
+  static func blocks() throws -> [(language: String, text: String)] {
+    let data = try #require(FileManager.default.contents(atPath: root.appendingPathComponent("README.md").path))
+    let text = String(decoding: data, as: UTF8.self)
+    let start = try #require(text.range(of: "\n## Your own sync engine\n"))
+    let rest = text[start.upperBound...]
+    let section = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+    var result: [(String, String)] = []
+    var current: (String, [Substring])?
+    for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
+      if line.hasPrefix("```") {
+        if let block = current {
+          result.append((block.0, block.1.joined(separator: "\n")))
+          current = nil
+        } else {
+          current = (String(line.dropFirst(3)), [])
+        }
+      } else if current != nil {
+        current!.1.append(line)
+      }
+    }
+    return result
+  }
+
+  static func exampleFile(_ path: String) throws -> String {
+    let text = try String(contentsOf: example.appendingPathComponent(path), encoding: .utf8)
+    return text.hasSuffix("\n") ? String(text.dropLast()) : text
+  }
+
+  @Test func theReadmeShowsTheExamplePackageFileForFile() throws {
+    let blocks = try Self.blocks()
+    let shown = ["Tests/NotesSyncTests/NotesAppSyncTests.swift", "Sources/notes-sim/main.swift"]
+    for path in shown {
+      let file = try Self.exampleFile(path)
+      #expect(blocks.contains { $0.text == file }, "the README's Your own sync engine does not show \(path) as it is")
+    }
+    let files = try shown.map(Self.exampleFile)
+    for block in blocks where block.language == "swift" && !block.text.contains("PackageDescription") {
+      #expect(files.contains(block.text), "a README block is no file of Examples/NotesSync:\n\(block.text)")
+    }
+    // The manifest: the example's targets and products, with a tagged dependency.
+    let manifest = try #require(blocks.first { $0.text.contains("PackageDescription") }).text
+    let example = try Self.exampleFile("Package.swift")
+    for line in ["name: \"NotesSync\",", "platforms: [.macOS(.v13), .iOS(.v16)],", "name: \"notes-sim\",", "name: \"NotesSyncTests\","] {
+      #expect(manifest.contains(line) && example.contains(line), "\(line)")
+    }
+    for product in ["SimCLI", "SimSyncEngine", "Scenarios", "SimTesting"] {
+      #expect(manifest.contains(".product(name: \"\(product)\", package: \"conflict-sim\")"), "\(product)")
+      #expect(example.contains(".product(name: \"\(product)\", package: sim)"), "\(product)")
+    }
+  }
+
+  @Test func theReadmeSampleRunIsWhatTheRunnerPrints() throws {
+    let blocks = try Self.blocks()
+    let shown = try #require(blocks.first { $0.language.isEmpty && $0.text.hasPrefix("app-edit-under-fetch") }).text
+    let report = ScenarioRunner.run(try Scenario.load("app-edit-under-fetch"), app: NotesAppOverwritingPendingEdits.self).report
+    let printed = report.text.hasSuffix("\n") ? String(report.text.dropLast()) : report.text
+    #expect(shown == printed)
+  }
+}
