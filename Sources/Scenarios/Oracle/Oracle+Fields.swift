@@ -176,6 +176,8 @@ extension Oracle {
       let how: String
       if let w = winner, concurrent(w, l) {
         how = "when \(describe(w, field: f)), a concurrent write to the same field, won (last-writer-wins)"
+      } else if !rival.writtenFields.contains(f), judgesAnApp {
+        how = "when \(describe(rival)), saved concurrently, brought it back in its whole record and the app's code applied it over the edit"
       } else if !rival.writtenFields.contains(f) {
         how = "when \(describe(rival)) saved the whole record concurrently (record-level LWW)"
       } else {

@@ -18,6 +18,9 @@ package struct Oracle {
   var anomalies: [Anomaly] = []
   /// Writes to the record being judged that a delete of it had seen (see `judgeFields`).
   var superseded: Set<IntentID> = []
+  /// Whether the devices ran a user's app: its merges are its own code, not a policy axis, and
+  /// explanations say so.
+  package var judgesAnApp = false
   /// Whether the run settled and every device shows exactly what the server shows (set by
   /// ``judge()``).
   package internal(set) var converged = false

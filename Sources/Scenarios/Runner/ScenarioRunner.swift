@@ -124,6 +124,7 @@ public enum ScenarioRunner {
     world.run(until: plan.settleAt)
     world.settle()
     var oracle = Oracle(world: world, recordNames: plan.recordNames)
+    oracle.judgesAnApp = app != nil
     let anomalies = oracle.judge()
     var report = RunReport(
       file: file, policyName: app?.policyName ?? syncPolicy.name, customPolicyType: custom.flatMap(Self.typeToName),

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import SimCLI
+
+/// `--app NAME`: the built `sim-cli` registers the library's example apps (the reference notes
+/// app and its planted bugs); a tool built without apps says how to build one.
+@Suite struct AppOptionTests {
+  @Test func runTakesAnAppAndAPlantedBugFails() throws {
+    let good = try runProcess(["run", "app-edit-under-fetch", "--app", "NotesApp"])
+    #expect(good.code == 0, "\(good.stdout)\(good.stderr)")
+    #expect(good.stdout.contains("policy app NotesApp, seed 1"))
+    let bad = try runProcess(["run", "app-edit-under-fetch", "--app", "NotesAppOverwritingPendingEdits"])
+    #expect(bad.code == 1)
+    #expect(bad.stdout.contains("lost-edit"))
+    #expect(bad.stdout.contains("the app's code applied it over the edit"))
+    #expect(bad.stdout.contains("reproduce: sim-cli run app-edit-under-fetch --seed 1 --app NotesAppOverwritingPendingEdits"))
+  }
+
+  @Test func fuzzShrinksAnAppFailureAndReplaysItWithTheApp() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("app-fuzz-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let r = try runProcess(["fuzz", "--app", "NotesAppGivingUpOnTransientErrors", "--seeds", "1..1", "--minimize-to", folder.path])
+    #expect(r.code == 1, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.contains("(in the app's code)"))
+    #expect(r.stdout.contains("again:     sim-cli fuzz --seeds 1..1 --app NotesAppGivingUpOnTransientErrors"))
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".scenario") }
+    let file = try #require(files.first)
+    let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+    #expect(text.contains("app NotesAppGivingUpOnTransientErrors: run it with --app NotesAppGivingUpOnTransientErrors"))
+    // The shrunk file fails again with the app, and passes with the reference app.
+    let again = try runProcess(["run", folder.appendingPathComponent(file).path, "--app", "NotesAppGivingUpOnTransientErrors"])
+    #expect(again.code == 1)
+    let reference = try runProcess(["run", folder.appendingPathComponent(file).path, "--app", "NotesApp"])
+    #expect(reference.code == 0, "\(reference.stdout)")
+  }
+
+  @Test func explainAndTheTimelineTakeAnApp() throws {
+    let svg = FileManager.default.temporaryDirectory.appendingPathComponent("app-timeline-\(getpid()).svg")
+    defer { try? FileManager.default.removeItem(at: svg) }
+    let explain = try runProcess(["explain", "app-edit-under-fetch", "--app", "NotesAppOverwritingPendingEdits"])
+    #expect(explain.code == 1 || explain.code == 0, "\(explain.stderr)")
+    #expect(explain.stdout.contains("i3"), "\(explain.stdout)")
+    let run = try runProcess(["run", "app-killed-before-sync", "--app", "NotesAppNotPersistingState", "--timeline", svg.path])
+    #expect(run.code == 1)
+    #expect(FileManager.default.fileExists(atPath: svg.path))
+  }
+
+  @Test func aMisspelledAppGetsTheListAndDidYouMean() throws {
+    let r = try runProcess(["run", "app-zone-busy", "--app", "NotesAp"])
+    #expect(r.code == 64)
+    #expect(r.stderr.contains("expected one of: NotesApp, NotesAppOverwritingPendingEdits"))
+    #expect(r.stderr.contains("Did you mean 'NotesApp'?"))
+  }
+
+  @Test func anAppWithAPolicyIsAUsageError() throws {
+    let r = try runProcess(["run", "app-zone-busy", "--app", "NotesApp", "--policy", "crdt"])
+    #expect(r.code == 64)
+    #expect(r.stderr.contains("--app and --policy cannot be used together"))
+  }
+
+  @Test func aToolWithoutAppsSaysHowToBuildOne() {
+    let r = runCLI("run", "app-zone-busy", "--app", "NotesApp")
+    #expect(r.code == .usage)
+    #expect(r.stderr.contains("SimCLI.runAsProcess(arguments:apps:)"))
+  }
+}
