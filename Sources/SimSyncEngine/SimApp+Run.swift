@@ -8,9 +8,12 @@ extension AppUnderTest {
   ///
   ///     let report = ScenarioRunner.run(try Scenario.load("different-fields"), app: AppUnderTest(NotesApp.self)).report
   public init<App: SimApp>(_ app: App.Type) {
-    self.init(name: String(describing: App.self)) { plan in
+    self.init(name: String(describing: App.self)) { run in
       // One registry per run, shared by its devices: which intent wrote which value.
       let provenance = ProvenanceRegistry()
+      provenance.seed = run.seed
+      provenance.behaviour = run.behaviour
+      let plan = run.plan
       let file = plan.file
       return { d in
         SyncEngineDriver<App>(index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, provenance: provenance)

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Kernel) import Simulator
 
 /// What survives a kill on a simulated device: what the app wrote here. Memory does not.
 public final class SimDisk: @unchecked Sendable {
@@ -25,11 +26,44 @@ public final class SimDevice: @unchecked Sendable {
   /// The zone the app keeps its records in.
   public let zoneID = SyncRecordZoneID(zoneName: "Records")
 
-  init(name: String, index: Int, disk: SimDisk) {
+  /// The device's clock, as the app reads it: a skewed or drifting clock in the scenario reads
+  /// wrong here too. Simulated time zero is 2026-01-01 00:00:00 UTC on a perfect clock. Read the
+  /// time from here, never from `Date()`: the wall clock differs between runs of one seed.
+  public var now: Date { Date(timeIntervalSince1970: Self.epoch + Double(clock.deviceTime.nanoseconds) / 1e9) }
+  /// This launch's random generator, drawn from the run's seed, the device and the launch: the
+  /// same seed gives the same numbers. Use it instead of `SystemRandomNumberGenerator`, `.random`
+  /// without `using:` or `UUID()`.
+  ///
+  ///     let jitter = Int.random(in: 0..<100, using: &device.random)
+  public var random: SimDeviceRandom
+  /// Simulated time zero on the wall clock: 2026-01-01 00:00:00 UTC.
+  public static let epoch: TimeInterval = 1_767_225_600
+
+  let clock: SimDeviceClock
+
+  init(name: String, index: Int, disk: SimDisk, clock: SimDeviceClock = SimDeviceClock(), random: SimDeviceRandom = SimDeviceRandom(seed: 0)) {
     self.name = name
     database = SyncDatabase(device: index)
     self.disk = disk
+    self.clock = clock
+    self.random = random
   }
+}
+
+/// The device clock's reading, kept current by the simulator before it calls the app.
+final class SimDeviceClock: @unchecked Sendable {
+  var deviceTime = VirtualTime.zero
+}
+
+/// A seeded random number generator for an app on a simulated device (xoshiro256**, the
+/// simulator's own): deterministic for a seed, a device and a launch.
+public struct SimDeviceRandom: RandomNumberGenerator, Sendable {
+  var generator: SimRandom
+  /// A generator for `seed`, as the simulator makes one per device and launch.
+  public init(seed: UInt64) { generator = SimRandom(seed: seed) }
+  init(seed: UInt64, device: String, launch: Int) { generator = SimRandom(seed: seed, stream: "app:" + device, index: UInt64(launch)) }
+  /// The next 64 random bits.
+  public mutating func next() -> UInt64 { generator.next() }
 }
 
 /// A user's change, as the simulator asks the app to make it: field values by name.

@@ -1,5 +1,6 @@
 import Foundation
 import Replica
+import Scenarios
 @_spi(Kernel) import Simulator
 
 /// Runs a user's app and its `SyncEngine` on one simulated device (``AppDriver``): it makes the
@@ -70,10 +71,21 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   var zoneID: SyncRecordZoneID { SyncRecordZoneID(zoneName: "Records") }
   func recordID(_ key: RecordKey) -> SyncRecordID { SyncRecordID(recordName: names[Int(key)], zoneID: zoneID) }
 
+  /// The device clock the app reads (`SimDevice.now`), set before every call into the app.
+  let clock = SimDeviceClock()
+  /// Launches so far: each gets its own generator.
+  var launches = 0
+  /// What the simulator is asking of the app in this step, for the behaviour log.
+  var stepInput = ""
+  /// When the step is made (true time).
+  var stepTime = VirtualTime.zero
+
   /// The app, launched (again, after a kill) from its disk.
   func launched() -> App {
     if let app { return app }
-    let made = App(device: SimDevice(name: name, index: index, disk: disk))
+    launches += 1
+    let random = SimDeviceRandom(seed: provenance.seed, device: name, launch: launches)
+    let made = App(device: SimDevice(name: name, index: index, disk: disk, clock: clock, random: random))
     app = made
     return made
   }
@@ -81,6 +93,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   // MARK: AppDriver
 
   package func perform(_ intent: UserIntent, id: IntentID, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent {
+    clock.deviceTime = view.clock.read(at: env.now)
+    if provenance.behaviour != nil { (stepInput, stepTime) = ("intent i\(id)", env.now) }
     let app = launched()
     let key = intent.key
     var kind: IntentKind
@@ -131,6 +145,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   package func handle(_ input: DeviceInput, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     guard failure == nil else { return }
+    clock.deviceTime = view.clock.read(at: env.now)
+    if provenance.behaviour != nil { (stepInput, stepTime) = (Self.describe(input), env.now) }
     switch input {
     case .kill:
       app = nil
@@ -410,6 +426,43 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     let busy: Bool
     if case .none = inFlight { busy = false } else { busy = true }
     view.driverUpdate(shown: shown, pending: pending, token: app.syncEngine.state.changeToken, busy: busy, effects: &effects)
+    if let log = provenance.behaviour { log.steps.append(step(app, shown: shown, at: stepTime, effects: effects)) }
+  }
+
+  /// The behaviour log's line for the step just made: what the app shows, has pending and sent,
+  /// and what its disk holds (as a digest of its files).
+  func step(_ app: App, shown: [RecordState], at now: VirtualTime, effects: [DeviceEffect]) -> AppBehaviourLog.Step {
+    var text = "shows"
+    for r in shown { text += " \(names[Int(r.key)]){" + r.fields.map { "\($0.value)" }.joined(separator: ",") + "}" }
+    let pending = app.syncEngine.state.pendingRecordZoneChanges.map { "\($0)" }.sorted()
+    text += "; pending " + pending.joined(separator: " ")
+    for case .send(.push(_, let writes, _)) in effects {
+      text +=
+        "; sends "
+        + writes.map { w in
+          "\(names[Int(w.record.key)])" + (w.isDelete ? "(delete)" : "{" + w.record.fields.map { "\($0.value)" }.joined(separator: ",") + "}")
+        }.joined(separator: " ")
+    }
+    var disk = StableHasher()
+    for name in self.disk.names {
+      disk.combine(name)
+      for byte in self.disk[name] ?? Data() { disk.combine(byte: byte) }
+    }
+    return .init(time: now, device: name, input: stepInput, outcome: text, disk: "\(self.disk.names.count) files #" + String(disk.value, radix: 16))
+  }
+
+  /// An input, as the behaviour log names it.
+  static func describe(_ input: DeviceInput) -> String {
+    switch input {
+    case .kill: "kill"
+    case .connectivity(let up): up ? "online" : "offline"
+    case .syncNow: "sync"
+    case .timer(let kind, _): "timer \(kind)"
+    case .message(.notify): "push notification"
+    case .message(.pushReply): "push reply"
+    case .message(.fetchReply): "fetch reply"
+    default: "\(input)"
+    }
   }
 
   func recordState(_ key: RecordKey, type: Int32, values: [String: SyncValue]) -> RecordState {
@@ -479,6 +532,10 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   /// not change tag, so that a save whose answer was lost keeps them too; values are unique per
   /// intent, so the content names the writes it holds.)
   var extras: [RecordKey: [[Value]: [String: SyncValue]]] = [:]
+  /// The run's seed: each device's generator is drawn from it.
+  var seed: UInt64 = 0
+  /// Where the drivers log what the app did, when the run is checked for determinism.
+  var behaviour: AppBehaviourLog?
   package init() {}
 }
 

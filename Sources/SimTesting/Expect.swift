@@ -88,6 +88,25 @@ public func expectNoViolations<App: SimApp>(
   _record(_Checks.noViolations(nameOrPath, seed: seed, .app(AppUnderTest(app)), near: filePath), sourceLocation)
 }
 
+/// Runs a scenario twice with your app, with the same seed, and records an issue at the first
+/// step where the app did something different: what it showed, kept pending, sent or wrote to
+/// disk after a call into its code. That is where it read something the simulator does not
+/// control — `Date()` instead of `SimDevice.now`, `UUID()` or a system random generator instead
+/// of `SimDevice.random`, a `Set` encoded in its iteration order. (Both runs are in the test's
+/// process, where Swift seeds hashing once; `sim-cli run --app NAME --check-determinism` runs the
+/// second in another process.)
+///
+///     expectDeterministic(app: NotesApp.self, scenario: "app-edit-under-fetch")
+@discardableResult
+public func expectDeterministic<App: SimApp>(
+  app: App.Type, scenario nameOrPath: String, seed: UInt64? = nil, filePath: String = #filePath,
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> DeterminismCheck? {
+  let outcome = _Checks.deterministic(nameOrPath, seed: seed, AppUnderTest(app), near: filePath)
+  if let failure = outcome.1 { Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation) }
+  return outcome.0
+}
+
 /// Records an issue when `report` has violations. Returns whether it had none.
 ///
 ///     expectNoViolations(ScenarioRunner.run(file).report)

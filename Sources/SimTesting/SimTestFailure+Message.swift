@@ -15,6 +15,9 @@ extension SimTestFailure {
       "scenario \(swiftStringLiteral(name)) cannot shape a fuzz workload: \(reason).\n"
     case .invalidEnvironment(let variable, let value, let reason):
       "\(variable)=\(shellQuote(value)) in the environment cannot be used: \(reason).\n"
+    case .notDeterministic(let check, let app, let scenario, let seed):
+      "\(app) on \(scenario), seed \(seed):\n\(check.text.hasSuffix("\n") ? check.text : check.text + "\n")"
+        + "reproduce: sim-cli run \(scenario) --seed \(seed) --app \(app) --check-determinism (it runs the second time in another process)\n"
     }
   }
 

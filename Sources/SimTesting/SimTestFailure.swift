@@ -22,6 +22,8 @@ public enum SimTestFailure: Error, Sendable, CustomStringConvertible {
   /// An environment variable the helpers read (`SIM_FUZZ_SEED`, `SIM_FUZZ_SEEDS`) holds
   /// something they cannot use.
   case invalidEnvironment(variable: String, value: String, reason: String)
+  /// Two runs of one seed with a user's app did not behave the same.
+  case notDeterministic(DeterminismCheck, app: String, scenario: String, seed: UInt64)
 
   public var description: String { message }
 
@@ -105,6 +107,15 @@ enum _Checks {
     switch policy.run(name, seed: seed, near: file) {
     case .success(let report): (report, SimTestFailure.checkExpectations(report))
     case .failure(let failure): (nil, failure)
+    }
+  }
+
+  static func deterministic(_ name: String, seed: UInt64?, _ app: AppUnderTest, near file: String) -> (DeterminismCheck?, SimTestFailure?) {
+    switch SimTestFailure._load(name, near: file) {
+    case .success(let scenario):
+      let check = ScenarioRunner.checkDeterminism(scenario, app: app, seed: seed)
+      return (check, check.deterministic ? nil : .notDeterministic(check, app: app.name, scenario: name, seed: seed ?? scenario.seed))
+    case .failure(let failure): return (nil, failure)
     }
   }
 

@@ -64,4 +64,24 @@ import Testing
     #expect(r.code == .usage)
     #expect(r.stderr.contains("SimCLI.runAsProcess(arguments:apps:)"))
   }
+
+  @Test func checkDeterminismRunsTheAppInAnotherProcess() throws {
+    let r = try runProcess(["run", "app-edit-under-fetch", "--app", "NotesApp", "--check-determinism"])
+    #expect(r.code == 0, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.contains("runs in this process and another"))
+    #expect(r.stdout.contains("✓ deterministic: two runs made the same"))
+    let log = FileManager.default.temporaryDirectory.appendingPathComponent("behaviour-\(getpid()).log")
+    defer { try? FileManager.default.removeItem(at: log) }
+    let written = try runProcess(["run", "app-edit-under-fetch", "--app", "NotesApp", "--behaviour-log", log.path])
+    #expect(written.code == 0)
+    let text = try String(contentsOf: log, encoding: .utf8)
+    #expect(text.hasPrefix("trace "))
+    #expect(text.contains("\tiPad\tintent i1\tshows n1{"))
+  }
+
+  @Test func checkDeterminismWithoutAnAppIsAUsageError() {
+    let r = runCLI("run", "fat-note-lww", "--check-determinism")
+    #expect(r.code == .usage)
+    #expect(r.stderr.contains("--check-determinism checks a user's app: give --app NAME."))
+  }
 }

@@ -82,7 +82,7 @@ public enum ScenarioRunner {
   /// The one run behind the overloads: `custom` when given, else `spec`, else the file's policy.
   package static func _run(
     _ plan: Plan, seed: UInt64?, spec policy: PolicySpec?, custom: (any SyncPolicy)?, keepEvents: Bool = false,
-    recordObservations: Bool = false, app: AppUnderTest? = nil
+    recordObservations: Bool = false, app: AppUnderTest? = nil, behaviour: AppBehaviourLog? = nil
   ) -> Result {
     let file = plan.file
     let seed = seed ?? file.seed
@@ -116,7 +116,7 @@ public enum ScenarioRunner {
     config.recordObservations = recordObservations
     var world = SyncWorld(config)
     if let app {
-      let driver = app.drivers(plan)
+      let driver = app.drivers(AppRunContext(plan: plan, seed: seed, behaviour: behaviour))
       for d in file.devices.indices { world.drive(device: d, with: driver(d)) }
     }
     world.reserve(actions: plan.actions.count, intents: plan.intentCount)

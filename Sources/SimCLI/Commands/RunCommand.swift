@@ -15,11 +15,13 @@ enum RunCommand {
       ScenarioOptions.appOption,
       .value("--trace", "FILE.jsonl", "Write the trace as JSON Lines."),
       .value("--timeline", "FILE.svg", "Write a timeline picture."),
+      .flag("--check-determinism", "With --app: run twice (the second in another process) and report the first step the app did differently."),
+      .value("--behaviour-log", "FILE", "With --app: write what the app did after each call into its code (what --check-determinism compares)."),
       Formats.option,
     ],
     examples: [
       "sim-cli run two-device-acceptance", "sim-cli run fat-note-lww --policy crdt --format json", "sim-cli run my.scenario --trace run.jsonl",
-      "sim-cli run fat-note-lww --timeline fat-note-lww.svg",
+      "sim-cli run fat-note-lww --timeline fat-note-lww.svg", "sim-cli run app-edit-under-fetch --app NotesApp --check-determinism",
     ])
 
   static let command = Command(spec: spec) { args, console in
@@ -31,7 +33,21 @@ enum RunCommand {
     } catch {
       return error.code
     }
-    try ScenarioOptions.checkOutputs(args, ["--trace", "--timeline"], spec: spec, console: console)
+    try ScenarioOptions.checkOutputs(args, ["--trace", "--timeline", "--behaviour-log"], spec: spec, console: console)
+    if app == nil, let option = ["--check-determinism", "--behaviour-log"].first(where: { args.has($0) || args.value($0) != nil }) {
+      console.err(UsageError.other("\(option) checks a user's app: give --app NAME.").render(command: spec))
+      return .usage
+    }
+    if let app, args.has("--check-determinism") { return DeterminismRun.check(file, app: app, seed: seed, args: args, console: console) }
+    if let app, let path = args.value("--behaviour-log") {
+      let (steps, hash) = ScenarioRunner.behaviour(of: file, app: app, seed: seed)
+      do throws(AtomicFile.WriteError) {
+        try AtomicFile.write(DeterminismRun.render(steps, hash: hash), to: path)
+      } catch {
+        throw CLIError.io(what: "'\(error.path)'", reason: error.reason, hint: nil)
+      }
+      console.err("wrote behaviour log \(path) (\(steps.count) steps)\n")
+    }
     let keepEvents = args.value("--trace") != nil || args.value("--timeline") != nil
     let result =
       if let app {

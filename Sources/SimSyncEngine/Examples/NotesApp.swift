@@ -50,6 +50,17 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     var dirty: Set<String> = []
     /// The last server version's system fields (its change tag).
     var system: Data?
+
+    /// Encoded with the set sorted: a `Set` encodes in its iteration order, which differs from
+    /// run to run, and the bytes on disk should not.
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(recordType, forKey: .recordType)
+      try c.encode(fields, forKey: .fields)
+      try c.encode(versions, forKey: .versions)
+      try c.encode(dirty.sorted(), forKey: .dirty)
+      try c.encodeIfPresent(system, forKey: .system)
+    }
   }
   /// What the app writes to disk besides its rows (each row is a file of its own, written when
   /// it changes, as a database writes a changed row).
@@ -58,6 +69,15 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     var state: SyncEngine.State.Serialization?
     var hasFetched = false
     var firstFetch: Set<String>?
+
+    /// Encoded with the set sorted (see `Row`).
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(clock, forKey: .clock)
+      try c.encodeIfPresent(state, forKey: .state)
+      try c.encode(hasFetched, forKey: .hasFetched)
+      try c.encodeIfPresent(firstFetch?.sorted(), forKey: .firstFetch)
+    }
   }
 
   let device: SimDevice
