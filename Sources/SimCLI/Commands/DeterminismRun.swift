@@ -8,16 +8,16 @@ enum DeterminismRun {
   static func check(_ file: ScenarioFile, app: AppUnderTest, seed: UInt64?, args: ParsedArguments, console: Console) -> ExitCode {
     let (mine, myHash) = ScenarioRunner.behaviour(of: file, app: app, seed: seed)
     let other: (steps: [AppBehaviourLog.Step], hash: String)
-    let where_: String
+    let runsIn: String
     if let child = childRun(args) {
       other = child
-      where_ = "this process and another"
+      runsIn = "this process and another"
     } else {
       other = ScenarioRunner.behaviour(of: file, app: app, seed: seed)
-      where_ = "this process, twice (another process could not be started)"
+      runsIn = "this process, twice (another process could not be started)"
     }
     let check = ScenarioRunner.compare(mine, myHash, other.steps, other.hash)
-    console.out("\(file.name) — app \(app.name), seed \(seed ?? file.seed), runs in \(where_)\n")
+    console.out("\(file.name) — app \(app.name), seed \(seed ?? file.seed), runs in \(runsIn)\n")
     console.out(check.text + "\n")
     return check.deterministic ? .success : .failure
   }
