@@ -106,14 +106,48 @@ extension SyncEngine {
     public enum Reason: Sendable, Hashable { case scheduled, manual }
     /// Why.
     public var reason: Reason
-    /// The zones to send changes for (nil: all).
-    public var zoneIDs: [SyncRecordZoneID]?
+    /// What to send (`CKSyncEngine.SendChangesOptions`).
+    public var options: SendChangesOptions
 
     /// A context.
-    public init(reason: Reason, zoneIDs: [SyncRecordZoneID]? = nil) {
+    public init(reason: Reason, options: SendChangesOptions = SendChangesOptions()) {
       self.reason = reason
-      self.zoneIDs = zoneIDs
+      self.options = options
     }
+  }
+
+  /// What a send covers (`CKSyncEngine.SendChangesOptions`).
+  public struct SendChangesOptions: Sendable {
+    /// The changes a send covers (`CKSyncEngine.SendChangesOptions.Scope`).
+    public enum Scope: Sendable, Hashable {
+      /// Every pending change.
+      case all
+      /// The changes in these zones.
+      case zoneIDs([SyncRecordZoneID])
+      /// The changes in every zone but these.
+      case excludedZoneIDs([SyncRecordZoneID])
+      /// The changes of these records.
+      case recordIDs([SyncRecordID])
+
+      /// Whether the scope covers a record.
+      public func contains(_ recordID: SyncRecordID) -> Bool {
+        switch self {
+        case .all: true
+        case .zoneIDs(let zones): zones.contains(recordID.zoneID)
+        case .excludedZoneIDs(let zones): !zones.contains(recordID.zoneID)
+        case .recordIDs(let ids): ids.contains(recordID)
+        }
+      }
+
+      /// Whether the scope covers a pending change (`scope.contains(change)`, as in Apple's
+      /// sample delegates).
+      public func contains(_ change: PendingRecordZoneChange) -> Bool { contains(change.recordID) }
+    }
+    /// The changes to send.
+    public var scope: Scope
+
+    /// Options (the scope: all pending changes unless given).
+    public init(scope: Scope = .all) { self.scope = scope }
   }
 
   /// One request's worth of changes (`CKSyncEngine.RecordZoneChangeBatch`): records to save and
@@ -203,10 +237,15 @@ extension SyncEngine {
     }
 
     /// `CKSyncEngine.Event.AccountChange`.
-    public enum AccountChange: Sendable, Hashable {
-      case signIn(currentUser: String)
-      case signOut(previousUser: String)
-      case switchAccounts(previousUser: String, currentUser: String)
+    public struct AccountChange: Sendable, Hashable {
+      /// What happened to the account.
+      public enum ChangeType: Sendable, Hashable {
+        case signIn(currentUser: String)
+        case signOut(previousUser: String)
+        case switchAccounts(previousUser: String, currentUser: String)
+      }
+      /// What happened.
+      public var changeType: ChangeType
     }
 
     /// `CKSyncEngine.Event.FetchedDatabaseChanges`: zones deleted on the server.
@@ -226,8 +265,13 @@ extension SyncEngine {
         /// Its type.
         public var recordType: String
       }
-      /// Records saved on the server, as they are there now (with their change tags).
-      public var modifications: [SyncRecord]
+      /// One record saved on the server (`CKDatabase.RecordZoneChange.Modification`).
+      public struct Modification: Sendable {
+        /// The record as the server has it now (with its change tag).
+        public var record: SyncRecord
+      }
+      /// Records saved on the server.
+      public var modifications: [Modification]
       /// Records deleted on the server.
       public var deletions: [Deletion]
     }

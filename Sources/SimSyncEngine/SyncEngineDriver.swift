@@ -124,6 +124,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     switch intent {
     case .create(_, _, let values):
       creators[key] = id
+      provenance.creatorDevices[key] = Int32(index)
       for w in values { written[key, default: []].append((w.field, w.value, id)) }
     case .set(_, let values):
       for w in values { written[key, default: []].append((w.field, w.value, id)) }
@@ -381,14 +382,14 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     let engine = launched().syncEngine
     switch reply {
     case .changes(let records, let token, let more):
-      var modifications: [SyncRecord] = []
+      var modifications: [SyncEngine.Event.FetchedRecordZoneChanges.Modification] = []
       var deletions: [SyncEngine.Event.FetchedRecordZoneChanges.Deletion] = []
       for r in records {
         effects.append(.took(r))
         if r.isDeleted {
           deletions.append(.init(recordID: recordID(r.key), recordType: r.typeName(in: schema)))
         } else {
-          modifications.append(syncRecord(r))
+          modifications.append(.init(record: syncRecord(r)))
         }
       }
       if !records.isEmpty { deliver(.fetchedRecordZoneChanges(.init(modifications: modifications, deletions: deletions))) }
@@ -473,7 +474,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
       fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
     }
-    return RecordState(key: key, type: type, creator: creators[key] ?? 0, creatorDevice: Int32(index), fields: fields, stamp: .origin)
+    return RecordState(key: key, type: type, creator: creators[key] ?? 0, creatorDevice: provenance.creatorDevices[key] ?? Int32(index), fields: fields, stamp: .origin)
   }
 
   func fieldValues(_ type: Int32, _ writes: [FieldWrite]) -> [(field: String, value: SyncValue)] {
@@ -524,6 +525,9 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] = [:]
   /// The intent that created each record.
   var creators: [RecordKey: IntentID] = [:]
+  /// The device that created each record: the server keeps it with the record whoever saves it
+  /// later (after a fetch from no token, a device hears of the deletions of its own records only).
+  var creatorDevices: [RecordKey: Int32] = [:]
   /// The intent that deleted each record.
   var deleters: [RecordKey: IntentID] = [:]
   /// The fields an app saved that the schema does not have (its own bookkeeping, such as field

@@ -268,9 +268,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     case .willFetchChanges:
       if !hasFetched && firstFetch == nil { firstFetch = [] }
     case .fetchedRecordZoneChanges(let changes):
-      for r in changes.modifications {
-        firstFetch?.insert(r.recordID.recordName)
-        merge(r)
+      for m in changes.modifications {
+        firstFetch?.insert(m.record.recordID.recordName)
+        merge(m.record)
       }
       for d in changes.deletions { fetchedDeletion(d.recordID, syncEngine: syncEngine) }
     case .didFetchChanges:

@@ -1,0 +1,61 @@
+import Foundation
+import Replica
+import Scenarios
+import Testing
+
+@testable import SimSyncEngine
+
+/// docs/your-engine.md ports a delegate written for `CKSyncEngine` by renaming. Its blocks are
+/// checked here: the renames turn the CloudKit delegate into `Porting/NotesSyncDelegate.swift`
+/// word for word, the app around it is `Porting/PortedNotesApp.swift`, and both compile (they
+/// are part of this test target) and run on the named app scenarios.
+@Suite struct PortingGuideTests {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+  static func text(_ path: String) throws -> String {
+    try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+  }
+
+  /// The fenced blocks of the guide that follow a line holding `marker` (an HTML comment).
+  static func block(after marker: String) throws -> String {
+    let doc = try text("docs/your-engine.md")
+    guard let at = doc.range(of: "<!-- \(marker) -->") else { throw Missing(what: marker) }
+    let rest = doc[at.upperBound...]
+    guard let open = rest.range(of: "```"), let newline = rest[open.upperBound...].firstIndex(of: "\n") else {
+      throw Missing(what: marker + " block")
+    }
+    let body = rest[rest.index(after: newline)...]
+    guard let close = body.range(of: "\n```") else { throw Missing(what: marker + " end") }
+    return String(body[..<close.lowerBound]) + "\n"
+  }
+
+  struct Missing: Error { var what: String }
+
+  /// The renames, in the order the guide gives them: `from → to` per line.
+  static func renames() throws -> [(from: String, to: String)] {
+    try block(after: "renames").split(separator: "\n").map { line in
+      let parts = line.components(separatedBy: " → ")
+      guard parts.count == 2 else { throw Missing(what: "rename line '\(line)'") }
+      return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
+    }
+  }
+
+  @Test func theRenamesTurnTheCloudKitDelegateIntoTheCompiledOne() throws {
+    var ported = try Self.block(after: "cloudkit-delegate")
+    #expect(ported.contains("CKSyncEngine"), "the CloudKit block is CloudKit code")
+    for (from, to) in try Self.renames() { ported = ported.replacingOccurrences(of: from, with: to) }
+    let compiled = try Self.text("Tests/SimSyncEngineTests/Porting/NotesSyncDelegate.swift")
+    #expect(!ported.contains("CK"), "a CloudKit name is left after the renames")
+    #expect(ported == compiled, "the renamed CloudKit delegate differs from Porting/NotesSyncDelegate.swift")
+  }
+
+  @Test func theAppAroundTheDelegateIsTheCompiledOne() throws {
+    #expect(try Self.block(after: "ported-app") == Self.text("Tests/SimSyncEngineTests/Porting/PortedNotesApp.swift"))
+  }
+
+  @Test(arguments: ["app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending"])
+  func thePortedAppPassesTheAppScenarios(_ name: String) throws {
+    let report = ScenarioRunner.run(try Scenario.load(name), app: PortedNotesApp.self).report
+    #expect(report.passed, "\(report.text)")
+  }
+}
