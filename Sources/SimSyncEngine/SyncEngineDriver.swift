@@ -474,7 +474,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
       fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
     }
-    return RecordState(key: key, type: type, creator: creators[key] ?? 0, creatorDevice: provenance.creatorDevices[key] ?? Int32(index), fields: fields, stamp: .origin)
+    return RecordState(
+      key: key, type: type, creator: creators[key] ?? 0, creatorDevice: provenance.creatorDevices[key] ?? Int32(index), fields: fields, stamp: .origin
+    )
   }
 
   func fieldValues(_ type: Int32, _ writes: [FieldWrite]) -> [(field: String, value: SyncValue)] {
