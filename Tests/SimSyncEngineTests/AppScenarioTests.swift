@@ -101,15 +101,18 @@ import Testing
 @Suite struct PlantedAppTests {
   static let appScenarios = [
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
+    "app-delete-after-edit",
   ]
 
   /// A planted-bug app, the named scenario that catches it, and the kind it must report there.
-  static let planted: [(app: any SimApp.Type, scenario: String, kind: AnomalyKind)] = [
+  /// (Metatypes of a non-`Sendable` protocol: immutable, so safe to share.)
+  nonisolated(unsafe) static let planted: [(app: any SimApp.Type, scenario: String, kind: AnomalyKind)] = [
     (NotesAppOverwritingPendingEdits.self, "app-edit-under-fetch", .lostEdit),
     (NotesAppNotPersistingState.self, "app-killed-before-sync", .strandedRecord),
     (NotesAppForgettingFailedSaves.self, "app-conflicting-save", .lostEdit),
     (NotesAppGivingUpOnTransientErrors.self, "app-zone-busy", .divergence),
     (NotesAppClearingInFlightEdits.self, "app-edit-while-sending", .divergence),
+    (NotesAppCoalescingAwayDeletes.self, "app-delete-after-edit", .resurrection),
   ]
 
   @Test func everyPlantedAppHasAScenarioHere() {

@@ -53,7 +53,7 @@ import Testing
     #expect(try Self.block(after: "ported-app") == Self.text("Tests/SimSyncEngineTests/Porting/PortedNotesApp.swift"))
   }
 
-  @Test(arguments: ["app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending"])
+  @Test(arguments: PlantedAppTests.appScenarios)
   func thePortedAppPassesTheAppScenarios(_ name: String) throws {
     let report = ScenarioRunner.run(try Scenario.load(name), app: PortedNotesApp.self).report
     #expect(report.passed, "\(report.text)")

@@ -357,10 +357,27 @@ public final class NotesAppClearingInFlightEdits: NotesApp, @unchecked Sendable 
   }
 }
 
+/// Planted bug: deleting a row that has a pending save, the app drops the save and sends no
+/// delete, taking the pending save for proof that the record never reached the server. An edited
+/// record has a pending save too: the server and the other devices keep the note the user
+/// deleted (`resurrection`). (`CKSyncEngine.State` coalesces the two into a delete on its own.)
+public final class NotesAppCoalescingAwayDeletes: NotesApp, @unchecked Sendable {
+  public override func perform(_ intent: AppIntent) -> Bool {
+    guard case .delete(let recordID) = intent, rows[recordID.recordName] != nil,
+      syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(recordID))
+    else { return super.perform(intent) }
+    put(recordID.recordName, nil)
+    syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
+    persistState()
+    save()
+    return true
+  }
+}
+
 /// The reference app and every planted-bug app, by name (what `sim-cli --app` lists).
 public var exampleApps: [any SimApp.Type] {
   [
     NotesApp.self, NotesAppOverwritingPendingEdits.self, NotesAppNotPersistingState.self, NotesAppForgettingFailedSaves.self,
-    NotesAppGivingUpOnTransientErrors.self, NotesAppClearingInFlightEdits.self,
+    NotesAppGivingUpOnTransientErrors.self, NotesAppClearingInFlightEdits.self, NotesAppCoalescingAwayDeletes.self,
   ]
 }
