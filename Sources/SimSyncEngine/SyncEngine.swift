@@ -68,7 +68,8 @@ public final class SyncEngine: @unchecked Sendable {
   public let state: State
   /// The database it syncs.
   public let database: SyncDatabase
-  let delegate: any SyncEngineDelegate
+  /// The app's delegate, held weakly as `CKSyncEngine` holds it: the app keeps it alive.
+  weak var delegate: (any SyncEngineDelegate)?
   let runner = InlineRunner()
 
   /// An engine for `configuration` (`CKSyncEngine(_:)`).
@@ -78,16 +79,29 @@ public final class SyncEngine: @unchecked Sendable {
     delegate = configuration.delegate
   }
 
+  /// Why a delegate call could not be made or finished (the run is then not judged).
+  struct DelegateFailure: Error, Equatable, CustomStringConvertible {
+    var description: String
+
+    /// The call waited on something the simulator does not run.
+    static let suspended = DelegateFailure(description: InlineRunner.Suspended().description)
+    /// Nothing kept the delegate alive.
+    static let released = DelegateFailure(
+      description:
+        "the engine's delegate was released: the engine holds its delegate weakly, as CKSyncEngine does, so the app must keep a strong reference to it"
+    )
+  }
+
   /// Calls the delegate's `handleEvent` and waits for it to finish.
-  func deliver(_ event: Event) throws(InlineRunner.Suspended) {
-    let delegate = self.delegate
-    try runner.run { await delegate.handleEvent(event, syncEngine: self) }
+  func deliver(_ event: Event) throws(DelegateFailure) {
+    guard let delegate else { throw .released }
+    do { try runner.run { await delegate.handleEvent(event, syncEngine: self) } } catch { throw .suspended }
   }
 
   /// Asks the delegate for the next batch and waits for it.
-  func nextBatch(_ context: SendChangesContext) throws(InlineRunner.Suspended) -> RecordZoneChangeBatch? {
-    let delegate = self.delegate
-    return try runner.run { await delegate.nextRecordZoneChangeBatch(context, syncEngine: self) } ?? nil
+  func nextBatch(_ context: SendChangesContext) throws(DelegateFailure) -> RecordZoneChangeBatch? {
+    guard let delegate else { throw .released }
+    do { return try runner.run { await delegate.nextRecordZoneChangeBatch(context, syncEngine: self) } ?? nil } catch { throw .suspended }
   }
 }
 

@@ -56,8 +56,11 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     get { provenance.deleters }
     set { provenance.deleters = newValue }
   }
-  /// Why the delegate could not be run, if it could not (the run is then not judged).
+  /// Why the delegate could not be run, if it could not: the device stops, and the report
+  /// fails with it.
   package private(set) var failure: String?
+  /// The time of the input or intent being handled (for the failure's message).
+  var now: VirtualTime = .zero
 
   package init(index: Int, name: String, schema: Schema, recordNames: [String], provenance: ProvenanceRegistry) {
     self.provenance = provenance
@@ -93,6 +96,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   // MARK: AppDriver
 
   package func perform(_ intent: UserIntent, id: IntentID, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent {
+    now = env.now
     clock.deviceTime = view.clock.read(at: env.now)
     if provenance.behaviour != nil { (stepInput, stepTime) = ("intent i\(id)", env.now) }
     let app = launched()
@@ -146,6 +150,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   package func handle(_ input: DeviceInput, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     guard failure == nil else { return }
+    now = env.now
     clock.deviceTime = view.clock.read(at: env.now)
     if provenance.behaviour != nil { (stepInput, stepTime) = (Self.describe(input), env.now) }
     switch input {
@@ -239,7 +244,12 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   }
 
   func deliver(_ event: SyncEngine.Event) {
-    do { try launched().syncEngine.deliver(event) } catch { failure = error.description }
+    do { try launched().syncEngine.deliver(event) } catch { fail(error.description) }
+  }
+
+  /// The app's code could not be run: the device stops here, and the report says why.
+  func fail(_ reason: String) {
+    if failure == nil { failure = "\(name) at \(now): \(reason)" }
   }
 
   func push(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
@@ -248,7 +258,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     deliver(.willSendChanges(context))
     let batch: SyncEngine.RecordZoneChangeBatch?
     do { batch = try engine.nextBatch(context) } catch {
-      failure = error.description
+      fail(error.description)
       return
     }
     guard let batch else {

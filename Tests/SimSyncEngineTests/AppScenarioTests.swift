@@ -69,6 +69,34 @@ import Testing
     #expect(report.passed, "\(report.text)")
   }
 
+  /// An app whose delegate nothing keeps alive: the engine holds it weakly, as `CKSyncEngine`
+  /// does, so the first event finds it gone. The report fails and says so, with the device and
+  /// time, instead of judging a device that silently never synced.
+  final class LosesItsDelegate: SimApp {
+    final class Delegate: SyncEngineDelegate, @unchecked Sendable {
+      func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {}
+      func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
+        -> SyncEngine.RecordZoneChangeBatch?
+      { nil }
+    }
+    let syncEngine: SyncEngine
+    init(device: SimDevice) {
+      syncEngine = SyncEngine(.init(database: device.database, stateSerialization: nil, delegate: Delegate()))
+    }
+    func perform(_ intent: AppIntent) -> Bool { true }
+    func shownRecords() -> [SyncRecord] { [] }
+  }
+
+  @Test func anAppThatLosesItsDelegateFailsTheRunAndSaysWhy() throws {
+    let report = ScenarioRunner.run(try file(), app: LosesItsDelegate.self).report
+    #expect(!report.passed)
+    #expect(!report.appErrors.isEmpty)
+    #expect(report.appErrors.first?.contains("the engine's delegate was released") == true, "\(report.appErrors)")
+    #expect(report.text.contains("✗ implied: the app's code runs to the end"), "\(report.text)")
+    let reference = ScenarioRunner.run(try file(), app: NotesApp.self).report
+    #expect(reference.appErrors.isEmpty)
+  }
+
   @Test func aRunIsDeterministic() throws {
     let a = ScenarioRunner.run(try file(), app: NotesApp.self).report
     let b = ScenarioRunner.run(try file(), app: NotesApp.self).report

@@ -107,7 +107,18 @@ import Testing
   }
 
   @Test func aDelegateThatWaitsOutsideTheSimulatorIsAnErrorNotAHang() {
+    let delegate = Waits()
+    let engine = SyncEngine(.init(database: SyncDatabase(device: 0), stateSerialization: nil, delegate: delegate))
+    #expect(throws: SyncEngine.DelegateFailure.suspended) { try engine.deliver(.willSendChanges(.init(reason: .manual))) }
+    withExtendedLifetime(delegate) {}
+  }
+
+  /// `CKSyncEngine.Configuration.delegate` is weak: an app that keeps no reference to its
+  /// delegate loses it, and the run says so instead of syncing nothing in silence.
+  @Test func theEngineHoldsItsDelegateWeaklyAsCKSyncEngineDoes() {
     let engine = SyncEngine(.init(database: SyncDatabase(device: 0), stateSerialization: nil, delegate: Waits()))
-    #expect(throws: InlineRunner.Suspended.self) { try engine.deliver(.willSendChanges(.init(reason: .manual))) }
+    #expect(engine.delegate == nil)
+    #expect(throws: SyncEngine.DelegateFailure.released) { try engine.deliver(.willSendChanges(.init(reason: .manual))) }
+    #expect(throws: SyncEngine.DelegateFailure.released) { try engine.nextBatch(.init(reason: .manual)) }
   }
 }

@@ -11,6 +11,9 @@ package protocol AppDriver: AnyObject {
   /// Makes a user intent in the app; returns the intent as made (``Intent/ignored`` set when the
   /// app could not make it). Its causal context and ordinal are the world's to fill in.
   func perform(_ intent: UserIntent, id: IntentID, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent
+  /// Why the app's code could not be run, if it could not (the device stopped there): the
+  /// report fails with it.
+  var failure: String? { get }
 }
 
 /// An app driver held by the world (a class of the user's, so the world's `Sendable` is the

@@ -66,6 +66,10 @@ public struct RunReport: Hashable, Sendable {
   public var stats: RunStats
   /// Intents that had no effect, with why (`i4 (phone): the record is not on this device`).
   public var ignored: [String]
+  /// With an app: why its code could not be run on a device (a delegate call that waited on
+  /// something outside the simulator, a delegate nothing kept alive), with the device and time.
+  /// The device stopped there; the run fails.
+  public var appErrors: [String] = []
 
   /// Count per kind, every kind present, in report order: `report.counts[.lostEdit]`.
   public var counts: AnomalyCounts { AnomalyCounts(byOrdinal: countsByKind) }
@@ -148,6 +152,11 @@ public struct RunReport: Hashable, Sendable {
     var results: [ExpectationResult] = []
     results.reserveCapacity(expects.count)
     for e in expects { results.append(checker.check(e)) }
+    appErrors = world.drivers.compactMap { $0?.driver.failure }
+    if !appErrors.isEmpty {
+      results.append(
+        ExpectationResult(line: 0, text: "the app's code runs to the end", passed: false, actual: appErrors.joined(separator: "; ")))
+    }
     expectations = results
   }
 }
