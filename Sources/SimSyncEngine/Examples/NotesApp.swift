@@ -362,6 +362,7 @@ public final class NotesAppClearingInFlightEdits: NotesApp, @unchecked Sendable 
 /// record has a pending save too: the server and the other devices keep the note the user
 /// deleted (`resurrection`). (`CKSyncEngine.State` coalesces the two into a delete on its own.)
 public final class NotesAppCoalescingAwayDeletes: NotesApp, @unchecked Sendable {
+  /// Makes the change; a delete of a row with a pending save drops both (the bug).
   public override func perform(_ intent: AppIntent) -> Bool {
     guard case .delete(let recordID) = intent, rows[recordID.recordName] != nil,
       syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(recordID))
