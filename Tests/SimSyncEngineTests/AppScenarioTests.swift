@@ -93,8 +93,10 @@ import Testing
     #expect(!report.appErrors.isEmpty)
     #expect(report.appErrors.first?.contains("the engine's delegate was released") == true, "\(report.appErrors)")
     #expect(report.text.contains("✗ implied: the app's code runs to the end"), "\(report.text)")
+    #expect(report.jsonText.contains("\"appErrors\":[\""), "\(report.jsonText)")
     let reference = ScenarioRunner.run(try file(), app: NotesApp.self).report
     #expect(reference.appErrors.isEmpty)
+    #expect(reference.jsonText.contains("\"appErrors\":[]"))
   }
 
   @Test func aRunIsDeterministic() throws {

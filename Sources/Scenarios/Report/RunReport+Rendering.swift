@@ -20,7 +20,7 @@ extension RunReport {
   package var json: JSONValue {
     var counts: [String: JSONValue] = [:]
     for (k, n) in self.counts { counts[k.rawValue] = .int(Int64(n)) }
-    return [
+    var o: JSONValue = [
       "scenario": .string(scenario),
       "policy": .string(policy),
       "seed": .uint(seed),
@@ -46,6 +46,13 @@ extension RunReport {
       "ignored": .array(ignored.map { .string($0) }),
       "reproduction": .string(reproduction),
     ]
+    // With an app: why its code could not be run, if it could not (absent for a policy, so
+    // that a policy's report is what it was).
+    if app != nil, case .object(var fields) = o {
+      fields["appErrors"] = .array(appErrors.map { .string($0) })
+      o = .object(fields)
+    }
+    return o
   }
 
   /// The report as `sim-cli run --format json` prints it: one line, keys sorted, every count
