@@ -156,6 +156,16 @@ extension SyncEngine {
       /// Whether the scope covers a pending change (`scope.contains(change)`, as in Apple's
       /// sample delegates).
       public func contains(_ change: PendingRecordZoneChange) -> Bool { contains(change.recordID) }
+
+      /// Whether the scope covers any record of a zone.
+      public func contains(_ zoneID: SyncRecordZoneID) -> Bool {
+        switch self {
+        case .all: true
+        case .zoneIDs(let zones): zones.contains(zoneID)
+        case .excludedZoneIDs(let zones): !zones.contains(zoneID)
+        case .recordIDs(let ids): ids.contains { $0.zoneID == zoneID }
+        }
+      }
     }
     /// The changes to send.
     public var scope: Scope

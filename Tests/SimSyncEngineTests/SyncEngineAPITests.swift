@@ -121,4 +121,19 @@ import Testing
     #expect(throws: SyncEngine.DelegateFailure.released) { try engine.deliver(.willSendChanges(.init(reason: .manual))) }
     #expect(throws: SyncEngine.DelegateFailure.released) { try engine.nextBatch(.init(reason: .manual)) }
   }
+
+  /// `CKSyncEngine.SendChangesOptions.Scope`, as delegates filter their batch with it.
+  @Test func aSendScopeCoversWhatItNames() {
+    let notes = SyncRecordZoneID(zoneName: "Notes")
+    let other = SyncRecordZoneID(zoneName: "Other")
+    let a = SyncRecordID(recordName: "a", zoneID: notes)
+    let b = SyncRecordID(recordName: "b", zoneID: other)
+    typealias Scope = SyncEngine.SendChangesOptions.Scope
+    #expect(Scope.all.contains(SyncEngine.PendingRecordZoneChange.saveRecord(a)))
+    #expect(Scope.zoneIDs([notes]).contains(a) && !Scope.zoneIDs([notes]).contains(b))
+    #expect(!Scope.excludedZoneIDs([notes]).contains(SyncEngine.PendingRecordZoneChange.deleteRecord(a)))
+    #expect(Scope.excludedZoneIDs([notes]).contains(b))
+    #expect(Scope.recordIDs([b]).contains(other) && !Scope.recordIDs([b]).contains(notes))
+    #expect(SyncEngine.SendChangesContext(reason: .scheduled).options.scope == .all)
+  }
 }
