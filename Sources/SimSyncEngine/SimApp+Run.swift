@@ -35,4 +35,13 @@ extension ScenarioRunner {
   public static func run<App: SimApp>(_ file: ScenarioFile, app: App.Type, seed: UInt64? = nil, keepEvents: Bool = false) -> Result {
     run(file, app: AppUnderTest(app), seed: seed, keepEvents: keepEvents)
   }
+
+  /// Runs `file` with the user's app twice, with the same seed, and reports the first step where
+  /// the app behaved differently: the `AppUnderTest` form, for an app type.
+  ///
+  ///     let check = ScenarioRunner.checkDeterminism(try Scenario.load("app-zone-busy"), app: NotesApp.self)
+  ///     print(check.text)   // ✓ deterministic: two runs made the same … steps
+  public static func checkDeterminism<App: SimApp>(_ file: ScenarioFile, app: App.Type, seed: UInt64? = nil) -> DeterminismCheck {
+    checkDeterminism(file, app: AppUnderTest(app), seed: seed)
+  }
 }

@@ -60,7 +60,7 @@ func suffixed(_ intent: AppIntent, _ suffix: () -> String) -> AppIntent { intent
   func scenario() throws -> ScenarioFile { try Scenario.load("app-edit-under-fetch") }
 
   @Test func theReferenceAppBehavesTheSameInTwoRuns() throws {
-    let check = ScenarioRunner.checkDeterminism(try scenario(), app: AppUnderTest(NotesApp.self))
+    let check = ScenarioRunner.checkDeterminism(try scenario(), app: NotesApp.self)
     #expect(check.deterministic, "\(check.text)")
     #expect(check.steps > 20)
     #expect(check.text.hasPrefix("✓ deterministic: two runs made the same \(check.steps) steps"))
