@@ -59,6 +59,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Why the delegate could not be run, if it could not: the device stops, and the report
   /// fails with it.
   package private(set) var failure: String?
+  /// Faults this device ignored because they are not simulated for an app yet, once per kind.
+  package private(set) var notSimulated: [String] = []
+  var notSimulatedKinds: Set<String> = []
   /// The time of the input or intent being handled (for the failure's message).
   var now: VirtualTime = .zero
 
@@ -199,8 +202,18 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       inFlight = .none
       timeoutGeneration &+= 1
       fetched(reply, &view, env: env, effects: &effects)
-    case .message, .background, .clockJump, .deletedZone, .accountChanged, .upgraded:
-      break  // not yet simulated for a user's app
+    case .background:
+      notSimulated("a background budget")
+    case .clockJump:
+      notSimulated("a clock jump")
+    case .deletedZone:
+      notSimulated("a zone deletion")
+    case .accountChanged:
+      notSimulated("an iCloud account change")
+    case .upgraded:
+      notSimulated("an app upgrade")
+    case .message:
+      break
     }
     update(&view, effects: &effects)
   }
@@ -245,6 +258,14 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   func deliver(_ event: SyncEngine.Event) {
     do { try launched().syncEngine.deliver(event) } catch { fail(error.description) }
+  }
+
+  /// A fault the app's device does not simulate yet: ignored, and said once per kind in the
+  /// report, with when it first came.
+  func notSimulated(_ what: String) {
+    guard !notSimulatedKinds.contains(what) else { return }
+    notSimulatedKinds.insert(what)
+    notSimulated.append("\(name) at \(now): \(what) (not simulated yet on a device an app drives; ignored)")
   }
 
   /// The app's code could not be run: the device stops here, and the report says why.

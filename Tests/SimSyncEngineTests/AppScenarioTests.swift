@@ -99,6 +99,22 @@ import Testing
     #expect(reference.jsonText.contains("\"appErrors\":[]"))
   }
 
+  /// Faults an app's device does not simulate yet are not dropped in silence: the report
+  /// lists each kind once per device, with when it first came.
+  @Test func faultsNotSimulatedForAnAppAreListed() throws {
+    let text = Self.text.replacingOccurrences(
+      of: "at 20s   online phone", with: "at 20s   online phone\nat 21s   mac clock +5m\nat 22s   mac clock -1m\nat 23s   iPad background 30s")
+    let report = ScenarioRunner.run(try ScenarioParser.parse(text, source: "faults.scenario").get(), app: NotesApp.self).report
+    #expect(
+      report.notSimulated == [
+        "iPad at 23.000s: a background budget (not simulated yet on a device an app drives; ignored)",
+        "mac at 21.000s: a clock jump (not simulated yet on a device an app drives; ignored)",
+      ], "\(report.notSimulated)")
+    #expect(report.text.contains("not simulated for the app (ignored)\n  • iPad at 23.000s: a background budget"), "\(report.text)")
+    #expect(report.jsonText.contains("\"notSimulated\":[\"iPad at 23.000s"), "\(report.jsonText)")
+    #expect(ScenarioRunner.run(try file(), app: NotesApp.self).report.notSimulated.isEmpty)
+  }
+
   @Test func aRunIsDeterministic() throws {
     let a = ScenarioRunner.run(try file(), app: NotesApp.self).report
     let b = ScenarioRunner.run(try file(), app: NotesApp.self).report

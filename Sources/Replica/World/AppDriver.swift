@@ -14,6 +14,9 @@ package protocol AppDriver: AnyObject {
   /// Why the app's code could not be run, if it could not (the device stopped there): the
   /// report fails with it.
   var failure: String? { get }
+  /// Faults the device ignored because they are not simulated for an app yet (`phone at 12.000s:
+  /// a background budget (…)`): the report lists them.
+  var notSimulated: [String] { get }
 }
 
 /// An app driver held by the world (a class of the user's, so the world's `Sendable` is the

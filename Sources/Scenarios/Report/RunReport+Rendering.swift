@@ -50,6 +50,7 @@ extension RunReport {
     // that a policy's report is what it was).
     if app != nil, case .object(var fields) = o {
       fields["appErrors"] = .array(appErrors.map { .string($0) })
+      fields["notSimulated"] = .array(notSimulated.map { .string($0) })
       o = .object(fields)
     }
     return o
@@ -97,6 +98,10 @@ extension RunReport {
     if !ignored.isEmpty {
       out += "\nignored intents (no effect; not judged)\n"
       for i in ignored { out += "  • \(i)\n" }
+    }
+    if !notSimulated.isEmpty {
+      out += "\nnot simulated for the app (ignored)\n"
+      for i in notSimulated { out += "  • \(i)\n" }
     }
     out += "\nexpectations\n"
     for e in expectations {

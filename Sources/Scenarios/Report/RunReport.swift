@@ -70,6 +70,10 @@ public struct RunReport: Hashable, Sendable {
   /// something outside the simulator, a delegate nothing kept alive), with the device and time.
   /// The device stopped there; the run fails.
   public var appErrors: [String] = []
+  /// With an app: the faults its devices ignored because they are not simulated for an app yet
+  /// (background budgets, clock jumps, zone deletions, account changes, upgrades), once per
+  /// device and kind, with when each first came.
+  public var notSimulated: [String] = []
 
   /// Count per kind, every kind present, in report order: `report.counts[.lostEdit]`.
   public var counts: AnomalyCounts { AnomalyCounts(byOrdinal: countsByKind) }
@@ -153,6 +157,7 @@ public struct RunReport: Hashable, Sendable {
     results.reserveCapacity(expects.count)
     for e in expects { results.append(checker.check(e)) }
     appErrors = world.drivers.compactMap { $0?.driver.failure }
+    notSimulated = world.drivers.flatMap { $0?.driver.notSimulated ?? [] }
     if !appErrors.isEmpty {
       results.append(
         ExpectationResult(line: 0, text: "the app's code runs to the end", passed: false, actual: appErrors.joined(separator: "; ")))
