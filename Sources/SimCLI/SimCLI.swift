@@ -24,9 +24,12 @@ public enum SimCLI {
   @TaskLocal static var apps: [AppUnderTest] = []
 
   /// Runs the tool with `arguments` (without the program name) and returns the exit code;
-  /// `--app NAME` chooses one of `apps`.
-  public static func main(arguments: [String], console: Console, apps: [AppUnderTest]) -> ExitCode {
-    $apps.withValue(apps) { main(arguments: arguments, console: console) }
+  /// `--app NAME` chooses one of `apps`. `toolName` is what usage lines and the commands the
+  /// tool suggests (`reproduce: notes-sim run …`) call it.
+  public static func main(arguments: [String], console: Console, apps: [AppUnderTest], toolName: String = "sim-cli") -> ExitCode {
+    ToolName.$current.withValue(toolName) {
+      $apps.withValue(apps) { main(arguments: arguments, console: console) }
+    }
   }
 
   /// Runs the tool with `arguments` (without the program name) and returns the exit code.
@@ -102,7 +105,7 @@ public enum SimCLI {
       scenarios or fuzzes random ones, and reports lost edits, resurrected deletes, dropped
       events, stranded records and divergence.
 
-      Usage: sim-cli COMMAND [OPTIONS]
+      Usage: \(ToolName.current) COMMAND [OPTIONS]
 
       Commands:
 
@@ -117,7 +120,7 @@ public enum SimCLI {
     text += """
 
       Options:
-        -h, --help                Show help (also: sim-cli COMMAND --help, sim-cli help COMMAND).
+        -h, --help                Show help (also: \(ToolName.current) COMMAND --help, \(ToolName.current) help COMMAND).
         --version                 Print the version.
 
       Exit codes: 0 ok · 1 expectation failed or violation found · 64 usage · 65 bad scenario

@@ -1,4 +1,6 @@
 import Foundation
+import Scenarios
+import SimSyncEngine
 import Testing
 
 @testable import SimCLI
@@ -15,6 +17,29 @@ import Testing
     #expect(bad.stdout.contains("lost-edit"))
     #expect(bad.stdout.contains("the app's code applied it over the edit"))
     #expect(bad.stdout.contains("reproduce: sim-cli run app-edit-under-fetch --seed 1 --app NotesAppOverwritingPendingEdits"))
+  }
+
+  /// A tool of your own (`SimCLI.runAsProcess` names it after the program) suggests commands
+  /// that run it, not `sim-cli`, which does not have your apps.
+  @Test func aToolOfYourOwnSuggestsCommandsThatRunIt() {
+    let apps = [AppUnderTest(NotesAppOverwritingPendingEdits.self)]
+    let (console, captured) = Console.capturing()
+    let code = SimCLI.main(
+      arguments: ["run", "app-edit-under-fetch", "--app", "NotesAppOverwritingPendingEdits"], console: console, apps: apps, toolName: "notes-sim")
+    #expect(code == .failure)
+    #expect(captured.stdout.contains("reproduce: notes-sim run app-edit-under-fetch --seed 1 --app NotesAppOverwritingPendingEdits"))
+    let (fuzzConsole, fuzzed) = Console.capturing()
+    _ = SimCLI.main(
+      arguments: ["fuzz", "--app", "NotesAppOverwritingPendingEdits", "--seeds", "2..2", "--jobs", "1"], console: fuzzConsole, apps: apps,
+      toolName: "notes-sim")
+    #expect(fuzzed.stdout.contains("again:     notes-sim fuzz --seeds 2..2 --app NotesAppOverwritingPendingEdits"), "\(fuzzed.stdout)")
+    let (usageConsole, usage) = Console.capturing()
+    #expect(SimCLI.main(arguments: ["rnu"], console: usageConsole, apps: apps, toolName: "notes-sim") == .usage)
+    #expect(usage.stderr.contains("See 'notes-sim --help'."), "\(usage.stderr)")
+    // sim-cli itself is still sim-cli.
+    let (plain, plainOut) = Console.capturing()
+    _ = SimCLI.main(arguments: ["run", "app-edit-under-fetch", "--app", "NotesAppOverwritingPendingEdits"], console: plain, apps: apps)
+    #expect(plainOut.stdout.contains("reproduce: sim-cli run app-edit-under-fetch"))
   }
 
   @Test func fuzzShrinksAnAppFailureAndReplaysItWithTheApp() throws {

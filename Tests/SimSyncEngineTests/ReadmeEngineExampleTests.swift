@@ -67,7 +67,9 @@ import Testing
     let blocks = try Self.blocks()
     let shown = try #require(blocks.first { $0.language.isEmpty && $0.text.hasPrefix("app-edit-under-fetch") }).text
     let report = ScenarioRunner.run(try Scenario.load("app-edit-under-fetch"), app: NotesAppOverwritingPendingEdits.self).report
-    let printed = report.text.hasSuffix("\n") ? String(report.text.dropLast()) : report.text
+    // As the example's own tool prints it: its reproduce line names the tool.
+    let text = ToolName.$current.withValue("notes-sim") { report.text }
+    let printed = text.hasSuffix("\n") ? String(text.dropLast()) : text
     #expect(shown == printed)
   }
 }

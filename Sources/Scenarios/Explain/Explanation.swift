@@ -50,7 +50,7 @@ struct Explainer {
     for (k, a) in report.anomalies.enumerated() {
       out += "\n" + section(k + 1, a)
     }
-    out += "\nreproduce: \(report.reproduction.replacingFirst("sim-cli run", with: "sim-cli explain"))\n"
+    out += "\nreproduce: \(report.reproduction.replacingFirst("\(ToolName.current) run", with: "\(ToolName.current) explain"))\n"
     return out
   }
 

@@ -117,8 +117,8 @@ public struct RunReport: Hashable, Sendable {
     if let type = customPolicyType {
       return "ScenarioRunner.run(try Scenario.load(\(swiftStringLiteral(file))), seed: \(seed), policy: \(type.hasSuffix(")") ? type : type + "()"))"
     }
-    if let app { return "sim-cli run \(shellQuote(file)) --seed \(seed) --app \(shellQuote(app))" }
-    return "sim-cli run \(shellQuote(file)) --seed \(seed) --policy \(shellQuote(policy))"
+    if let app { return "\(ToolName.current) run \(shellQuote(file)) --seed \(seed) --app \(shellQuote(app))" }
+    return "\(ToolName.current) run \(shellQuote(file)) --seed \(seed) --policy \(shellQuote(policy))"
   }
 
   init(

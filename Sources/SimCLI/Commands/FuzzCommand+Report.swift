@@ -83,7 +83,7 @@ extension FuzzCommand {
     let what = "minimal scenario (\(shrunk.file.timeline.count) timeline lines, keeps \(shrunk.kind.rawValue))"
     switch scenario {
     case .written(let path):
-      return "  \(what): \(path)\n  reproduce: sim-cli run \(CrashReport.shellWord(path))\(appArgument)\n"
+      return "  \(what): \(path)\n  reproduce: \(ToolName.current) run \(CrashReport.shellWord(path))\(appArgument)\n"
     case .inline:
       var out = "  \(what):\n"
       for line in shrunk.text.split(separator: "\n", omittingEmptySubsequences: false) { out += "    | \(line)\n" }
@@ -95,7 +95,7 @@ extension FuzzCommand {
 
   /// `sim-cli fuzz --seeds N..N --policy '…'`, with the options that shape the workload.
   static func againCommand(seed: UInt64, context: ReportContext) -> String {
-    var command = "sim-cli fuzz --seeds \(seed)..\(seed)" + (context.app == nil ? " --policy '\(context.policy)'" : context.appArgument)
+    var command = "\(ToolName.current) fuzz --seeds \(seed)..\(seed)" + (context.app == nil ? " --policy '\(context.policy)'" : context.appArgument)
     if let base = context.shape.base { command += " --scenario \(CrashReport.shellWord(base.source))" }
     if let intents = context.intents { command += " --intents \(intents)" }
     return command
@@ -158,7 +158,7 @@ extension FuzzCommand {
   /// (`--seeds NEXT..LAST`). A `--time` budget becomes the time that was left of it.
   static func continueCommand(_ args: ParsedArguments, nextSeed: UInt64, lastSeed: UInt64, timeLeft: Double?) -> String {
     let resumable = args.value("--out") != nil
-    var words = ["sim-cli", "fuzz"]
+    var words = [ToolName.current, "fuzz"]
     for option in spec.options {
       let name = option.name
       if name == "--resume" { continue }

@@ -101,9 +101,11 @@ enum ShrinkCommand {
     let appArgument = app.map { " --app \(CrashReport.shellWord($0.name))" } ?? ""
     console.err("kept \(result.kind.rawValue) with \(result.file.timeline.count) timeline lines after \(result.runs) runs\n")
     if args.value("--out") != nil {
-      console.err("replay: sim-cli run \(path!)\(appArgument)\n")
+      console.err("replay: \(ToolName.current) run \(path!)\(appArgument)\n")
     } else {
-      console.err("replay: save the scenario printed above as \(path!), then: sim-cli run \(path!)\(appArgument) (or pass --out FILE to write it)\n")
+      console.err(
+        "replay: save the scenario printed above as \(path!), then: \(ToolName.current) run \(path!)\(appArgument) (or pass --out FILE to write it)\n"
+      )
     }
     return .failure
   }

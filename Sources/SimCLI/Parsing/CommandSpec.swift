@@ -1,3 +1,5 @@
+import Scenarios
+
 /// The declared shape of one subcommand: what it takes and how its help reads.
 struct CommandSpec: Sendable {
   struct Option: Sendable {
@@ -41,7 +43,7 @@ struct CommandSpec: Sendable {
 
   /// `sim-cli run FILE|NAME [--seed N] …`
   var usage: String {
-    var parts = ["sim-cli", name]
+    var parts = [ToolName.current, name]
     for p in positionals {
       let shown = p.variadic ? "\(p.name)..." : p.name
       parts.append(p.optional ? "[\(shown)]" : shown)

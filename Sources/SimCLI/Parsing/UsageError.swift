@@ -1,3 +1,5 @@
+import Scenarios
+
 /// A usage error: what went wrong and, when it is obvious, what was meant. Rendered in one
 /// place (``render(command:)``) as `Error: …`, `Usage: …`, `See 'sim-cli … --help'.` — exit 64.
 enum UsageError: Error, Equatable {
@@ -48,10 +50,10 @@ enum UsageError: Error, Equatable {
     var text = "Error: \(message)\n"
     if let command {
       text += "Usage: \(command.usage)\n"
-      text += "See 'sim-cli \(command.name) --help'.\n"
+      text += "See '\(ToolName.current) \(command.name) --help'.\n"
     } else {
-      text += "Usage: sim-cli COMMAND [OPTIONS]\n"
-      text += "See 'sim-cli --help'.\n"
+      text += "Usage: \(ToolName.current) COMMAND [OPTIONS]\n"
+      text += "See '\(ToolName.current) --help'.\n"
     }
     return text
   }
