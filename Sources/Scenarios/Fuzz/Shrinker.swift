@@ -118,8 +118,8 @@ public enum Shrinker {
     }
     best.name = file.name + "-min"
     if let app {
-      // The file's policy line is the server and oracle an app is judged with; the app itself
-      // is chosen on the command line.
+      // A run with an app ignores the policy line (its server and oracle are always set up as
+      // `AppUnderTest.judgedAs`); the app itself is chosen on the command line.
       best.about =
         "Shrunk by sim-cli from \(file.name) (seed \(seed), app \(app.name): run it with --app \(app.name)): it must show no violations, and reports \(target.rawValue)."
     } else {
