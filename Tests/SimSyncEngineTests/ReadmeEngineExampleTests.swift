@@ -1,5 +1,6 @@
 import Foundation
 import Scenarios
+import Simulator
 import Testing
 
 @testable import SimSyncEngine
@@ -14,25 +15,7 @@ import Testing
   /// The section's fenced blocks: (language, text without a final newline).
   static func blocks() throws -> [(language: String, text: String)] {
     let data = try #require(FileManager.default.contents(atPath: root.appendingPathComponent("README.md").path))
-    let text = String(decoding: data, as: UTF8.self)
-    let start = try #require(text.range(of: "\n## Your own sync engine\n"))
-    let rest = text[start.upperBound...]
-    let section = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
-    var result: [(String, String)] = []
-    var current: (String, [Substring])?
-    for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
-      if line.hasPrefix("```") {
-        if let block = current {
-          result.append((block.0, block.1.joined(separator: "\n")))
-          current = nil
-        } else {
-          current = (String(line.dropFirst(3)), [])
-        }
-      } else if current != nil {
-        current!.1.append(line)
-      }
-    }
-    return result
+    return try #require(MarkdownBlocks.inSection("## Your own sync engine", of: String(decoding: data, as: UTF8.self)))
   }
 
   static func exampleFile(_ path: String) throws -> String {
