@@ -20,7 +20,7 @@ extension RunReport {
   package var json: JSONValue {
     var counts: [String: JSONValue] = [:]
     for (k, n) in self.counts { counts[k.rawValue] = .int(Int64(n)) }
-    var o: JSONValue = [
+    var o: [String: JSONValue] = [
       "scenario": .string(scenario),
       "policy": .string(policy),
       "seed": .uint(seed),
@@ -48,12 +48,11 @@ extension RunReport {
     ]
     // With an app: why its code could not be run, if it could not (absent for a policy, so
     // that a policy's report is what it was).
-    if app != nil, case .object(var fields) = o {
-      fields["appErrors"] = .array(appErrors.map { .string($0) })
-      fields["notSimulated"] = .array(notSimulated.map { .string($0) })
-      o = .object(fields)
+    if app != nil {
+      o["appErrors"] = .array(appErrors.map { .string($0) })
+      o["notSimulated"] = .array(notSimulated.map { .string($0) })
     }
-    return o
+    return .object(o)
   }
 
   /// The report as `sim-cli run --format json` prints it: one line, keys sorted, every count

@@ -10,8 +10,8 @@ enum CrashReport {
   nonisolated(unsafe) static var message: UnsafeMutablePointer<CChar>?
   nonisolated(unsafe) static var length = 0
 
-  static func install(arguments: [String]) {
-    let command = ([ToolName.current] + arguments.map(shellWord)).joined(separator: " ")
+  static func install(arguments: [String], toolName: String) {
+    let command = ([toolName] + arguments.map(shellWord)).joined(separator: " ")
     let text = "\nsim-cli: internal error (exit 70). \(InternalErrorReport.request)\n  \(Console.sanitized(command))\n"
     let bytes = Array(text.utf8CString)
     let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
@@ -48,12 +48,8 @@ extension SimCLI {
   ///     exit(SimCLI.runAsProcess(arguments: Array(CommandLine.arguments.dropFirst()), apps: [AppUnderTest(MyApp.self)]).rawValue)
   public static func runAsProcess(arguments: [String], apps: [AppUnderTest] = []) -> ExitCode {
     // The name the user typed (`sim-cli`, or their own tool's), for the commands it suggests.
-    let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent }.flatMap { $0.isEmpty ? nil : $0 } ?? "sim-cli"
-    return ToolName.$current.withValue(name) { _runAsProcess(arguments: arguments, apps: apps, toolName: name) }
-  }
-
-  static func _runAsProcess(arguments: [String], apps: [AppUnderTest], toolName: String) -> ExitCode {
-    CrashReport.install(arguments: arguments)
+    let toolName = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent }.flatMap { $0.isEmpty ? nil : $0 } ?? "sim-cli"
+    CrashReport.install(arguments: arguments, toolName: toolName)
     let console = Console.standard()
     if ProcessInfo.processInfo.environment["SIM_CLI_TEST_TRAP"] == "1" {
       // A hidden hook for the test of the crash report.

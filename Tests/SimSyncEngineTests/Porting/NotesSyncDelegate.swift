@@ -1,12 +1,13 @@
 import Foundation
 import SimSyncEngine
 
-/// A note as the app keeps it: the user's fields, which of them were edited here and not yet
+/// A note as the app keeps it: the user's fields, whether each was edited here and not yet
 /// saved, and the system fields of the last version the server confirmed.
 struct Note: Codable {
   var title = ""
   var tag = ""
-  var edited: Set<String> = []
+  var titleEdited = false
+  var tagEdited = false
   var systemFields: Data?
 }
 
@@ -61,8 +62,8 @@ final class NotesSyncDelegate: SyncEngineDelegate, @unchecked Sendable {
   func merge(_ record: SyncRecord, syncEngine: SyncEngine) {
     if syncEngine.state.pendingRecordZoneChanges.contains(.deleteRecord(record.recordID)) { return }
     var note = store.notes[record.recordID.recordName] ?? Note()
-    if !note.edited.contains("title") { note.title = record["title"] as? String ?? "" }
-    if !note.edited.contains("tag") { note.tag = record["tag"] as? String ?? "" }
+    if !note.titleEdited { note.title = record["title"] as? String ?? "" }
+    if !note.tagEdited { note.tag = record["tag"] as? String ?? "" }
     note.systemFields = record.encodedSystemFields
     store.notes[record.recordID.recordName] = note
   }
@@ -72,7 +73,10 @@ final class NotesSyncDelegate: SyncEngineDelegate, @unchecked Sendable {
   func saved(_ record: SyncRecord, syncEngine: SyncEngine) {
     guard var note = store.notes[record.recordID.recordName] else { return }
     note.systemFields = record.encodedSystemFields
-    if !syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(record.recordID)) { note.edited = [] }
+    if !syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(record.recordID)) {
+      note.titleEdited = false
+      note.tagEdited = false
+    }
     store.notes[record.recordID.recordName] = note
   }
 

@@ -70,9 +70,8 @@ final class PortedNotesApp: SimApp {
     var note = store.notes[recordID.recordName] ?? Note()
     for (field, value) in values {
       guard case .string(let text) = value else { continue }
-      if field == "title" { note.title = text }
-      if field == "tag" { note.tag = text }
-      note.edited.insert(field)
+      if field == "title" { (note.title, note.titleEdited) = (text, true) }
+      if field == "tag" { (note.tag, note.tagEdited) = (text, true) }
     }
     store.notes[recordID.recordName] = note
     syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
