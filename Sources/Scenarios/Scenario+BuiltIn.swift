@@ -5,6 +5,7 @@
 enum BuiltInScenarios {
   static let files: [(name: String, bytes: [UInt8])] = [
     ("account-switch-offline", PackageResources.account_switch_offline_scenario),
+    ("app-concurrent-appends", PackageResources.app_concurrent_appends_scenario),
     ("app-conflicting-save", PackageResources.app_conflicting_save_scenario),
     ("app-delete-after-edit", PackageResources.app_delete_after_edit_scenario),
     ("app-edit-under-fetch", PackageResources.app_edit_under_fetch_scenario),

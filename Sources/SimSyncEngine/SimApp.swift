@@ -74,6 +74,11 @@ public enum AppIntent: Sendable {
   case set(recordID: SyncRecordID, values: [(field: String, value: SyncValue)])
   /// Delete a record the app shows.
   case delete(recordID: SyncRecordID)
+  /// Add `text` at the end of a text field of a record the app shows (a note's body). Appends
+  /// made on two devices at once must both survive: the app merges them, as a text field's
+  /// edits are merged, rather than keep one device's whole text. Each append's text is unique
+  /// in the run (` +17;`), so the oracle finds who wrote which part of what the app shows.
+  case append(recordID: SyncRecordID, field: String, text: String)
 }
 
 /// The user's app, as the simulator runs it on each device: it keeps its own store, makes its

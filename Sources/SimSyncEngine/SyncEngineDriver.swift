@@ -119,10 +119,14 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       appIntent = .delete(recordID: recordID(key))
     case .append(_, let field, let text):
       kind = .append(field: field, text: text)
-      return made(id, key, kind, view, env, ignored: "text edits are not yet simulated for a user's app")
+      let type = Int(view.store.type(of: key) ?? 0)
+      guard Int(field) < schema.types[type].fields.count else {
+        return made(id, key, kind, view, env, ignored: "the app does not show \(names[Int(key)])")
+      }
+      appIntent = .append(recordID: recordID(key), field: schema.types[type].fields[Int(field)].name, text: text)
     case .replace(_, let field, let old, let new):
       kind = .replace(field: field, old: old, new: new, removed: [])
-      return made(id, key, kind, view, env, ignored: "text edits are not yet simulated for a user's app")
+      return made(id, key, kind, view, env, ignored: "text replacements are not yet simulated for a user's app (appends are)")
     }
     guard app.perform(appIntent) else {
       update(&view, effects: &effects)
@@ -132,17 +136,30 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case .create(_, _, let values):
       creators[key] = id
       provenance.creatorDevices[key] = Int32(index)
-      for w in values { written[key, default: []].append((w.field, w.value, id)) }
+      wrote(values, key, id)
     case .set(_, let values):
-      for w in values { written[key, default: []].append((w.field, w.value, id)) }
+      wrote(values, key, id)
     case .delete:
       deleters[key] = id
-    default:
+    case .append(_, let field, let text):
+      provenance.wrote(text, to: field, of: key, by: id)
+    case .replace:
       break
     }
     update(&view, effects: &effects)
     scheduleSend(&view, effects: &effects)
     return made(id, key, kind, view, env, ignored: nil)
+  }
+
+  /// Notes which intent wrote each value (a text's value as a piece of text it wrote).
+  func wrote(_ values: [FieldWrite], _ key: RecordKey, _ id: IntentID) {
+    for w in values {
+      if case .text(let t) = w.value {
+        provenance.wrote(t.string, to: w.field, of: key, by: id)
+      } else {
+        written[key, default: []].append((w.field, w.value, id))
+      }
+    }
   }
 
   func made(_ id: IntentID, _ key: RecordKey, _ kind: IntentKind, _ view: DeviceState, _ env: DeviceEnvironment, ignored: String?) -> Intent {
@@ -501,6 +518,11 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     let spec = schema.types[Int(type)]
     var fields: [FieldValue] = []
     for (f, field) in spec.fields.enumerated() {
+      if field.kind == .text, case .string(let shown)? = values[field.name] {
+        let (text, writer) = provenance.text(shown, field: Int32(f), of: key)
+        fields.append(FieldValue(value: .text(text), writer: writer, stamp: .origin))
+        continue
+      }
       let value = values[field.name].map(simValue) ?? field.initialValue
       let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
       fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
@@ -569,11 +591,66 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   /// not change tag, so that a save whose answer was lost keeps them too; values are unique per
   /// intent, so the content names the writes it holds.)
   var extras: [RecordKey: [[Value]: [String: SyncValue]]] = [:]
+  /// Per record and text field, the pieces of text intents wrote (a create's or set's whole
+  /// text, an append's text), each unique in the run.
+  var pieces: [RecordKey: [Int32: [(text: [Unicode.Scalar], intent: IntentID)]]] = [:]
+  /// Per record and text field, the last text read back and what it was found to be (most steps
+  /// show the same text again).
+  var readBack: [RecordKey: [Int32: (shown: String, text: TextValue, writer: IntentID)]] = [:]
   /// The run's seed: each device's generator is drawn from it.
   var seed: UInt64 = 0
   /// Where the drivers log what the app did, when the run is checked for determinism.
   var behaviour: AppBehaviourLog?
   package init() {}
+
+  /// Notes that `intent` wrote `text` into a text field.
+  func wrote(_ text: String, to field: Int32, of key: RecordKey, by intent: IntentID) {
+    guard !text.isEmpty else { return }
+    pieces[key, default: [:]][field, default: []].append((Array(text.unicodeScalars), intent))
+    readBack[key]?[field] = nil
+  }
+
+  /// A text field as an app shows it, with each character's provenance: read left to right, the
+  /// longest piece an intent wrote that starts here is that intent's (its characters numbered
+  /// from 0, as the intent inserted them); a character no piece explains is nobody's (intent 0,
+  /// numbered on so that no two share an id). A piece shown twice is an append applied twice,
+  /// which the oracle reports. Also returns the last intent found (the field's writer).
+  func text(_ shown: String, field: Int32, of key: RecordKey) -> (TextValue, IntentID) {
+    if let last = readBack[key]?[field], last.shown == shown { return (last.text, last.writer) }
+    let known = pieces[key]?[field] ?? []
+    let scalars = Array(shown.unicodeScalars)
+    var text = TextValue()
+    var writer: IntentID = 0
+    var stray = String.UnicodeScalarView()
+    var strayOffset: Int32 = 0
+    func flushStray() {
+      guard !stray.isEmpty else { return }
+      text.append(String(stray), by: 0, firstOffset: strayOffset)
+      strayOffset += Int32(stray.count)
+      stray = String.UnicodeScalarView()
+    }
+    var i = 0
+    while i < scalars.count {
+      var best = -1
+      for (p, piece) in known.enumerated() where piece.text.count <= scalars.count - i && (best < 0 || piece.text.count > known[best].text.count) {
+        if scalars[i..<i + piece.text.count].elementsEqual(piece.text) { best = p }
+      }
+      if best < 0 {
+        stray.append(scalars[i])
+        i += 1
+        continue
+      }
+      flushStray()
+      var piece = String.UnicodeScalarView()
+      piece.append(contentsOf: known[best].text)
+      text.append(String(piece), by: known[best].intent)
+      writer = known[best].intent
+      i += known[best].text.count
+    }
+    flushStray()
+    readBack[key, default: [:]][field] = (shown, text, writer)
+    return (text, writer)
+  }
 }
 
 extension RecordState {

@@ -54,17 +54,25 @@ import Testing
     #expect(try Self.block(after: "ported-app") == Self.text("Tests/SimSyncEngineTests/Porting/PortedNotesApp.swift"))
   }
 
+  /// The guide says the ported delegate passes the app scenarios but the one of concurrent
+  /// appends: it keeps a note's body as one string, so one device's append overwrites the
+  /// other's.
   @Test(arguments: PlantedAppTests.appScenarios)
-  func thePortedAppPassesTheAppScenarios(_ name: String) throws {
+  func thePortedAppPassesTheAppScenariosButConcurrentAppends(_ name: String) throws {
     let report = ScenarioRunner.run(try Scenario.load(name), app: PortedNotesApp.self).report
-    #expect(report.passed, "\(report.text)")
+    if name == "app-concurrent-appends" {
+      #expect(!report.passed)
+      #expect(report.counts[.lostEdit] >= 1, "\(report.text)")
+    } else {
+      #expect(report.passed, "\(report.text)")
+    }
   }
 
   /// The guide says fuzzing finds why `NotesApp` keeps field versions: the ported delegate,
-  /// which has none, loses an edit at seed 16 (18 of seeds 1...400 fail).
+  /// which has none, loses an edit at seed 14 (108 of seeds 1...400 fail).
   @Test func fuzzingFindsWhatThePortedDelegateLoses() {
-    let summary = SimTesting.fuzz(app: PortedNotesApp.self, seeds: 1...16, shrinkRuns: 0)
-    #expect(summary.failingSeeds == [16])
-    #expect(summary.failures.first?.violations.first?.kind == .staleOverwrite)
+    let summary = SimTesting.fuzz(app: PortedNotesApp.self, seeds: 1...14, shrinkRuns: 0)
+    #expect(summary.failingSeeds == [14])
+    #expect(summary.failures.first?.violations.first?.kind == .lostEdit)
   }
 }

@@ -107,6 +107,13 @@ public struct TextValue: Hashable, Sendable, CustomStringConvertible {
     _insert(text, after: atoms.last?.id, at: atoms.count, by: intent)
   }
 
+  /// Appends `text` at the end, its characters numbered from `firstOffset` in `intent`'s string:
+  /// for a text rebuilt from what a user's app shows, piece by piece (characters of no known
+  /// intent go in as intent 0, numbered on so that none repeats another's id).
+  package mutating func append(_ text: String, by intent: IntentID, firstOffset: Int32) {
+    _insert(text, after: atoms.last?.id, at: atoms.count, by: intent, firstOffset: firstOffset)
+  }
+
   /// Replaces the first visible occurrence of `old` by `new`. Returns `false` (and changes
   /// nothing) when `old` is empty or not present.
   ///
@@ -245,11 +252,11 @@ public struct TextValue: Hashable, Sendable, CustomStringConvertible {
   ///   the scalars in `text`. (Built aside and inserted at once, as first written, so that the
   ///   array's capacity, which copies inherit, stays what it was: appending atom by atom would
   ///   round it up to a power of two.)
-  mutating func _insert(_ text: String, after parent: AtomID?, at position: Int, by intent: IntentID) {
+  mutating func _insert(_ text: String, after parent: AtomID?, at position: Int, by intent: IntentID, firstOffset: Int32 = 0) {
     var previous = parent
     var new: [TextAtom] = []
     for (offset, scalar) in text.unicodeScalars.enumerated() {
-      let id = AtomID(intent: intent, offset: Int32(offset))
+      let id = AtomID(intent: intent, offset: firstOffset + Int32(offset))
       new.append(TextAtom(id: id, scalar: scalar, parent: previous, deletedBy: 0))
       previous = id
     }

@@ -11,8 +11,8 @@ public struct WorkloadShape: Sendable {
   /// Devices per seed for the default shape (a scenario's device list is used as is).
   public var deviceCounts: ClosedRange<Int>
   /// The workload for a user's app (set by the app forms of the fuzzer and campaign): every
-  /// value unique per intent, and only what a driven device simulates — no text edits, no
-  /// references, zones, accounts, clock jumps, background windows or app upgrades. The default
+  /// value unique per intent, appends with unique text, and only what a driven device simulates —
+  /// no text replacements, no references, zones, accounts, clock jumps, background windows or app upgrades. The default
   /// schema is then ``appSchema``.
   public var forApps = false
 
@@ -25,13 +25,16 @@ public struct WorkloadShape: Sendable {
   }
 
   /// The default schema of the workload for a user's app: notes with a title and a tag, both
-  /// mutable, whose values every intent writes afresh (`"t17"`, `"g18"`).
+  /// mutable, whose values every intent writes afresh (`"v17"`), and a text body that a create
+  /// writes (`"v18"`) and appends add to (`" +19;"`: each append's text unique in the seed, and
+  /// none a part of another's).
   public static let appSchema = Schema(types: [
     RecordType(
       name: "Note",
       fields: [
         FieldSpec(name: "title", kind: .string, defaultValue: .string(""), mutable: true),
         FieldSpec(name: "tag", kind: .string, defaultValue: .string(""), mutable: true),
+        FieldSpec(name: "body", kind: .text, defaultValue: .text(TextValue()), mutable: true),
       ])
   ])
 

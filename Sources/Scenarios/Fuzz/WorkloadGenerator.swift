@@ -418,8 +418,8 @@ struct IntentDrafter {
   let schema: Schema
   let devices: [String]
   let shaped: Bool
-  /// The workload for a user's app: values unique per intent (no booleans, no references) and
-  /// no text edits.
+  /// The workload for a user's app: values unique per intent (no booleans, no references), and
+  /// appends as the only text edits.
   var forApps = false
   var counter = 0
   /// Live records in creation order: id, type index, creating device (change it with
@@ -536,7 +536,9 @@ struct IntentDrafter {
       let f = type.fields[r.int(in: 0..<type.fields.count)]
       counter += 1
       if f.kind == .text {
-        if forApps { return nil }
+        // An app's text gets appends whose text no other contains (` +1;` is not in ` +12;`),
+        // so the oracle can tell whose each piece of what the app shows is.
+        if forApps { return .append(device: device, id: target.id, field: f.name, text: " +\(counter);") }
         return r.chance(2, outOf: 3) || counter < 3
           ? .append(device: device, id: target.id, field: f.name, text: " +\(counter)")
           : .replace(device: device, id: target.id, field: f.name, old: "+", new: "*\(counter)")

@@ -14,6 +14,13 @@ import Foundation
 /// `docs/your-engine.md`, and the base of the planted-bug apps beside it, each of which gets
 /// one thing wrong.
 ///
+/// Text fields (``textFields``, and any field the user appends to) are merged, not replaced:
+/// each keeps the pieces of text written into it (a create's or set's text, each append), each
+/// with its version, stored in the record as `FIELD@p`; what it shows is the pieces in version
+/// order. Two devices' appends made at once are both kept (the union of the pieces), and a set
+/// removes the pieces it replaced (their versions, `FIELD@r`), so that a merge does not bring
+/// them back.
+///
 ///     expectNoViolations(app: NotesApp.self, scenario: "app-conflicting-edits")
 public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   /// A field's version: a Lamport counter and the device that wrote it (ties broken by name).
@@ -38,7 +45,22 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   }
   /// The record key that holds `field`'s version.
   static func versionKey(_ field: String) -> String { field + "@v" }
-  static func isVersionKey(_ key: String) -> Bool { key.hasSuffix("@v") }
+  /// The record key that holds a text field's pieces, and the one that holds those removed.
+  static func piecesKey(_ field: String) -> String { field + "@p" }
+  static func removedKey(_ field: String) -> String { field + "@r" }
+  /// Whether a record key is the app's bookkeeping rather than a field the user sees.
+  static func isBookkeeping(_ key: String) -> Bool { key.hasSuffix("@v") || key.hasSuffix("@p") || key.hasSuffix("@r") }
+
+  /// The fields the app treats as text from the start (a field the user appends to is text too).
+  /// A set of one of them removes the text it replaced; a field that is not declared and has
+  /// not been appended to yet is replaced whole.
+  public class var textFields: Set<String> { ["body"] }
+
+  /// A piece of a text field: what one write put there, with that write's version.
+  struct Piece: Codable, Hashable {
+    var version: Version
+    var text: String
+  }
 
   /// A note as the app keeps it.
   struct Row: Codable, Hashable {
@@ -50,6 +72,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     var dirty: Set<String> = []
     /// The last server version's system fields (its change tag).
     var system: Data?
+    /// Per text field, its pieces in version order (the field's value is their text, joined).
+    var pieces: [String: [Piece]] = [:]
+    /// Per text field, the versions of the pieces a set removed, sorted.
+    var removed: [String: [Version]] = [:]
 
     /// Encoded with the set sorted: a `Set` encodes in its iteration order, which differs from
     /// run to run, and the bytes on disk should not.
@@ -60,6 +86,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       try c.encode(versions, forKey: .versions)
       try c.encode(dirty.sorted(), forKey: .dirty)
       try c.encodeIfPresent(system, forKey: .system)
+      try c.encode(pieces, forKey: .pieces)
+      try c.encode(removed, forKey: .removed)
     }
   }
   /// What the app writes to disk besides its rows (each row is a file of its own, written when
@@ -140,14 +168,75 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
 
   func id(_ name: String) -> SyncRecordID { SyncRecordID(recordName: name, zoneID: device.zoneID) }
 
-  /// Writes `values` into `row` as this device's newest writes.
+  /// Writes `values` into `row` as this device's newest writes. A text field's new text is its
+  /// only piece; the pieces it had are removed.
   func write(_ values: [(field: String, value: SyncValue)], into row: inout Row) {
     clock += 1
+    let version = Version(counter: clock, device: device.name)
     for (f, v) in values {
-      row.fields[f] = v
-      row.versions[f] = Version(counter: clock, device: device.name)
+      if isText(f, in: row), case .string(let text) = v {
+        let replaced = pieces(of: f, in: row).map(\.version)
+        row.removed[f] = Array(Set(row.removed[f] ?? []).union(replaced)).sorted()
+        setPieces(text.isEmpty ? [] : [Piece(version: version, text: text)], of: f, in: &row)
+      } else {
+        row.fields[f] = v
+      }
+      row.versions[f] = version
       row.dirty.insert(f)
     }
+  }
+
+  /// Appends `text` to a text field as this device's newest write.
+  func append(_ text: String, to f: String, in row: inout Row) {
+    clock += 1
+    let version = Version(counter: clock, device: device.name)
+    setPieces(pieces(of: f, in: row) + [Piece(version: version, text: text)], of: f, in: &row)
+    row.versions[f] = version
+    row.dirty.insert(f)
+  }
+
+  /// Whether a field of a row is text: declared so, or appended to.
+  func isText(_ f: String, in row: Row) -> Bool { Self.textFields.contains(f) || row.pieces[f] != nil }
+
+  /// A text field's pieces: those kept, or its whole value as one piece.
+  func pieces(of f: String, in row: Row) -> [Piece] {
+    if let pieces = row.pieces[f] { return pieces }
+    guard case .string(let text)? = row.fields[f], !text.isEmpty else { return [] }
+    return [Piece(version: row.versions[f] ?? .none, text: text)]
+  }
+
+  /// Sets a text field's pieces, and its value to their text in version order.
+  func setPieces(_ pieces: [Piece], of f: String, in row: inout Row) {
+    let sorted = pieces.sorted { $0.version < $1.version }
+    row.pieces[f] = sorted
+    row.fields[f] = .string(sorted.map(\.text).joined())
+  }
+
+  /// A text field of a fetched or refused record, merged into the row: the union of both sides'
+  /// pieces, less those either side removed. The field is clean when the server has it all.
+  func mergeText(_ f: String, from server: SyncRecord, into row: inout Row) {
+    var theirs: [Piece] = []
+    if case .strings(let flat)? = server.fields[Self.piecesKey(f)] {
+      for i in stride(from: 0, to: flat.count - 1, by: 2) {
+        if let version = Version(.string(flat[i])) { theirs.append(Piece(version: version, text: flat[i + 1])) }
+      }
+    } else if case .string(let text)? = server.fields[f], !text.isEmpty {
+      theirs = [Piece(version: Version(server.fields[Self.versionKey(f)]) ?? .none, text: text)]
+    }
+    var theirRemoved: Set<Version> = []
+    if case .strings(let flat)? = server.fields[Self.removedKey(f)] { theirRemoved = Set(flat.compactMap { Version(.string($0)) }) }
+    for piece in theirs { clock = max(clock, piece.version.counter) }
+    let ours = pieces(of: f, in: row)
+    let removed = theirRemoved.union(row.removed[f] ?? [])
+    var all = ours
+    for piece in theirs where !ours.contains(where: { $0.version == piece.version }) { all.append(piece) }
+    all.removeAll { removed.contains($0.version) }
+    let theirShown = Set(theirs.map(\.version)).subtracting(theirRemoved)
+    let serverHasAll = Set(all.map(\.version)) == theirShown && removed == theirRemoved
+    setPieces(all, of: f, in: &row)
+    row.removed[f] = removed.isEmpty ? nil : removed.sorted()
+    if let newest = all.last?.version { row.versions[f] = max(row.versions[f] ?? .none, newest) }
+    if serverHasAll { row.dirty.remove(f) }
   }
 
   /// Makes the user's change in the store and adds the pending change for it.
@@ -167,6 +256,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       guard rows[recordID.recordName] != nil else { return false }
       put(recordID.recordName, nil)
       engine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
+    case .append(let recordID, let field, let text):
+      guard var row = rows[recordID.recordName] else { return false }
+      append(text, to: field, in: &row)
+      put(recordID.recordName, row)
+      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     }
     persistState()
     save()
@@ -196,6 +290,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       r[f] = v
       r[Self.versionKey(f)] = (row.versions[f] ?? .none).text
     }
+    for (f, pieces) in row.pieces.sorted(by: { $0.key < $1.key }) {
+      r.fields[Self.piecesKey(f)] = .strings(pieces.flatMap { [$0.version.text, $0.text] })
+      if let removed = row.removed[f], !removed.isEmpty { r.fields[Self.removedKey(f)] = .strings(removed.map(\.text)) }
+    }
     return r
   }
 
@@ -210,7 +308,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   func merge(_ server: SyncRecord) {
     if engine.state.pendingRecordZoneChanges.contains(.deleteRecord(server.recordID)) { return }
     var row = rows[server.recordID.recordName] ?? Row(recordType: server.recordType, fields: [:])
-    for key in server.allKeys() where !Self.isVersionKey(key) {
+    for key in server.allKeys() where !Self.isBookkeeping(key) {
+      if isText(key, in: row) || server.fields[Self.piecesKey(key)] != nil {
+        mergeText(key, from: server, into: &row)
+        continue
+      }
       let theirs = Version(server.fields[Self.versionKey(key)]) ?? .none
       clock = max(clock, theirs.counter)
       let ours = row.versions[key] ?? .none
@@ -383,10 +485,22 @@ public final class NotesAppCoalescingAwayDeletes: NotesApp, @unchecked Sendable 
   }
 }
 
+/// Planted bug: a text field is kept as one string, appended to in place and replaced whole by a
+/// newer version like any other field — of two devices' appends made at once, the one saved
+/// second overwrites the first device's (`lost-edit`). A text field needs its edits merged.
+public final class NotesAppKeepingOneDevicesText: NotesApp, @unchecked Sendable {
+  override func isText(_ f: String, in row: Row) -> Bool { false }
+  override func append(_ text: String, to f: String, in row: inout Row) {
+    guard case .string(let old)? = row.fields[f] else { return write([(f, .string(text))], into: &row) }
+    write([(f, .string(old + text))], into: &row)
+  }
+}
+
 /// The reference app and every planted-bug app, by name (what `sim-cli --app` lists).
 public var exampleApps: [any SimApp.Type] {
   [
     NotesApp.self, NotesAppOverwritingPendingEdits.self, NotesAppNotPersistingState.self, NotesAppForgettingFailedSaves.self,
     NotesAppGivingUpOnTransientErrors.self, NotesAppClearingInFlightEdits.self, NotesAppCoalescingAwayDeletes.self,
+    NotesAppKeepingOneDevicesText.self,
   ]
 }

@@ -6,8 +6,10 @@ import SimSyncEngine
 struct Note: Codable {
   var title = ""
   var tag = ""
+  var body = ""
   var titleEdited = false
   var tagEdited = false
+  var bodyEdited = false
   var systemFields: Data?
 }
 
@@ -54,6 +56,7 @@ final class NotesSyncDelegate: SyncEngineDelegate, @unchecked Sendable {
       note.systemFields.flatMap { SyncRecord(systemFields: $0) } ?? SyncRecord(recordType: "Note", recordID: recordID)
     record["title"] = note.title
     record["tag"] = note.tag
+    record["body"] = note.body
     return record
   }
 
@@ -64,6 +67,7 @@ final class NotesSyncDelegate: SyncEngineDelegate, @unchecked Sendable {
     var note = store.notes[record.recordID.recordName] ?? Note()
     if !note.titleEdited { note.title = record["title"] as? String ?? "" }
     if !note.tagEdited { note.tag = record["tag"] as? String ?? "" }
+    if !note.bodyEdited { note.body = record["body"] as? String ?? "" }
     note.systemFields = record.encodedSystemFields
     store.notes[record.recordID.recordName] = note
   }
@@ -76,6 +80,7 @@ final class NotesSyncDelegate: SyncEngineDelegate, @unchecked Sendable {
     if !syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(record.recordID)) {
       note.titleEdited = false
       note.tagEdited = false
+      note.bodyEdited = false
     }
     store.notes[record.recordID.recordName] = note
   }

@@ -60,6 +60,11 @@ final class PortedNotesApp: SimApp {
       guard store.notes[recordID.recordName] != nil else { return false }
       store.notes[recordID.recordName] = nil
       syncEngine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
+    case .append(let recordID, let field, let text):
+      guard var note = store.notes[recordID.recordName], field == "body" else { return false }
+      (note.body, note.bodyEdited) = (note.body + text, true)
+      store.notes[recordID.recordName] = note
+      syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     }
     store.stateSerialization = syncEngine.state.serialization
     store.save()
@@ -72,6 +77,7 @@ final class PortedNotesApp: SimApp {
       guard case .string(let text) = value else { continue }
       if field == "title" { (note.title, note.titleEdited) = (text, true) }
       if field == "tag" { (note.tag, note.tagEdited) = (text, true) }
+      if field == "body" { (note.body, note.bodyEdited) = (text, true) }
     }
     store.notes[recordID.recordName] = note
     syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
@@ -84,6 +90,7 @@ final class PortedNotesApp: SimApp {
       let record = SyncRecord(recordType: "Note", recordID: SyncRecordID(recordName: name, zoneID: device.zoneID))
       record["title"] = note.title
       record["tag"] = note.tag
+      record["body"] = note.body
       return record
     }
   }
