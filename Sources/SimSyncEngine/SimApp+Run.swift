@@ -16,7 +16,9 @@ extension AppUnderTest {
       let plan = run.plan
       let file = plan.file
       return { d in
-        SyncEngineDriver<App>(index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, provenance: provenance)
+        SyncEngineDriver<App>(
+          index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, accountNames: file.accountPlan.names,
+          provenance: provenance)
       }
     }
   }

@@ -79,6 +79,12 @@ public enum AppIntent: Sendable {
   /// edits are merged, rather than keep one device's whole text. Each append's text is unique
   /// in the run (` +17;`), so the oracle finds who wrote which part of what the app shows.
   case append(recordID: SyncRecordID, field: String, text: String)
+  /// The user deletes the app's data in this zone from this device (an app's "delete all
+  /// data"): the app deletes every row it keeps there and every pending change, and the zone is
+  /// deleted on the server (the simulator does that at once, as the engine would send the
+  /// app's `deleteZone`). The account's other devices hear of it at their next fetch, as a
+  /// `fetchedDatabaseChanges` event with reason `.deleted`.
+  case deleteZone(zoneID: SyncRecordZoneID)
 }
 
 /// The user's app, as the simulator runs it on each device: it keeps its own store, makes its

@@ -65,7 +65,19 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// The time of the input or intent being handled (for the failure's message).
   var now: VirtualTime = .zero
 
-  package init(index: Int, name: String, schema: Schema, recordNames: [String], provenance: ProvenanceRegistry) {
+  /// The scenario's account names (`icloud`, or those of its `account` lines), by number: the
+  /// users an `accountChange` event names.
+  let accountNames: [String]
+  /// Per account, the zone epoch this device last knew there (restored when it signs in again).
+  var zoneEpochs: [Int32: Int32] = [:]
+  /// Per account, the records whose changes were pending when the device signed out of it and
+  /// that the app no longer had pending after (set aside, or wiped).
+  var setAside: [Int32: [RecordKey]] = [:]
+
+  package init(
+    index: Int, name: String, schema: Schema, recordNames: [String], accountNames: [String] = ["icloud"], provenance: ProvenanceRegistry
+  ) {
+    self.accountNames = accountNames
     self.provenance = provenance
     self.index = index
     self.name = name
@@ -223,10 +235,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       notSimulated("a background budget")
     case .clockJump:
       notSimulated("a clock jump")
-    case .deletedZone:
-      notSimulated("a zone deletion")
-    case .accountChanged:
-      notSimulated("an iCloud account change")
+    case .deletedZone(let epoch):
+      deletedZone(epoch: epoch, &view, effects: &effects)
+    case .accountChanged(let account):
+      changeAccount(to: account, &view, env: env, effects: &effects)
     case .upgraded:
       notSimulated("an app upgrade")
     case .message:
@@ -255,10 +267,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     effects.append(.timer(.retry, after: delay, generation: retryGeneration))
   }
 
-  /// Sends what is pending, or else fetches — unless offline, busy, or waiting out a
+  /// Sends what is pending, or else fetches — unless offline, signed out, busy, or waiting out a
   /// retry-after.
   func sync(_ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    guard online, isIdle else { return }
+    guard online, view.account != nil, isIdle else { return }
     guard env.now >= holdUntil else {
       effects.append(.timer(.retry, after: holdUntil - env.now, generation: retryGeneration))
       return
@@ -415,7 +427,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   }
 
   func fetch(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
-    guard online, case .none = inFlight else { return }
+    guard online, view.account != nil, case .none = inFlight else { return }
     fetchFirst = false
     let engine = launched().syncEngine
     deliver(.willFetchChanges)
@@ -454,9 +466,107 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       fetch(&view, effects: &effects)
     case .failed(_, let after):
       retry(after: max(.seconds(5), after ?? .zero), env: env, effects: &effects)
-    case .zoneDeleted:
-      retry(after: .seconds(5), env: env, effects: &effects)
+    case .zoneDeleted(let reason, let epoch):
+      // The zone went since this device last fetched: the engine starts over in the new zone
+      // and tells the app, which decides what its rows become.
+      let before = shownKeys()
+      engine.state.changeToken = nil
+      view.driverSetZoneEpoch(epoch)
+      let why: SyncEngine.Event.FetchedDatabaseChanges.Reason =
+        switch reason {
+        case .deleted: .deleted
+        case .purged: .purged
+        case .encryptedDataReset: .encryptedDataReset
+        }
+      deliver(.fetchedDatabaseChanges(.init(deletions: [(zoneID, why)])))
+      deliver(.stateUpdate(.init(stateSerialization: launched().syncEngine.state.serialization)))
+      zoneGone(reason, shownBefore: before, effects: &effects)
+      sync(&view, env: env, effects: &effects)
     }
+  }
+
+  // MARK: Zones and accounts
+
+  /// The records the app shows now (none before it is launched).
+  func shownKeys() -> [RecordKey] { app?.shownRecords().compactMap { keys[$0.recordID.recordName] } ?? [] }
+
+  /// The keys of the records with a pending save.
+  func pendingSaves() -> Set<RecordKey> {
+    var saves: Set<RecordKey> = []
+    for case .saveRecord(let id) in launched().syncEngine.state.pendingRecordZoneChanges { if let key = keys[id.recordName] { saves.insert(key) } }
+    return saves
+  }
+
+  /// What the app made of a zone's deletion, for the report's explanations: the rows it
+  /// dropped, and those it kept and sends again.
+  func zoneGone(_ reason: ZoneDeletionReason, shownBefore before: [RecordKey], effects: inout [DeviceEffect]) {
+    let after = Set(shownKeys())
+    let saves = pendingSaves()
+    let wiped = before.filter { !after.contains($0) }
+    let reuploaded = before.filter { after.contains($0) && saves.contains($0) }
+    effects.append(.fact(.zoneGone(reason, wiped: wiped, reuploaded: reuploaded)))
+  }
+
+  /// Whatever was under way stops: a request in flight is cut off, timers are void.
+  func cutOff(_ view: inout DeviceState) {
+    inFlight = .none
+    sendGeneration &+= 1
+    retryGeneration &+= 1
+    timeoutGeneration &+= 1
+    holdUntil = .zero
+    failedPushes = 0
+    fetchFirst = false
+    batchLimit = 400
+    view.driverNewSession()
+  }
+
+  /// The user deleted the app's data on this device (`delete-zone`): the server's zone is gone
+  /// already; the app deletes its rows and pending changes, and the engine starts over in the
+  /// new zone.
+  func deletedZone(epoch: Int32, _ view: inout DeviceState, effects: inout [DeviceEffect]) {
+    let app = launched()
+    let before = shownKeys()
+    cutOff(&view)
+    _ = app.perform(.deleteZone(zoneID: zoneID))
+    let engine = launched().syncEngine
+    engine.state.changeToken = nil
+    view.driverSetZoneEpoch(epoch)
+    deliver(.stateUpdate(.init(stateSerialization: engine.state.serialization)))
+    zoneGone(.deleted, shownBefore: before, effects: &effects)
+  }
+
+  /// The device signed out of its iCloud account, into one, or switched: requests stop, the app
+  /// hears of it (`accountChange`) and decides what becomes of its rows, and the engine syncs
+  /// with the new account's database.
+  func changeAccount(to new: Int32?, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    let old = view.account
+    guard old != new else { return }
+    let pendingBefore = app == nil ? [] : launched().syncEngine.state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] }
+    cutOff(&view)
+    if let old { zoneEpochs[old] = view.zoneEpoch }
+    view.driverSetAccount(new)
+    view.driverSetZoneEpoch(new.flatMap { zoneEpochs[$0] } ?? 0)
+    func user(_ account: Int32) -> String { Int(account) < accountNames.count ? accountNames[Int(account)] : "account \(account)" }
+    let change: SyncEngine.Event.AccountChange.ChangeType =
+      switch (old, new) {
+      case (let old?, let new?): .switchAccounts(previousUser: user(old), currentUser: user(new))
+      case (let old?, nil): .signOut(previousUser: user(old))
+      default: .signIn(currentUser: user(new ?? 0))
+      }
+    deliver(.accountChange(.init(changeType: change)))
+    let pendingAfter = Set(launched().syncEngine.state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] })
+    if let old {
+      let aside = pendingBefore.filter { !pendingAfter.contains($0) }
+      setAside[old] = aside
+      view.driverSetAside(aside, account: old)
+    }
+    if let new, let aside = setAside.removeValue(forKey: new) {
+      // Back in an account: what was set aside with it should be pending again.
+      view.driverSetAside([], account: new)
+      let wiped = aside.filter { !pendingAfter.contains($0) }
+      if !wiped.isEmpty { effects.append(.fact(.wipedOnAccountChange(wiped))) }
+    }
+    sync(&view, env: env, effects: &effects)
   }
 
   // MARK: Views and provenance

@@ -16,7 +16,7 @@ import Testing
     // Lessons for an app written on SimSyncEngine: the safe design passes them; each catches a
     // planted-bug app (Tests/SimSyncEngineTests/AppScenarioTests.swift).
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
-    "app-delete-after-edit", "app-concurrent-appends",
+    "app-delete-after-edit", "app-concurrent-appends", "app-signed-out-offline", "app-zone-deleted",
   ]
 
   @Test func everyNamedScenarioShipsAndHasAnAboutLine() throws {

@@ -147,19 +147,22 @@ import Testing
 @Suite struct PlantedAppTests {
   static let appScenarios = [
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
-    "app-delete-after-edit", "app-concurrent-appends",
+    "app-delete-after-edit", "app-concurrent-appends", "app-signed-out-offline", "app-zone-deleted",
   ]
 
-  /// A planted-bug app, the named scenario that catches it, and the kind it must report there.
+  /// A planted-bug app, the named scenario that catches it, the kind it must report there, and
+  /// the first seed of the fuzzer's workload for apps that it fails (the README's figures).
   /// (Metatypes of a non-`Sendable` protocol: immutable, so safe to share.)
-  nonisolated(unsafe) static let planted: [(app: any SimApp.Type, scenario: String, kind: AnomalyKind)] = [
-    (NotesAppOverwritingPendingEdits.self, "app-edit-under-fetch", .lostEdit),
-    (NotesAppNotPersistingState.self, "app-killed-before-sync", .strandedRecord),
-    (NotesAppForgettingFailedSaves.self, "app-conflicting-save", .lostEdit),
-    (NotesAppGivingUpOnTransientErrors.self, "app-zone-busy", .divergence),
-    (NotesAppClearingInFlightEdits.self, "app-edit-while-sending", .divergence),
-    (NotesAppCoalescingAwayDeletes.self, "app-delete-after-edit", .resurrection),
-    (NotesAppKeepingOneDevicesText.self, "app-concurrent-appends", .lostEdit),
+  nonisolated(unsafe) static let planted: [(app: any SimApp.Type, scenario: String, kind: AnomalyKind, firstFailingSeed: UInt64)] = [
+    (NotesAppOverwritingPendingEdits.self, "app-edit-under-fetch", .lostEdit, 2),
+    (NotesAppNotPersistingState.self, "app-killed-before-sync", .strandedRecord, 2),
+    (NotesAppForgettingFailedSaves.self, "app-conflicting-save", .lostEdit, 2),
+    (NotesAppGivingUpOnTransientErrors.self, "app-zone-busy", .divergence, 1),
+    (NotesAppClearingInFlightEdits.self, "app-edit-while-sending", .divergence, 6),
+    (NotesAppCoalescingAwayDeletes.self, "app-delete-after-edit", .resurrection, 8),
+    (NotesAppKeepingOneDevicesText.self, "app-concurrent-appends", .lostEdit, 16),
+    (NotesAppWipingOnSignOut.self, "app-signed-out-offline", .lostEdit, 12),
+    (NotesAppIgnoringZoneDeletions.self, "app-zone-deleted", .resurrection, 20),
   ]
 
   @Test func everyPlantedAppHasAScenarioHere() {
@@ -184,14 +187,12 @@ import Testing
     #expect(report.counts[bug.kind] >= 1, "\(bug.app) on \(bug.scenario):\n\(report.text)")
   }
 
-  /// The README's figures give each planted app's first failing seed: 1 to 8, and 16 for the app
-  /// that keeps one device's text (a seed needs two devices appending to one note at once); the
-  /// test keeps them within 10 and 20 (shrinking skipped: the failing seed is what is checked).
+  /// The README's figures give each planted app's first failing seed; the test keeps them
+  /// (shrinking skipped: the failing seed is what is checked).
   @Test(arguments: planted.indices)
   func aPlantedAppIsCaughtByFuzzing(index: Int) {
     let bug = Self.planted[index]
-    let seeds: ClosedRange<UInt64> = 1...(bug.app == NotesAppKeepingOneDevicesText.self ? 20 : 10)
-    let summary = fuzz(app: bug.app, seeds: seeds, shrinkRuns: 0)
-    #expect(!summary.passed, "\(bug.app) passed seeds \(seeds)")
+    let summary = fuzz(app: bug.app, seeds: 1...bug.firstFailingSeed, shrinkRuns: 0)
+    #expect(summary.failingSeeds == [bug.firstFailingSeed], "\(bug.app)")
   }
 }

@@ -55,7 +55,8 @@ import Testing
 
   /// A replacement is not simulated for an app: it is ignored, and the report says why.
   @Test func aReplacementIsIgnoredAndSaysSo() throws {
-    let text = Self.text.replacingOccurrences(of: "at 5s    phone append n1.body \" tea;\"", with: "at 5s    phone replace n1.body \"milk\" \"oat milk\"")
+    let text = Self.text.replacingOccurrences(
+      of: "at 5s    phone append n1.body \" tea;\"", with: "at 5s    phone replace n1.body \"milk\" \"oat milk\"")
     let report = ScenarioRunner.run(try ScenarioParser.parse(text, source: "replace.scenario").get(), app: NotesApp.self).report
     #expect(report.ignored.contains { $0.contains("replacements are not yet simulated") }, "\(report.ignored)")
   }

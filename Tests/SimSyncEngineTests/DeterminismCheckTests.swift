@@ -49,7 +49,7 @@ extension AppIntent {
     switch self {
     case .create(let type, let id, let values): return .create(recordType: type, recordID: id, values: map(values))
     case .set(let id, let values): return .set(recordID: id, values: map(values))
-    case .delete: return self
+    case .delete, .deleteZone: return self
     case .append(let id, let field, let text): return .append(recordID: id, field: field, text: text + suffix())
     }
   }

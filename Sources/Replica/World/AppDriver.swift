@@ -47,4 +47,23 @@ extension DeviceState {
 
   /// For an app driver: whether the device is online (its connectivity input says).
   package mutating func driverSetOnline(_ online: Bool) { self.online = online }
+
+  /// For an app driver: the account the device is signed into now (nil: signed out). Its
+  /// requests go to that account's database.
+  package mutating func driverSetAccount(_ account: Int32?) { self.account = account }
+
+  /// For an app driver: the zone the device's requests name (the server's count of the zone's
+  /// deletions, as the device last learned it).
+  package mutating func driverSetZoneEpoch(_ epoch: Int32) { zoneEpoch = epoch }
+
+  /// For an app driver: the changes the app set aside with `account` when it signed out of it,
+  /// unsent until that account signs in again (settle reports them if it never does); an empty
+  /// list clears them.
+  package mutating func driverSetAside(_ keys: [RecordKey], account: Int32) {
+    stashes.removeAll { $0.account == account }
+    guard !keys.isEmpty else { return }
+    var unsent = Outbox()
+    for key in keys { unsent.save(key, fields: .all) }
+    stashes.append((account, Stash(store: RecordTable(), ancestors: RecordTable(), outbox: unsent, savedToken: nil, zoneEpoch: 0)))
+  }
 }

@@ -11,9 +11,9 @@ public struct WorkloadShape: Sendable {
   /// Devices per seed for the default shape (a scenario's device list is used as is).
   public var deviceCounts: ClosedRange<Int>
   /// The workload for a user's app (set by the app forms of the fuzzer and campaign): every
-  /// value unique per intent, appends with unique text, and only what a driven device simulates —
-  /// no text replacements, no references, zones, accounts, clock jumps, background windows or app upgrades. The default
-  /// schema is then ``appSchema``.
+  /// value unique per intent, appends with unique text, and only what a driven device simulates
+  /// (zone deletions and sign-outs included) — no text replacements, references, clock jumps,
+  /// background windows or app upgrades. The default schema is then ``appSchema``.
   public var forApps = false
 
   /// A shape: `base` supplies the devices and schema (nil: the built-in default), with `intents`

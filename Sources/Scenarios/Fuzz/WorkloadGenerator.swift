@@ -138,8 +138,9 @@ public enum WorkloadGenerator {
     if cloud.chance(1, outOf: 8) { server.maxRecordsPerRequest = Int(cloud.int(in: 2...8)) }
     // Transient errors for chosen records, for a while (errors a correct engine can outlast;
     // a permanent one strands its record under any design, so the swarm does not draw it).
-    // (For a user's app, only those retried as they are: zones are not simulated for apps, and
-    // an `unknownItem` for a record the server has is a contradiction an app cannot resolve.)
+    // (For a user's app, only those retried as they are: an `unknownItem` for a record the
+    // server has is a contradiction an app cannot resolve, and a zone error for a zone that is
+    // there one it cannot act on.)
     let transient = CloudKitError.perRecord.filter { $0.reaction != .giveUp && (!shape.forApps || $0.reaction == .retry) }
     var rejections = 0
     let ids = intents.createdIDs
@@ -161,8 +162,7 @@ public enum WorkloadGenerator {
     // A zone deletion: the app's "delete all data" on a device, a purge in Settings, or an
     // encrypted-data reset.
     var zoneDeletion: (time: SimDuration, what: String)?
-    // (Zones and accounts are not simulated for a user's app yet: its workload has neither.)
-    if cloud.chance(1, outOf: 12), !shape.forApps {
+    if cloud.chance(1, outOf: 12) {
       let t = randomTime(&cloud)
       let d = device(&cloud)
       switch cloud.int(in: 0..<3) {
@@ -185,7 +185,7 @@ public enum WorkloadGenerator {
     // An iCloud sign-out and sign-in again (the same account) on one device, perhaps offline,
     // with the app used in between.
     var signedOut: (device: String, from: SimDuration, to: SimDuration)?
-    if cloud.chance(1, outOf: 10), !shape.forApps {
+    if cloud.chance(1, outOf: 10) {
       let d = device(&cloud)
       let from = randomTime(&cloud)
       let to = from + .milliseconds(cloud.int(in: 1_000...max(1_001, duration.nanoseconds / 2_000_000)))

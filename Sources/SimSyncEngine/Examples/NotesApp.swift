@@ -261,6 +261,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       append(text, to: field, in: &row)
       put(recordID.recordName, row)
       engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+    case .deleteZone:
+      // The user deleted everything: every row goes, and every change not yet sent.
+      for name in rows.keys.sorted() { put(name, nil) }
+      engine.state.remove(pendingRecordZoneChanges: engine.state.pendingRecordZoneChanges)
+      startOver()
     }
     persistState()
     save()
@@ -352,16 +357,110 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       // way deleted notes come back in real apps.)
       fetchedDeletion(recordID, syncEngine: syncEngine)
     case .zoneNotFound, .userDeletedZone:
-      // The zone is gone: upload the record again whole.
-      if var row = rows[recordID.recordName] {
-        row.system = nil
-        row.dirty = Set(row.fields.keys)
-        put(recordID.recordName, row)
-        syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
-      }
+      // The zone is gone: the next fetch says why (`fetchedDatabaseChanges`), and whether the
+      // row goes with it or is uploaded again. Until then the change stays.
+      if rows[recordID.recordName] != nil { syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
     default:
       break  // transient errors stay pending in the engine, which sends them again
     }
+  }
+
+  /// The zone was deleted on the server. Deleted by the user on another device, or purged in
+  /// Settings: the rows that were in it go, with their pending changes (a row never uploaded was
+  /// not in it: it stays, and is sent to the new zone). After an encrypted-data reset the server
+  /// has nothing: every row is uploaded again, whole.
+  func zoneDeleted(_ reason: SyncEngine.Event.FetchedDatabaseChanges.Reason, syncEngine: SyncEngine) {
+    for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.system != nil || reason == .encryptedDataReset {
+      let recordID = id(name)
+      if reason == .encryptedDataReset {
+        var again = row
+        again.system = nil
+        again.dirty = Set(row.fields.keys)
+        put(name, again)
+        syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      } else {
+        put(name, nil)
+        syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      }
+    }
+    // Deletes not sent yet went with the zone.
+    syncEngine.state.remove(
+      pendingRecordZoneChanges: syncEngine.state.pendingRecordZoneChanges.filter { if case .deleteRecord = $0 { true } else { false } })
+    startOver()
+  }
+
+  /// The next fetch starts from nothing: it brings every record of the (new) zone.
+  func startOver() {
+    hasFetched = false
+    firstFetch = nil
+  }
+
+  /// The iCloud account changed. The rows of the account signed out of are set aside on disk
+  /// with the engine's state, unsent changes included, and come back when that account signs in
+  /// again; the rows made while signed out go to the account signed into, as new records. (Apple's
+  /// sample deletes local data on a sign-out: what was not sent yet is lost.)
+  func accountChanged(_ change: SyncEngine.Event.AccountChange) {
+    switch change.changeType {
+    case .signOut(let previous):
+      setAside(for: previous)
+    case .switchAccounts(let previous, let current):
+      setAside(for: previous)
+      signedIn(as: current)
+    case .signIn(let current):
+      signedIn(as: current)
+    }
+  }
+
+  /// The disk's files of `user`'s set-aside data: `account/USER/` and the file's own name.
+  static func asideName(_ user: String, _ file: String) -> String { "account/\(user)/" + file }
+
+  /// Moves the rows and the engine's state to the side, under `user`, and starts empty.
+  func setAside(for user: String) {
+    save()
+    for file in device.disk.names where file.hasPrefix("row/") || file == "notes" {
+      device.disk[Self.asideName(user, file)] = device.disk[file]
+      device.disk[file] = nil
+    }
+    rows = [:]
+    touched = []
+    state = nil
+    lastSaved = nil
+    startOver()
+    engine = SyncEngine(.init(database: device.database, stateSerialization: nil, delegate: self))
+    persistState()
+    save()
+  }
+
+  /// Signed into `user`: the rows set aside with that account come back, with its engine state;
+  /// the rows here (made while signed out) are new records in it, sent whole.
+  func signedIn(as user: String) {
+    let decoder = JSONDecoder()
+    let carried = rows
+    let prefix = Self.asideName(user, "")
+    var restored: SyncEngine.State.Serialization?
+    for file in device.disk.names where file.hasPrefix(prefix) {
+      let name = String(file.dropFirst(prefix.count))
+      if name == "notes", let data = device.disk[file], let saved = try? decoder.decode(Saved.self, from: data) {
+        restored = saved.state
+        clock = max(clock, saved.clock)
+        hasFetched = saved.hasFetched
+        firstFetch = saved.firstFetch
+      } else if name.hasPrefix("row/"), let data = device.disk[file], let row = try? decoder.decode(Row.self, from: data) {
+        let key = String(name.dropFirst(4))
+        if carried[key] == nil { put(key, row) }
+      }
+      device.disk[file] = nil
+    }
+    engine = SyncEngine(.init(database: device.database, stateSerialization: restored, delegate: self))
+    for (name, row) in carried.sorted(by: { $0.key < $1.key }) {
+      var again = row
+      again.system = nil
+      again.dirty = Set(row.fields.keys)
+      put(name, again)
+      engine.state.add(pendingRecordZoneChanges: [.saveRecord(id(name))])
+    }
+    persistState()
+    save()
   }
 
   /// A record another device deleted: the row goes, and so does an unsent save of it.
@@ -395,6 +494,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     case .sentRecordZoneChanges(let sent):
       for r in sent.savedRecords { saved(r, syncEngine: syncEngine) }
       for f in sent.failedRecordSaves { failed(f, syncEngine: syncEngine) }
+    case .fetchedDatabaseChanges(let changes):
+      for deletion in changes.deletions where deletion.zoneID == device.zoneID { zoneDeleted(deletion.reason, syncEngine: syncEngine) }
+    case .accountChange(let change):
+      accountChanged(change)
     default:
       break
     }
@@ -496,11 +599,34 @@ public final class NotesAppKeepingOneDevicesText: NotesApp, @unchecked Sendable 
   }
 }
 
+/// Planted bug (Apple's sample app does this): on a sign-out or an account switch the app
+/// deletes its local data and starts over — the changes it had not sent yet are gone with it
+/// (`lost-edit`, `stranded-record`).
+public final class NotesAppWipingOnSignOut: NotesApp, @unchecked Sendable {
+  override func accountChanged(_ change: SyncEngine.Event.AccountChange) {
+    if case .signIn = change.changeType { return }
+    for name in rows.keys.sorted() { put(name, nil) }
+    state = nil
+    lastSaved = nil
+    startOver()
+    engine = SyncEngine(.init(database: device.database, stateSerialization: nil, delegate: self))
+    persistState()
+    save()
+  }
+}
+
+/// Planted bug: the app ignores `fetchedDatabaseChanges` — when the user deletes the app's data
+/// on another device, this one keeps the notes that were in the zone, and sends them to the new
+/// zone when it edits them (`resurrection`).
+public final class NotesAppIgnoringZoneDeletions: NotesApp, @unchecked Sendable {
+  override func zoneDeleted(_ reason: SyncEngine.Event.FetchedDatabaseChanges.Reason, syncEngine: SyncEngine) {}
+}
+
 /// The reference app and every planted-bug app, by name (what `sim-cli --app` lists).
 public var exampleApps: [any SimApp.Type] {
   [
     NotesApp.self, NotesAppOverwritingPendingEdits.self, NotesAppNotPersistingState.self, NotesAppForgettingFailedSaves.self,
     NotesAppGivingUpOnTransientErrors.self, NotesAppClearingInFlightEdits.self, NotesAppCoalescingAwayDeletes.self,
-    NotesAppKeepingOneDevicesText.self,
+    NotesAppKeepingOneDevicesText.self, NotesAppWipingOnSignOut.self, NotesAppIgnoringZoneDeletions.self,
   ]
 }

@@ -65,6 +65,9 @@ final class PortedNotesApp: SimApp {
       (note.body, note.bodyEdited) = (note.body + text, true)
       store.notes[recordID.recordName] = note
       syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+    case .deleteZone:
+      store.notes = [:]
+      syncEngine.state.remove(pendingRecordZoneChanges: syncEngine.state.pendingRecordZoneChanges)
     }
     store.stateSerialization = syncEngine.state.serialization
     store.save()

@@ -9,7 +9,8 @@ import Testing
   /// The library's lessons for apps, and this package's own scenario (scenarios/).
   @Test(arguments: [
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
-    "app-delete-after-edit", "app-concurrent-appends", "kill-on-three-devices",
+    "app-delete-after-edit", "app-concurrent-appends", "app-signed-out-offline", "app-zone-deleted",
+    "kill-on-three-devices",
   ])
   func losesNothing(scenario: String) {
     expectNoViolations(app: NotesApp.self, scenario: scenario)
