@@ -423,6 +423,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     }
     rows = [:]
     touched = []
+    restartEngine()
+  }
+
+  /// Makes a new engine with no state (no pending changes, no change token) and writes that down.
+  func restartEngine() {
     state = nil
     lastSaved = nil
     startOver()
@@ -606,12 +611,7 @@ public final class NotesAppWipingOnSignOut: NotesApp, @unchecked Sendable {
   override func accountChanged(_ change: SyncEngine.Event.AccountChange) {
     if case .signIn = change.changeType { return }
     for name in rows.keys.sorted() { put(name, nil) }
-    state = nil
-    lastSaved = nil
-    startOver()
-    engine = SyncEngine(.init(database: device.database, stateSerialization: nil, delegate: self))
-    persistState()
-    save()
+    restartEngine()
   }
 }
 
