@@ -98,7 +98,7 @@ extension Oracle {
   func lostEverywhereCause(_ key: RecordKey) -> String {
     for e in world.facts.events {
       if case .wipedOnAccountChange(let keys) = e.fact, keys.contains(key) {
-        return ": \(Self.wipedCause(at: e.time)) on \(deviceName(e.device))"
+        return ": \(wipedCause(at: e.time)) on \(deviceName(e.device))"
       }
       if case .setAside(let keys, let account) = e.fact, keys.contains(key) {
         return ": \(setAsideCause(account, device: e.device))"
@@ -111,7 +111,7 @@ extension Oracle {
         case .deleted: "the app deleted its zone"
         }
       return
-        ": \(zone), and \(deviceName(e.device)) deleted its copy when it learned of it at \(e.time) (zone-deleted=\(world.config.policy.settings.zoneDeleted))"
+        ": \(zone), and \(deviceName(e.device)) deleted its copy when it learned of it at \(e.time) (\(zoneReaction))"
     }
     return ""
   }
@@ -132,7 +132,7 @@ extension Oracle {
       case .stalled(let keys, let error) where keys.contains(key):
         return Self.stalledCause(error, device: deviceName(e.device))
       case .wipedOnAccountChange(let keys) where keys.contains(key):
-        return Self.wipedCause(at: e.time)
+        return wipedCause(at: e.time)
       case .setAside(let keys, let account) where keys.contains(key):
         return setAsideCause(account, device: e.device)
       default:
@@ -176,7 +176,7 @@ extension Oracle {
       guard case .zoneGone(let reason, _, let reuploaded) = e.fact, reason != .encryptedDataReset, reuploaded.contains(key) else { continue }
       let how = reason == .purged ? "the user purged the app's data in Settings" : "the app deleted its zone"
       return
-        " (\(how); \(deviceName(e.device)) learned of it at \(e.time) and uploaded its copy again: zone-deleted=\(world.config.policy.settings.zoneDeleted))"
+        " (\(how); \(deviceName(e.device)) learned of it at \(e.time) and uploaded its copy again: \(zoneReaction))"
     }
     let zombie = world.devices.indices.contains { world.shows(device: $0, key) } && serverLive(key) == nil
     return zombie ? " (a device kept a row the server no longer has, e.g. after a token-expired refetch)" : ""

@@ -94,9 +94,14 @@ package struct Oracle {
   }
 
   /// `its device deleted its local data, this change still unsent, when the iCloud account changed at 5.000s (account=wipe)`.
-  static func wipedCause(at time: VirtualTime) -> String {
-    "its device deleted its local data, this change still unsent, when the iCloud account changed at \(time) (account=wipe)"
+  func wipedCause(at time: VirtualTime) -> String {
+    judgesAnApp
+      ? "the app's code on its device dropped this change, still unsent, on an iCloud account change (found gone when that account signed in again at \(time))"
+      : "its device deleted its local data, this change still unsent, when the iCloud account changed at \(time) (account=wipe)"
   }
+
+  /// How a device's reaction to a zone deletion is named: the policy's axis, or the app's code.
+  var zoneReaction: String { judgesAnApp ? "the app's code" : "zone-deleted=\(world.config.policy.settings.zoneDeleted)" }
 
   /// `iPad set it aside with account alice when it signed out (account=keep): …`.
   func setAsideCause(_ account: Int32, device: Int32) -> String {
@@ -127,7 +132,7 @@ package struct Oracle {
       case .stalled(let keys, let error) where keys.contains(i.record):
         return Self.stalledCause(error, device: deviceName(e.device))
       case .wipedOnAccountChange(let keys) where keys.contains(i.record):
-        return Self.wipedCause(at: e.time)
+        return wipedCause(at: e.time)
       case .setAside(let keys, let account) where keys.contains(i.record):
         return setAsideCause(account, device: e.device)
       default:
