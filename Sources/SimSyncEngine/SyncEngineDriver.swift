@@ -289,6 +289,12 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     do { try launched().syncEngine.deliver(event) } catch { fail(error.description) }
   }
 
+  /// Tells the app the engine's state changed (`stateUpdate`), with the engine it has now.
+  func deliverState() { deliver(.stateUpdate(.init(stateSerialization: launched().syncEngine.state.serialization))) }
+
+  /// The records with a pending change in the app's engine.
+  func pendingKeys(_ app: App) -> [RecordKey] { app.syncEngine.state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] } }
+
   /// A fault the app's device does not simulate yet: ignored, and said once per kind in the
   /// report, with when it first came.
   func notSimulated(_ what: String) {
@@ -412,7 +418,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       .sentRecordZoneChanges(
         .init(savedRecords: saved, failedRecordSaves: failedSaves, deletedRecordIDs: deleted, failedRecordDeletes: failedDeletes)))
     deliver(.didSendChanges(.init(reason: .scheduled)))
-    deliver(.stateUpdate(.init(stateSerialization: engine.state.serialization)))
+    deliverState()
     if split { batchLimit = max(1, changes.count / 2) }
     let allSaved = results.allSatisfy { if case .saved = $0 { true } else if case .deleted = $0 { true } else { false } }
     failedPushes = allSaved ? 0 : failedPushes + 1
@@ -454,7 +460,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       }
       if !records.isEmpty { deliver(.fetchedRecordZoneChanges(.init(modifications: modifications, deletions: deletions))) }
       engine.state.changeToken = token
-      deliver(.stateUpdate(.init(stateSerialization: engine.state.serialization)))
+      deliverState()
       if more {
         fetch(&view, effects: &effects)
       } else {
@@ -479,7 +485,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
         case .encryptedDataReset: .encryptedDataReset
         }
       deliver(.fetchedDatabaseChanges(.init(deletions: [(zoneID, why)])))
-      deliver(.stateUpdate(.init(stateSerialization: launched().syncEngine.state.serialization)))
+      deliverState()
       zoneGone(reason, shownBefore: before, effects: &effects)
       sync(&view, env: env, effects: &effects)
     }
@@ -531,7 +537,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     let engine = launched().syncEngine
     engine.state.changeToken = nil
     view.driverSetZoneEpoch(epoch)
-    deliver(.stateUpdate(.init(stateSerialization: engine.state.serialization)))
+    deliverState()
     zoneGone(.deleted, shownBefore: before, effects: &effects)
   }
 
@@ -541,7 +547,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   func changeAccount(to new: Int32?, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     let old = view.account
     guard old != new else { return }
-    let pendingBefore = app == nil ? [] : launched().syncEngine.state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] }
+    let pendingBefore = app.map(pendingKeys) ?? []
     cutOff(&view)
     if let old { zoneEpochs[old] = view.zoneEpoch }
     view.driverSetAccount(new)
@@ -554,7 +560,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       default: .signIn(currentUser: user(new ?? 0))
       }
     deliver(.accountChange(.init(changeType: change)))
-    let pendingAfter = Set(launched().syncEngine.state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] })
+    let pendingAfter = Set(pendingKeys(launched()))
     if let old {
       let aside = pendingBefore.filter { !pendingAfter.contains($0) }
       setAside[old] = aside
@@ -581,7 +587,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       shown.append(recordState(key, type: Int32(type), values: record.fields))
     }
     shown.sort { $0.key < $1.key }
-    let pending = app.syncEngine.state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] }
+    let pending = pendingKeys(app)
     let busy: Bool
     if case .none = inFlight { busy = false } else { busy = true }
     view.driverUpdate(shown: shown, pending: pending, token: app.syncEngine.state.changeToken, busy: busy, effects: &effects)
