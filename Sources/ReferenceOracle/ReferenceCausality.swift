@@ -98,6 +98,13 @@ package struct ReferenceCausality: Sendable {
         vanished.append([])
       }
     }
+    /// A record created again, by `creator`: on device `d` the deletes before it were of an
+    /// earlier incarnation, and the record showing again is no reappearance.
+    func newIncarnation(_ d: Int, _ record: RecordKey, _ creator: IntentID) {
+      guard (appliedDeletes[d][record] ?? []).allSatisfy({ !(contexts[Int($0)] ?? []).contains(creator) }) else { return }
+      appliedDeletes[d][record] = nil
+      vanished[d].remove(record)
+    }
     func applyDelete(_ id: IntentID, device: Int, record: RecordKey) {
       var list = appliedDeletes[device][record] ?? []
       if !list.contains(id) { list.append(id) }
@@ -137,6 +144,7 @@ package struct ReferenceCausality: Sendable {
         }
         // (A purge in Settings is not applied by the app on that device.)
         if case .delete = intent.kind, !settingsDeletes.contains(id) { applyDelete(id, device: d, record: intent.record) }
+        if case .create = intent.kind, world.context.isRecreated(intent.record) { newIncarnation(d, intent.record, id) }
 
       case .received(let device, let copy, _):
         grow(device)
@@ -147,6 +155,7 @@ package struct ReferenceCausality: Sendable {
           known.formUnion(contexts[Int(x)] ?? [x])
         }
         received[d][copy.key] = known
+        if !copy.isDeleted, world.context.isRecreated(copy.key) { newIncarnation(d, copy.key, copy.creator) }
         if copy.isDeleted && isEffective(copy.deletedBy) {
           applyDelete(copy.deletedBy, device: d, record: copy.key)
         }

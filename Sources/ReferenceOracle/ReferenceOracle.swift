@@ -85,11 +85,27 @@ struct Judge {
     return false
   }
 
-  /// A delete every update of the record had happened before.
+  /// A delete every update of the record had happened before (of a record created again after
+  /// a delete: every update of the delete's incarnation).
   func isQualifying(_ d: IntentID, on r: RecordKey) -> Bool {
-    let intents = effective[r] ?? []
+    var intents = effective[r] ?? []
     guard intents.contains(where: { $0.id == d && Self.isDelete($0) }) else { return false }
+    if world.context.isRecreated(r) { intents = incarnations(of: r).first { g in g.contains { $0.id == d } } ?? intents }
     return intents.filter { !Self.isDelete($0) }.allSatisfy { hb($0.id, d) }
+  }
+
+  /// The incarnations of a record created again after a delete: per create, in order, the
+  /// create and every intent whose latest known create it is (by the rebuilt causality).
+  func incarnations(of r: RecordKey) -> [[Intent]] {
+    let intents = effective[r] ?? []
+    let creates = intents.filter(Self.isCreate)
+    var out = Array(repeating: [Intent](), count: max(1, creates.count))
+    for i in intents {
+      var k = 0
+      for (j, c) in creates.enumerated() where c.id == i.id || hb(c.id, i.id) { k = j }
+      out[k].append(i)
+    }
+    return out
   }
 
   mutating func run() -> [ReferenceVerdict] {
@@ -186,12 +202,43 @@ struct Judge {
 
   /// Steps 1–5 for one record.
   mutating func judgeRecord(_ r: RecordKey, resurrected: inout Set<RecordKey>, explained: inout Set<RecordKey>) {
-    let intents = effective[r] ?? []
+    var intents = effective[r] ?? []
+    // 0. A record created again after a delete: an earlier incarnation shows nowhere (a delete
+    // concurrent with one of its updates won); the latest is judged below as a record of its
+    // own, only its copies counting.
+    var earlier = Set<IntentID>()
+    var incarnation: IntentID?
+    if world.context.isRecreated(r) {
+      let groups = incarnations(of: r)
+      for g in groups.dropLast() {
+        guard let c = g.first(where: Self.isCreate) else { continue }
+        let gd = g.filter(Self.isDelete)
+        if gd.contains(where: { d in g.contains { !Self.isDelete($0) && concurrent(d.id, $0.id) } }) {
+          report(ReferenceVerdict.deleteUpdateConflict, r)
+        }
+        if world.devices.contains(where: { $0.visibleRecord(r)?.creator == c.id }) || world.serverRecord(r).map({ !$0.isDeleted && $0.creator == c.id }) == true {
+          report(ReferenceVerdict.resurrection, r)
+          resurrected.insert(r)
+          explained.insert(r)
+        }
+        for i in g { earlier.insert(i.id) }
+      }
+      intents = groups.last ?? []
+      incarnation = intents.first(where: Self.isCreate)?.id
+    }
+    func visibleAnywhere() -> Bool {
+      guard let incarnation else { return visibleOnAnyDevice(r) }
+      return world.devices.contains { $0.visibleRecord(r)?.creator == incarnation }
+    }
+    func live() -> Bool {
+      guard let incarnation else { return liveOnServer(r) }
+      return world.serverRecord(r).map { !$0.isDeleted && $0.creator == incarnation } ?? false
+    }
     let deletes = intents.filter(Self.isDelete)
     let updates = intents.filter { !Self.isDelete($0) }
 
     // 1. Resurrection.
-    if deletes.contains(where: { isQualifying($0.id, on: r) }), visibleOnAnyDevice(r) || liveOnServer(r) {
+    if deletes.contains(where: { isQualifying($0.id, on: r) }), visibleAnywhere() || live() {
       report(ReferenceVerdict.resurrection, r)
       resurrected.insert(r)
       explained.insert(r)
@@ -203,27 +250,33 @@ struct Judge {
     // 3 and 4, about the first create.
     if let create = intents.first(where: Self.isCreate), case .create(let type, _) = create.kind {
       var stranded = false
-      if world.serverRecord(r) == nil, deletes.isEmpty, world.devices[Int(create.device)].visibleRecord(r) != nil {
+      let serverHas = world.serverRecord(r).map { incarnation == nil || $0.creator == incarnation } ?? false
+      let creatorShows = world.devices[Int(create.device)].visibleRecord(r).map { incarnation == nil || $0.creator == incarnation } ?? false
+      if !serverHas, deletes.isEmpty, creatorShows {
         report(ReferenceVerdict.strandedRecord, r)
         explained.insert(r)
         stranded = true
       }
       if !stranded, schema.types[Int(type)].appendOnly, deletes.isEmpty,
-        world.devices.contains(where: { $0.account.map(Int.init) == world.account(ofRecord: r) && $0.visibleRecord(r) == nil }) || !liveOnServer(r)
+        world.devices.contains(where: {
+          $0.account.map(Int.init) == world.account(ofRecord: r) && $0.visibleRecord(r).map { incarnation == nil || $0.creator == incarnation } != true
+        }) || !live()
       {
         report(ReferenceVerdict.droppedEvent, r)
         explained.insert(r)
       }
       // A record never deleted that no device and not the server holds: its creation is lost.
       // Unless a de-duplication deleted it and what was written to it is on the copy it kept.
-      if !stranded, !schema.types[Int(type)].appendOnly, deletes.isEmpty, !visibleOnAnyDevice(r), !liveOnServer(r) {
+      if !stranded, !schema.types[Int(type)].appendOnly, deletes.isEmpty, !visibleAnywhere(), !live() {
         if !survivesInKeptDuplicate(r, intents) { report(ReferenceVerdict.lostEdit, r) }
         explained.insert(r)
       }
     }
     // 5. Fields of a record live on the server.
-    guard let final = world.serverRecord(r), !final.isDeleted else { return }
-    let seenByDelete = Set(intents.filter { w in deletes.contains { hb(w.id, $0.id) } }.map(\.id))
+    guard let final = world.serverRecord(r), !final.isDeleted, incarnation == nil || final.creator == incarnation else { return }
+    let all = effective[r] ?? []
+    let seenByDelete = Set(intents.filter { w in deletes.contains { hb(w.id, $0.id) } }.map(\.id)).union(earlier)
+    intents = all
     let spec = schema.types[Int(final.type)]
     for f in spec.fields.indices where f < final.fields.count {
       if spec.fields[f].kind == .text {

@@ -146,14 +146,21 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     }
     switch intent {
     case .create(_, _, let values):
+      // (A second create of a record is a re-create, after a delete: a new incarnation.)
+      if creators[key] != nil { provenance.recreated.insert(key) }
       creators[key] = id
       provenance.creatorDevices[key] = Int32(index)
+      provenance.incarnations[id] = id
+      provenance.incarnationDevices[id] = Int32(index)
       wrote(values, key, id)
     case .set(_, let values):
+      provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
       wrote(values, key, id)
     case .delete:
       deleters[key] = id
+      provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
     case .append(_, let field, let text):
+      provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
       provenance.wrote(text, to: field, of: key, by: id)
     case .replace:
       break
@@ -345,6 +352,11 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       let type = view.store.type(of: key) ?? 0
       var state = recordState(key, type: type, values: [:])
       state.deletedBy = deleters[key] ?? 0
+      if provenance.recreated.contains(key), let creator = provenance.incarnations[state.deletedBy] {
+        // The incarnation the delete was made on.
+        state.creator = creator
+        state.creatorDevice = provenance.incarnationDevices[creator] ?? state.creatorDevice
+      }
       writes.append(RecordWrite(record: state, changed: [], isDelete: true, baseTag: 0))
       let change = SyncEngine.PendingRecordZoneChange.deleteRecord(id)
       changes.append((change, engine.state.additions[change] ?? 0))
@@ -382,7 +394,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       case .deleted:
         deleted.append(id)
         engine.state.acknowledge(sent.change, additionsThen: sent.additions)
-      case .conflict(let server):
+      case .conflict(let server), .refusedDeleted(let server) where !server.isDeleted:
+        // (Refused as deleted with a live record: the record was deleted and created again, and
+        // this save was of the deleted incarnation — to the app, a changed server record, as
+        // CloudKit answers a change tag it does not have.)
         effects.append(.took(server))
         let failure = SyncError(.serverRecordChanged, serverRecord: syncRecord(server))
         engine.state.remove(pendingRecordZoneChanges: [sent.change])
@@ -643,9 +658,17 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
       fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
     }
-    return RecordState(
-      key: key, type: type, creator: creators[key] ?? 0, creatorDevice: provenance.creatorDevices[key] ?? Int32(index), fields: fields, stamp: .origin
-    )
+    var creator = creators[key] ?? 0
+    var creatorDevice = provenance.creatorDevices[key] ?? Int32(index)
+    if !provenance.recreated.isEmpty, provenance.recreated.contains(key),
+      let latest = fields.compactMap({ provenance.incarnations[$0.writer] }).max()
+    {
+      // A record created again after a delete: the copy is of the latest incarnation any of its
+      // values was written in.
+      creator = latest
+      creatorDevice = provenance.incarnationDevices[latest] ?? creatorDevice
+    }
+    return RecordState(key: key, type: type, creator: creator, creatorDevice: creatorDevice, fields: fields, stamp: .origin)
   }
 
   func fieldValues(_ type: Int32, _ writes: [FieldWrite]) -> [(field: String, value: SyncValue)] {
@@ -699,8 +722,16 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   /// The device that created each record: the server keeps it with the record whoever saves it
   /// later (after a fetch from no token, a device hears of the deletions of its own records only).
   var creatorDevices: [RecordKey: Int32] = [:]
-  /// The intent that deleted each record.
+  /// The intent that deleted each record (its latest delete).
   var deleters: [RecordKey: IntentID] = [:]
+  /// Records created again after a delete (see ``incarnations``).
+  var recreated: Set<RecordKey> = []
+  /// Per intent of a user's app, the create of the incarnation of its record it was made on
+  /// (creates are their own): a record created again after a delete has copies of two
+  /// incarnations, told apart by the values they hold.
+  var incarnations: [IntentID: IntentID] = [:]
+  /// The device of each create (``RecordState/creatorDevice`` of its incarnation).
+  var incarnationDevices: [IntentID: Int32] = [:]
   /// The fields an app saved that the schema does not have (its own bookkeeping, such as field
   /// versions), per record and the schema's field values they were saved with: the simulated
   /// server keeps every field an app writes, the oracle judges the schema's. (Keyed by content,

@@ -12,11 +12,12 @@ import Testing
     "unsafe-schema", "delete-vs-edit", "three-device-fanout", "icloud-storage-full", "transient-as-permanent",
     "one-bad-record-in-batch", "oversized-batch", "rate-limit-storm", "zone-purged-in-settings", "encrypted-data-reset", "account-switch-offline",
     "settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout", "settings-deduplicated",
-    "refiled-then-folder-deleted",
+    "refiled-then-folder-deleted", "recreated-record",
     // Lessons for an app written on SimSyncEngine: the safe design passes them; each catches a
     // planted-bug app (Tests/SimSyncEngineTests/AppScenarioTests.swift).
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
     "app-delete-after-edit", "app-concurrent-appends", "app-signed-out-offline", "app-zone-deleted",
+    "app-reinserted-note",
   ]
 
   @Test func everyNamedScenarioShipsAndHasAnAboutLine() throws {

@@ -148,6 +148,7 @@ import Testing
   static let appScenarios = [
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
     "app-delete-after-edit", "app-concurrent-appends", "app-signed-out-offline", "app-zone-deleted",
+    "app-reinserted-note",
   ]
 
   /// A planted-bug app, the named scenario that catches it, the kind it must report there, and
@@ -163,6 +164,7 @@ import Testing
     (NotesAppKeepingOneDevicesText.self, "app-concurrent-appends", .lostEdit, 16),
     (NotesAppWipingOnSignOut.self, "app-signed-out-offline", .lostEdit, 12),
     (NotesAppIgnoringZoneDeletions.self, "app-zone-deleted", .resurrection, 20),
+    (NotesAppCoalescingReinserts.self, "app-reinserted-note", .lostEdit, 0),
   ]
 
   @Test func everyPlantedAppHasAScenarioHere() {

@@ -69,8 +69,16 @@ extension DeviceState {
         outbox.save(key, fields: mask)
         break
       }
-      guard !store.contains(key) else {
+      guard !store.contains(key) || (store.isDeleted(key) && env.context.isRecreated(key)) else {
         return ignore("\(key) already exists on this device", .create(type: type, values: values))
+      }
+      if env.context.isRecreated(key) {
+        // Created again after a delete (whose tombstone may still be waiting to be sent here):
+        // nothing of the deleted incarnation carries over.
+        ancestors[key] = nil
+        if !remerge.isEmpty { remerge.remove(key) }
+        if !movedFrom.isEmpty { movedFrom[key] = nil }
+        if env.hasReferences { knownDeletes[key] = nil }
       }
       let spec = schema.types[Int(type)]
       var fields = spec.fields.map { FieldValue(value: $0.initialValue, writer: 0, stamp: .origin) }

@@ -444,6 +444,9 @@ package struct DeviceState: Sendable {
       if env.hasReferences, !knownDeletes.isEmpty, !env.context.rules.refFields[Int(merged.type)].isEmpty {
         ruleChecks.append((key, merged.type))
       }
+    case .refusedDeleted(let tombstone) where !tombstone.isDeleted:
+      // The record was deleted and created again: what the server has is the later incarnation.
+      adopt(tombstone, env: env, effects: &effects)
     case .refusedDeleted(let tombstone):
       take(tombstone, effects: &effects)
       outbox.remove(key)
@@ -780,6 +783,18 @@ package struct DeviceState: Sendable {
     }
     take(remote, effects: &effects)
     let key = remote.key
+    if !env.context.recreatedKeys.isEmpty, let local = store[key], local.creator != remote.creator, env.context.isRecreated(key) {
+      // Copies of two incarnations of a record created again after a delete.
+      ancestors[key] = nil
+      // An earlier incarnation's copy: the one here was made after it was deleted.
+      guard remote.creator > local.creator else { return }
+      // A later one: the copy here, and what is pending of it, is of a record deleted since.
+      outbox.remove(key)
+      if !remerge.isEmpty { remerge.remove(key) }
+      if !movedFrom.isEmpty { movedFrom[key] = nil }
+      setLocal(remote.isDeleted ? nil : remote, for: key, effects: &effects)
+      return
+    }
     if env.dedupes, !remote.isDeleted, !store.isLive(key), env.context.schema.types[Int(remote.type)].uniqueness != nil {
       dedupeChecks.append(key)
     }

@@ -111,7 +111,7 @@ package struct DeviceEnvironment: Sendable {
   package let policy: any SyncPolicy
   /// `policy.settings`, read once.
   package let settings: PolicySettings
-  package let context: MergeContext
+  package internal(set) var context: MergeContext
 
   /// `context.rules.hasReferences` and whether an older app version may run, read once (the hot
   /// paths test them for every record and intent).

@@ -8,6 +8,13 @@ public struct MergeContext: Sendable {
   }
   /// What the schema's references and uniqueness ask of every device, precomputed.
   package private(set) var rules: SchemaRules
+  /// Per record key: whether the run created it again after a delete (a re-create). Only such
+  /// records have copies of more than one incarnation (creating intent), told apart by
+  /// ``RecordState/creator``; empty in a run without re-creates.
+  package var recreatedKeys: [Bool] = []
+
+  /// Whether record `key` was created again after a delete in this run (so far).
+  package func isRecreated(_ key: RecordKey) -> Bool { Int(key) < recreatedKeys.count && recreatedKeys[Int(key)] }
   /// A context for a run on `schema`.
   public init(schema: Schema) {
     self.schema = schema

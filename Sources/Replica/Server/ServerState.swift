@@ -215,7 +215,27 @@ package struct ServerState: Sendable {
           continue
         }
       }
-      let current = records[key]
+      var current = records[key]
+      if !context.recreatedKeys.isEmpty, let c = current, c.creator != write.record.creator, context.isRecreated(key) {
+        // A record created again after a delete: its incarnations are told apart by their
+        // creating intent (a later one has a larger id).
+        if write.record.creator < c.creator {
+          // A write of an earlier incarnation, which was deleted: refused as for a deleted record.
+          results.append(write.isDelete ? .deleted : .refusedDeleted(c))
+          continue
+        }
+        // A later incarnation replaces what is here, live or deleted: the device that made it
+        // had seen this one deleted.
+        current = nil
+        if write.isDelete {
+          var tombstone = write.record
+          _store(&tombstone, at: now)
+          deletions.append((now, key, head))
+          results.append(.deleted)
+          changed = true
+          continue
+        }
+      }
       if write.isDelete {
         guard let current, !current.isDeleted else {
           results.append(.deleted)

@@ -66,6 +66,18 @@ package struct CausalLedger: Sendable {
     return vanished.contains(key) ? appliedDeletes[key] ?? [] : nil
   }
 
+  /// A record created again (by the intent `creator`, made here or taken in with a copy): the
+  /// deletes applied here that were made without knowing that create were of an earlier
+  /// incarnation, and its showing is no reappearance.
+  mutating func newIncarnation(of key: RecordKey, creator: IntentID, log: IntentLog) {
+    if let applied = appliedDeletes[key] {
+      let ordinal = log.origin(creator).ordinal
+      guard ordinal > 0, applied.allSatisfy({ !log.context(of: $0).contains(ordinal) }) else { return }
+      appliedDeletes[key] = nil
+    }
+    vanished.remove(key)
+  }
+
   mutating func _noteDelete(_ id: IntentID, on key: RecordKey) {
     guard id != 0 else { return }
     if let seen = appliedDeletes[key] {

@@ -28,7 +28,7 @@ package struct SyncWorld: Sendable {
   }
 
   package let config: WorldConfig
-  package let context: MergeContext
+  package internal(set) var context: MergeContext
   package internal(set) var devices: [DeviceState]
   /// One server (private database) per account.
   package internal(set) var servers: [ServerState]
@@ -73,6 +73,9 @@ package struct SyncWorld: Sendable {
   var lastAccounts: [Int32] = []
   /// `unique=key-name`: a scenario record that is another's by its key → that record.
   package internal(set) var aliases: [RecordKey: RecordKey] = [:]
+  /// Per record key, its latest effective create (0: none yet): a create of a key that has one
+  /// is a re-create.
+  var latestCreates: [IntentID] = []
   /// Per device, the user's app driving it instead of the built-in engine (empty: none).
   package internal(set) var drivers: [DriverBox?] = []
 
@@ -261,7 +264,12 @@ package struct SyncWorld: Sendable {
   mutating func perform(_ action: WorldAction) {
     switch action {
     case .intent(let d, let userIntent):
-      let intent = performIntent(device: d, resolvingNames(userIntent, device: d), trigger: 0)
+      var refusal: String?
+      if case .create(_, let key, _) = userIntent, Int(key) < latestCreates.count, latestCreates[Int(key)] != 0 {
+        refusal = recreateRefusal(of: key, device: d)
+        if refusal == nil { markRecreated(key) }
+      }
+      let intent = performIntent(device: d, resolvingNames(userIntent, device: d), trigger: 0, refused: refusal)
       if case .delete = userIntent, intent.ignored == nil { runDeleteRules(device: d, deleted: intent.record, by: intent.id) }
     case .sync(let d):
       deliverToDevice(d, .syncNow)
@@ -386,14 +394,24 @@ package struct SyncWorld: Sendable {
 
   /// Performs a user intent on device `d` (or one a delete rule makes, `trigger` being the
   /// delete that set it off) and records it: the log, the ledger, the trace.
+  /// A create the world refuses (`refused`, a re-create the device cannot make) is logged as
+  /// ignored without reaching the device.
   @discardableResult
-  mutating func performIntent(device d: Int32, _ userIntent: UserIntent, trigger: IntentID, keeping kept: RecordKey? = nil) -> Intent {
+  mutating func performIntent(
+    device d: Int32, _ userIntent: UserIntent, trigger: IntentID, keeping kept: RecordKey? = nil, refused: String? = nil
+  ) -> Intent {
     var buffer = takeEffectsBuffer()
     env.now = now
-    var intent =
-      !drivers.isEmpty && drivers[Int(d)] != nil
-      ? drivers[Int(d)]!.driver.perform(userIntent, id: log.nextID, view: &devices[Int(d)], env: env, effects: &buffer)
-      : devices[Int(d)].perform(userIntent, id: log.nextID, in: env, byRule: trigger != 0 || kept != nil, effects: &buffer)
+    var intent: Intent
+    if let refused, case .create(let type, let key, let values) = userIntent {
+      intent = Intent(
+        id: log.nextID, device: d, trueTime: now, deviceTime: devices[Int(d)].clock.read(at: now), record: key,
+        kind: .create(type: type, values: values), ordinal: 0, context: CausalContext(), ignored: refused)
+    } else if !drivers.isEmpty && drivers[Int(d)] != nil {
+      intent = drivers[Int(d)]!.driver.perform(userIntent, id: log.nextID, view: &devices[Int(d)], env: env, effects: &buffer)
+    } else {
+      intent = devices[Int(d)].perform(userIntent, id: log.nextID, in: env, byRule: trigger != 0 || kept != nil, effects: &buffer)
+    }
     intent.trigger = trigger
     intent.keptInstead = kept
     ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality)
@@ -401,6 +419,9 @@ package struct SyncWorld: Sendable {
     if env.hasReferences, config.trackCausality, intent.kind == .delete, intent.ignored == nil { noteDeleteKnowledge(intent, device: d) }
     if case .create = userIntent, intent.ignored == nil {
       let k = Int(intent.record)
+      latestCreates._grow(toHold: k, with: 0)
+      latestCreates[k] = intent.id
+      if context.isRecreated(intent.record) { ledgers[Int(d)].newIncarnation(of: intent.record, creator: intent.id, log: log) }
       recordAccounts._grow(toHold: k, with: -1)
       if recordAccounts[k] < 0 { recordAccounts[k] = deviceAccount(Int(d)) ?? -1 }
     }
@@ -437,6 +458,9 @@ package struct SyncWorld: Sendable {
       case .took(let copy):
         if config.recordObservations { facts.observations.append(.received(device: d, copy: copy, at: now)) }
         if config.trackCausality { ledgers[Int(d)].took(copy, log: log) }
+        if !context.recreatedKeys.isEmpty, !copy.isDeleted, context.isRecreated(copy.key) {
+          ledgers[Int(d)].newIncarnation(of: copy.key, creator: copy.creator, log: log)
+        }
       }
     }
   }

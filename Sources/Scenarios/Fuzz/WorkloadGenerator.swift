@@ -104,8 +104,19 @@ public enum WorkloadGenerator {
     real.extend(&schema)
     let checksReferences = real.checksReferences
     for (t, action) in real.launches { at(t, action) }
+    // For an app, a third of deletes are followed by the same device creating the record again
+    // under its name within 5 s (often before the delete is sent: the two pending changes meet),
+    // drawn from a stream of their own so that every other draw stays what it was.
+    var recreates = SimRandom(seed: seed, stream: "workload-recreates")
     for t in times {
-      if let action = intents.next(&work, device: device(&work)) { at(t, action) }
+      if let action = intents.next(&work, device: device(&work)) {
+        at(t, action)
+        if shape.forApps, case .delete(let d, let id) = action, recreates.chance(1, outOf: 3),
+          let again = intents.recreate(id, by: d, &recreates)
+        {
+          at(t + .milliseconds(recreates.int(in: 1...5_000)), again)
+        }
+      }
       if work.chance(1, outOf: 12) { at(t, .sync(device: device(&work))) }
       for action in real.next(at: t, notes: intents.liveOf(0)) { at(t, action) }
     }
@@ -447,6 +458,8 @@ struct IntentDrafter {
 
   /// Every id created so far, in order (deleted ones too: a `reject` line may name them).
   var createdIDs: [String] = []
+  /// The type of every id created so far.
+  var typeOf: [String: Int] = [:]
 
   mutating func fresh(_ prefix: String) -> String {
     counter += 1
@@ -478,8 +491,18 @@ struct IntentDrafter {
     let name = schema.types[type].name
     let id = fresh(idPrefixes[type])
     createdIDs.append(id)
+    typeOf[id] = type
     add(id, type: type, creator: device)
     return .create(device: device, type: name, id: id, fields: fields)
+  }
+
+  /// The record `id`, just deleted by `device`, created again there under its name, with fresh
+  /// values (nil if it is not a record this drafter made).
+  mutating func recreate(_ id: String, by device: String, _ r: inout SimRandom) -> TimelineAction? {
+    guard let type = typeOf[id] else { return nil }
+    let fields = schema.types[type].fields.compactMap { f -> Assignment? in literal(for: f, &r).map { assign(f.name, $0) } }
+    add(id, type: type, creator: device)
+    return .create(device: device, type: schema.types[type].name, id: id, fields: fields)
   }
 
   func assign(_ field: String, _ value: Literal) -> Assignment {

@@ -4,13 +4,16 @@ import Replica
 extension Oracle {
   /// Judges every field of a record the server holds (the converged state) by the core rule of
   /// `oracle.md`: the frontier of the writes to `(record, field)`.
-  mutating func judgeFields(_ record: RecordState, _ intents: [Intent]) {
+  /// `earlier`: for a record created again after a delete, the intents of its earlier
+  /// incarnations, deleted with them (their absence is no loss).
+  mutating func judgeFields(_ record: RecordState, _ intents: [Intent], earlier: Set<IntentID> = []) {
     let type = schema.types[Int(record.type)]
     // A record that is live although someone deleted it came back through an update concurrent
     // with the delete (a delete/update conflict the update won). The writes the deleting device
     // had seen were deleted with the record, knowingly: their absence is not a loss.
     let deletes = intents.filter { $0.kind == .delete }
     superseded = deletes.isEmpty ? [] : Set(intents.filter { w in deletes.contains { w.happenedBefore($0) } }.map(\.id))
+    if !earlier.isEmpty { superseded.formUnion(earlier) }
     for (index, spec) in type.fields.enumerated() {
       let f = Int32(index)
       if spec.kind == .text {

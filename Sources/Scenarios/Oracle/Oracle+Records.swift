@@ -3,7 +3,9 @@ import Replica
 
 extension Oracle {
   /// Presence: resurrections, delete/update conflicts, dropped events, stranded records.
-  mutating func judgeRecordPresence(_ key: RecordKey, _ intents: [Intent]) {
+  /// `incarnation`: for a record created again after a delete, the create of the incarnation
+  /// judged (its intents are `intents`); only copies it made count as showing it.
+  mutating func judgeRecordPresence(_ key: RecordKey, _ intents: [Intent], incarnation: IntentID? = nil) {
     guard
       let create = intents.first(where: {
         if case .create = $0.kind { return true }
@@ -20,6 +22,10 @@ extension Oracle {
     // Who shows the record: every device, then the server. Names are looked up only for a report.
     var shown = world.devices.indices.map { world.shows(device: $0, key) }
     shown.append(world.serverIsLive(key))
+    if let incarnation {
+      for d in world.devices.indices where shown[d] { shown[d] = world.devices[d].visibleRecord(key)?.creator == incarnation }
+      shown[shown.count - 1] = shown[shown.count - 1] && world.serverRecord(key)?.creator == incarnation
+    }
     var holders: [(name: String, device: Int32?, visible: Bool)] {
       world.devices.map { ($0.config.name, $0.config.index, shown[Int($0.config.index)]) } + [("the server", nil, shown[shown.count - 1])]
     }
@@ -50,8 +56,9 @@ extension Oracle {
       }
     }
     let origin = world.deviceConfig(Int(create.device))
-    let neverOnServer = world.serverRecord(key) == nil && deletes.isEmpty
-    if neverOnServer, world.shows(device: Int(create.device), key) {
+    let onServer = world.serverRecord(key).map { incarnation == nil || $0.creator == incarnation } ?? false
+    let neverOnServer = !onServer && deletes.isEmpty
+    if neverOnServer, shown[Int(create.device)] {
       anomalies.append(
         Anomaly(
           kind: .strandedRecord, record: rRef, intents: [Self.id(create.id)], devices: [deviceRef(origin.index)], at: create.trueTime,
@@ -182,6 +189,60 @@ extension Oracle {
     return zombie ? " (a device kept a row the server no longer has, e.g. after a token-expired refetch)" : ""
   }
 
+  /// A record created again after a delete: each incarnation (a create and the intents made
+  /// knowing it, up to the next create) is judged apart. An earlier one was deleted before the
+  /// next was made, so no copy of it may show; the latest is judged as a record of its own, its
+  /// fields with the earlier incarnations' writes taken as deleted.
+  mutating func judgeIncarnations(_ key: RecordKey, _ intents: [Intent]) {
+    let creates = intents.filter {
+      if case .create = $0.kind { return true }
+      return false
+    }
+    guard let latest = creates.last else { return }
+    let groups = Self.incarnations(intents)
+    for k in 0..<creates.count - 1 {
+      let c = creates[k]
+      let updates = groups[k].filter { $0.kind != .delete }
+      if let d = groups[k].first(where: { d in d.kind == .delete && updates.contains { concurrent($0, d) } }),
+        let u = updates.first(where: { concurrent($0, d) })
+      {
+        anomalies.append(
+          Anomaly(
+            kind: .deleteUpdateConflict, record: recordRef(key), intents: [Self.id(d.id), Self.id(u.id)], devices: [deviceRef(d.device), deviceRef(u.device)],
+            at: d.trueTime, explanation: "\(describe(d)) was concurrent with \(describe(u)); the delete won, and \(describe(creates[k + 1])) created the record again."))
+      }
+      var back = world.devices.indices.filter { world.devices[$0].visibleRecord(key)?.creator == c.id }.map { deviceName(Int32($0)) }
+      if let s = serverLive(key), s.creator == c.id { back.append("the server") }
+      guard !back.isEmpty else { continue }
+      let next = creates[k + 1]
+      let deleted = groups[k].last { $0.kind == .delete && $0.happenedBefore(next) }
+      anomalies.append(
+        Anomaly(
+          kind: .resurrection, record: recordRef(key), intents: [Self.id(deleted?.id ?? next.id), Self.id(c.id)],
+          devices: world.devices.indices.filter { world.devices[$0].visibleRecord(key)?.creator == c.id }.map { deviceRef(Int32($0)) },
+          at: deleted?.trueTime ?? next.trueTime,
+          explanation:
+            "\(name(key)) as \(describe(c)) made it is visible on \(back.joined(separator: ", ")) after settle, although "
+            + (deleted.map { "\(describe($0)) deleted it" } ?? "it was deleted") + " before \(describe(next)) created it again."
+        ))
+    }
+    judgeRecordPresence(key, groups[creates.count - 1], incarnation: latest.id)
+    guard let record = serverLive(key), record.creator == latest.id else { return }
+    judgeFields(record, intents, earlier: Set(groups.dropLast().joined().map(\.id)))
+  }
+
+  /// A re-created record's intents by incarnation: each create, and the intents made knowing it
+  /// but not the next create, in id order.
+  static func incarnations(_ intents: [Intent]) -> [[Intent]] {
+    let creates = intents.filter {
+      if case .create = $0.kind { return true }
+      return false
+    }
+    var groups = Array(repeating: [Intent](), count: max(creates.count, 1))
+    for i in intents { groups[creates.lastIndex { $0.id == i.id || $0.happenedBefore(i) } ?? 0].append(i) }
+    return groups
+  }
+
   /// A record that came back on a device which had applied a delete that came after every edit.
   mutating func judgeTransientResurrections() {
     var reported: Set<RecordKey> = []
@@ -191,7 +252,9 @@ extension Oracle {
       else { continue }
       let r = name(key)
       guard !reported.contains(key) else { continue }
-      let updates = intents.filter {
+      // (Of a record created again, a delete is judged against its own incarnation's edits.)
+      let groups = world.context.isRecreated(key) ? Self.incarnations(intents) : [intents]
+      let updates = groups.first { g in g.contains { applied.contains($0.id) } }.map { g in g.filter { $0.kind != .delete } } ?? intents.filter {
         if case .delete = $0.kind { return false }
         return true
       }

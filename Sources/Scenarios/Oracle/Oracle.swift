@@ -50,6 +50,10 @@ package struct Oracle {
     anomalies = []
     for (k, intents) in byRecord.enumerated() where !intents.isEmpty {
       let key = RecordKey(k)
+      if world.context.isRecreated(key) {
+        judgeIncarnations(key, intents)
+        continue
+      }
       judgeRecordPresence(key, intents)
       if let record = serverLive(key) { judgeFields(record, intents) }
     }

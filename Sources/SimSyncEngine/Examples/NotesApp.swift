@@ -49,7 +49,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   static func piecesKey(_ field: String) -> String { field + "@p" }
   static func removedKey(_ field: String) -> String { field + "@r" }
   /// Whether a record key is the app's bookkeeping rather than a field the user sees.
-  static func isBookkeeping(_ key: String) -> Bool { key.hasSuffix("@v") || key.hasSuffix("@p") || key.hasSuffix("@r") }
+  static func isBookkeeping(_ key: String) -> Bool { key.hasSuffix("@v") || key.hasSuffix("@p") || key.hasSuffix("@r") || key == createdKey }
+  /// The record key that holds the version of the record's create: a note deleted and created
+  /// again under the same name is another note, and the two are told apart by it.
+  static let createdKey = "@created"
 
   /// The fields the app treats as text from the start (a field the user appends to is text too).
   /// A set of one of them removes the text it replaced; a field that is not declared and has
@@ -76,6 +79,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     var pieces: [String: [Piece]] = [:]
     /// Per text field, the versions of the pieces a set removed, sorted.
     var removed: [String: [Version]] = [:]
+    /// The version of the create that made the note (nil in a row written before it was kept).
+    var created: Version?
 
     /// Encoded with the set sorted: a `Set` encodes in its iteration order, which differs from
     /// run to run, and the bytes on disk should not.
@@ -88,6 +93,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       try c.encodeIfPresent(system, forKey: .system)
       try c.encode(pieces, forKey: .pieces)
       try c.encode(removed, forKey: .removed)
+      try c.encodeIfPresent(created, forKey: .created)
     }
   }
   /// What the app writes to disk besides its rows (each row is a file of its own, written when
@@ -97,6 +103,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     var state: SyncEngine.State.Serialization?
     var hasFetched = false
     var firstFetch: Set<String>?
+    var deleted: [String: Version]? = nil
 
     /// Encoded with the set sorted (see `Row`).
     func encode(to encoder: any Encoder) throws {
@@ -105,6 +112,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       try c.encodeIfPresent(state, forKey: .state)
       try c.encode(hasFetched, forKey: .hasFetched)
       try c.encodeIfPresent(firstFetch?.sorted(), forKey: .firstFetch)
+      try c.encodeIfPresent(deleted, forKey: .deleted)
     }
   }
 
@@ -123,6 +131,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   var hasFetched = false
   /// During the first fetch: the records it brought (or that were saved meanwhile).
   var firstFetch: Set<String>?
+  /// Per note deleted here whose delete is not sent yet, the version of its create: a fetched
+  /// note of the same name made later is another note, not one to keep out.
+  var deleted: [String: Version] = [:]
   var engine: SyncEngine!
   /// The app's sync engine.
   public var syncEngine: SyncEngine { engine }
@@ -139,6 +150,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       state = saved.state
       hasFetched = saved.hasFetched
       firstFetch = saved.firstFetch
+      deleted = saved.deleted ?? [:]
     }
     engine = SyncEngine(.init(database: device.database, stateSerialization: state, delegate: self))
   }
@@ -160,7 +172,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     touched = []
     // Written only when it changed: most events change no state (half of a fuzz run's time
     // went to re-encoding the same state).
-    let saved = Saved(clock: clock, state: state, hasFetched: hasFetched, firstFetch: firstFetch)
+    let saved = Saved(clock: clock, state: state, hasFetched: hasFetched, firstFetch: firstFetch, deleted: deleted.isEmpty ? nil : deleted)
     guard saved != lastSaved else { return }
     device.disk["notes"] = try? encoder.encode(saved)
     lastSaved = saved
@@ -243,9 +255,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   public func perform(_ intent: AppIntent) -> Bool {
     switch intent {
     case .create(let type, let recordID, let values):
-      var row = Row(recordType: type, fields: [:])
-      write(values, into: &row)
-      put(recordID.recordName, row)
+      // (Also a note created again under the name of one deleted here: its pending delete is
+      // replaced by the save, and it is a new record, with nothing of the old one's.)
+      put(recordID.recordName, newRow(type, values))
+      deleted[recordID.recordName] = nil
       engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .set(let recordID, let values):
       guard var row = rows[recordID.recordName] else { return false }
@@ -253,7 +266,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       put(recordID.recordName, row)
       engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .delete(let recordID):
-      guard rows[recordID.recordName] != nil else { return false }
+      guard let row = rows[recordID.recordName] else { return false }
+      deleted[recordID.recordName] = row.created
       put(recordID.recordName, nil)
       engine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
     case .append(let recordID, let field, let text):
@@ -270,6 +284,14 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     persistState()
     save()
     return true
+  }
+
+  /// A new note's row, with its values and the version of its create.
+  func newRow(_ type: String, _ values: [(field: String, value: SyncValue)]) -> Row {
+    var row = Row(recordType: type, fields: [:])
+    write(values, into: &row)
+    row.created = Version(counter: clock, device: device.name)
+    return row
   }
 
   /// Keeps the engine's current state with the rows (so that a kill right after a change does
@@ -299,6 +321,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       r.fields[Self.piecesKey(f)] = .strings(pieces.flatMap { [$0.version.text, $0.text] })
       if let removed = row.removed[f], !removed.isEmpty { r.fields[Self.removedKey(f)] = .strings(removed.map(\.text)) }
     }
+    if let created = row.created { r[Self.createdKey] = created.text }
     return r
   }
 
@@ -310,9 +333,26 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   /// made here and not yet sent stays unless a later one (in causal order) is on the server. A
   /// record deleted here, whose delete is not sent yet, stays deleted (the fetch may have left
   /// before the delete was made).
+  ///
+  /// A note deleted and created again under its name is another note: a version of the one
+  /// deleted is ignored, and a version of a later one replaces the row and its pending changes.
   func merge(_ server: SyncRecord) {
-    if engine.state.pendingRecordZoneChanges.contains(.deleteRecord(server.recordID)) { return }
+    let theirCreate = Version(server.fields[Self.createdKey])
+    if engine.state.pendingRecordZoneChanges.contains(.deleteRecord(server.recordID)) {
+      // A note made after the one deleted here (by a device that saw it deleted) is another
+      // note: the delete here is moot.
+      guard let theirs = theirCreate, let ours = deleted[server.recordID.recordName], theirs > ours else { return }
+      engine.state.remove(pendingRecordZoneChanges: [.deleteRecord(server.recordID)])
+      deleted[server.recordID.recordName] = nil
+    }
+    if let theirs = theirCreate, let ours = rows[server.recordID.recordName]?.created, theirs != ours {
+      clock = max(clock, theirs.counter)
+      guard theirs > ours else { return }
+      put(server.recordID.recordName, nil)
+      engine.state.remove(pendingRecordZoneChanges: [.saveRecord(server.recordID)])
+    }
     var row = rows[server.recordID.recordName] ?? Row(recordType: server.recordType, fields: [:])
+    if row.created == nil { row.created = theirCreate }
     for key in server.allKeys() where !Self.isBookkeeping(key) {
       if isText(key, in: row) || server.fields[Self.piecesKey(key)] != nil {
         mergeText(key, from: server, into: &row)
@@ -486,7 +526,12 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
         firstFetch?.insert(m.record.recordID.recordName)
         merge(m.record)
       }
-      for d in changes.deletions { fetchedDeletion(d.recordID, syncEngine: syncEngine) }
+      for d in changes.deletions {
+        // A note made here and never saved is not the record deleted (one deleted before it
+        // was created again under its name): the delete is of the earlier one.
+        if rows[d.recordID.recordName]?.system == nil, syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(d.recordID)) { continue }
+        fetchedDeletion(d.recordID, syncEngine: syncEngine)
+      }
     case .didFetchChanges:
       if let seen = firstFetch {
         for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.system != nil && !seen.contains(name) {
@@ -497,6 +542,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       firstFetch = nil
       hasFetched = true
     case .sentRecordZoneChanges(let sent):
+      for id in sent.deletedRecordIDs where !syncEngine.state.pendingRecordZoneChanges.contains(.deleteRecord(id)) {
+        deleted[id.recordName] = nil
+      }
       for r in sent.savedRecords { saved(r, syncEngine: syncEngine) }
       for f in sent.failedRecordSaves { failed(f, syncEngine: syncEngine) }
     case .fetchedDatabaseChanges(let changes):
@@ -622,11 +670,29 @@ public final class NotesAppIgnoringZoneDeletions: NotesApp, @unchecked Sendable 
   override func zoneDeleted(_ reason: SyncEngine.Event.FetchedDatabaseChanges.Reason, syncEngine: SyncEngine) {}
 }
 
+/// Planted bug: a note deleted and created again under the same name while the delete is still
+/// pending is coalesced into the delete — the app's outbox keeps one change per record and lets
+/// a delete win over a save. The note the user made again is never sent: it stays on this
+/// device alone (`stranded-record`), or goes when the delete comes back from the server
+/// (`lost-edit`). (`CKSyncEngine.State` replaces the pending delete with the save.)
+public final class NotesAppCoalescingReinserts: NotesApp, @unchecked Sendable {
+  /// Makes the change; a create of a note whose delete is pending keeps only the delete (the bug).
+  public override func perform(_ intent: AppIntent) -> Bool {
+    guard case .create(let type, let recordID, let values) = intent,
+      syncEngine.state.pendingRecordZoneChanges.contains(.deleteRecord(recordID))
+    else { return super.perform(intent) }
+    put(recordID.recordName, newRow(type, values))
+    persistState()
+    save()
+    return true
+  }
+}
+
 /// The reference app and every planted-bug app, by name (what `sim-cli --app` lists).
 public var exampleApps: [any SimApp.Type] {
   [
     NotesApp.self, NotesAppOverwritingPendingEdits.self, NotesAppNotPersistingState.self, NotesAppForgettingFailedSaves.self,
     NotesAppGivingUpOnTransientErrors.self, NotesAppClearingInFlightEdits.self, NotesAppCoalescingAwayDeletes.self,
-    NotesAppKeepingOneDevicesText.self, NotesAppWipingOnSignOut.self, NotesAppIgnoringZoneDeletions.self,
+    NotesAppKeepingOneDevicesText.self, NotesAppWipingOnSignOut.self, NotesAppIgnoringZoneDeletions.self, NotesAppCoalescingReinserts.self,
   ]
 }

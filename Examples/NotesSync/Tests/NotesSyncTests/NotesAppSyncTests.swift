@@ -10,6 +10,7 @@ import Testing
   @Test(arguments: [
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
     "app-delete-after-edit", "app-concurrent-appends", "app-signed-out-offline", "app-zone-deleted",
+    "app-reinserted-note",
     "kill-on-three-devices",
   ])
   func losesNothing(scenario: String) {

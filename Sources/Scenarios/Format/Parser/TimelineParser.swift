@@ -12,6 +12,8 @@ struct TimelineParser: ScenarioParsePart {
   var creates: [String: (type: String, line: Int)] = [:]
   /// Created ids in file order (for suggestions).
   var createdIDs: [String] = []
+  /// The lines that create an id a line before them created too (re-creates, or mistakes).
+  var recreateLines: [Int] = []
   /// Parsed timeline entries with their file order.
   var entries: [(entry: TimelineEntry, order: Int, timeOffset: Int, lineIndex: Int)] = []
   /// Every settle in file order: line index, whether it stands alone, and its time when it is
@@ -37,6 +39,38 @@ struct TimelineParser: ScenarioParsePart {
     timelinePass()
     checkSettles()
     checkAppVersions()
+    checkRecreates()
+  }
+
+  /// In time order: an id is created again only after a delete of it (a re-create: the record
+  /// lives again under its old name, as an app that derives names from content or reuses them
+  /// does), and as the same type.
+  mutating func checkRecreates() {
+    guard !recreateLines.isEmpty else { return }
+    let ordered = entries.sorted { ($0.entry.time, $0.order) < ($1.entry.time, $1.order) }
+    var live: [String: (type: String, lineIndex: Int)] = [:]
+    var deleted: [String: Int] = [:]
+    for e in ordered {
+      let line = lines[e.lineIndex]
+      switch e.entry.action {
+      case .create(_, let type, let id, _):
+        if let prior = live[id] {
+          // Said on the later of the two lines in the file.
+          let (at, other) = prior.lineIndex < e.lineIndex ? (e.lineIndex, prior.lineIndex) : (prior.lineIndex, e.lineIndex)
+          let tokens = lines[at].tokens
+          error(
+            at, tokens.count > 5 ? tokens[5].start : 0,
+            "record '\(id)' is already created on line \(lines[other].number) and not deleted in between; an id is created again only after a delete of it")
+        } else if let first = creates[id], first.type != type, deleted[id] != nil {
+          error(e.lineIndex, line.tokens.count > 4 ? line.tokens[4].start : 0, "record '\(id)' is re-created as \(type); it was a \(first.type) (line \(first.line))")
+        }
+        live[id] = (type, e.lineIndex)
+      case .delete(_, let id):
+        if live.removeValue(forKey: id) != nil { deleted[id] = line.number }
+      default:
+        break
+      }
+    }
   }
 
   /// In time order: an upgrade goes to a newer version than the device runs, up to the
@@ -99,8 +133,10 @@ struct TimelineParser: ScenarioParsePart {
         Self.isIdentifier(t[5].text)
       else { continue }
       let id = t[5].text
-      if let prior = creates[id] {
-        error(i, t[5].start, "record '\(id)' is already created on line \(prior.line); each id is created once")
+      if creates[id] != nil {
+        // A second create of an id is a re-create, checked in time order once the timeline is
+        // parsed (``checkRecreates()``).
+        recreateLines.append(i)
       } else {
         creates[id] = (t[4].text, line.number)
         createdIDs.append(id)

@@ -1,0 +1,24 @@
+extension SyncWorld {
+  /// Why device `d` cannot create `key` again, or nil when it can: a re-create is made on a
+  /// device that does not show the record and has applied a delete of its latest incarnation
+  /// (made it, or taken it in) — the user re-creates what they saw deleted. (Without causality
+  /// tracking, the world does not follow deletes: only what the device shows is checked.)
+  func recreateRefusal(of key: RecordKey, device d: Int32) -> String? {
+    if shows(device: Int(d), key) { return "it still exists on this device (a record is created again only after a delete of it)" }
+    guard config.trackCausality else { return nil }
+    let latest = latestCreates[Int(key)]
+    guard ledgers[Int(d)].appliedDeletes[key]?.contains(where: { $0 > latest }) == true else {
+      return "this device has not seen it deleted (a record is created again only after a delete of it)"
+    }
+    return nil
+  }
+
+  /// Notes that `key` has more than one incarnation from now on: the server, the devices and the
+  /// ledgers tell its copies apart by their creating intent.
+  mutating func markRecreated(_ key: RecordKey) {
+    guard !context.isRecreated(key) else { return }
+    context.recreatedKeys._grow(toHold: Int(key), with: false)
+    context.recreatedKeys[Int(key)] = true
+    env.context = context
+  }
+}
