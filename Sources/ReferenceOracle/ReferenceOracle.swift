@@ -90,22 +90,32 @@ struct Judge {
   func isQualifying(_ d: IntentID, on r: RecordKey) -> Bool {
     var intents = effective[r] ?? []
     guard intents.contains(where: { $0.id == d && Self.isDelete($0) }) else { return false }
-    if world.context.isRecreated(r) { intents = incarnations(of: r).first { g in g.contains { $0.id == d } } ?? intents }
+    if world.context.isRecreated(r) { intents = incarnations(of: r).groups.first { g in g.contains { $0.id == d } } ?? intents }
     return intents.filter { !Self.isDelete($0) }.allSatisfy { hb($0.id, d) }
   }
 
-  /// The incarnations of a record created again after a delete: per create, in order, the
-  /// create and every intent whose latest known create it is (by the rebuilt causality).
-  func incarnations(of r: RecordKey) -> [[Intent]] {
+  /// The incarnations of a record created again after a delete, by the rebuilt causality: its
+  /// creates in order; the final one — the server's copy's, unless a create came after it
+  /// knowing it, else the last create none came after; and per create, the intents made
+  /// knowing it (knowing the final one, or else the last known).
+  func incarnations(of r: RecordKey) -> (creates: [Intent], final: Int, groups: [[Intent]]) {
     let intents = effective[r] ?? []
     let creates = intents.filter(Self.isCreate)
+    var last: [Int] = []
+    for (k, c) in creates.enumerated() where !creates.contains(where: { hb(c.id, $0.id) }) { last.append(k) }
+    var final = last.last ?? max(0, creates.count - 1)
+    if let s = world.serverRecord(r), let k = last.first(where: { creates[$0].id == s.creator }) { final = k }
     var out = Array(repeating: [Intent](), count: max(1, creates.count))
     for i in intents {
       var k = 0
-      for (j, c) in creates.enumerated() where c.id == i.id || hb(c.id, i.id) { k = j }
-      out[k].append(i)
+      var knowsFinal = false
+      for (j, c) in creates.enumerated() where c.id == i.id || hb(c.id, i.id) {
+        k = j
+        if j == final { knowsFinal = true }
+      }
+      out[knowsFinal ? final : k].append(i)
     }
-    return out
+    return (creates, final, out)
   }
 
   mutating func run() -> [ReferenceVerdict] {
@@ -209,22 +219,28 @@ struct Judge {
     var earlier = Set<IntentID>()
     var incarnation: IntentID?
     if world.context.isRecreated(r) {
-      let groups = incarnations(of: r)
-      for g in groups.dropLast() {
-        guard let c = g.first(where: Self.isCreate) else { continue }
+      let (creates, final, groups) = incarnations(of: r)
+      for (k, g) in groups.enumerated() where k != final {
+        for i in g { earlier.insert(i.id) }
+        guard k < creates.count else { continue }
+        let c = creates[k]
         let gd = g.filter(Self.isDelete)
         if gd.contains(where: { d in g.contains { !Self.isDelete($0) && concurrent(d.id, $0.id) } }) {
           report(ReferenceVerdict.deleteUpdateConflict, r)
+        }
+        // Made again at once with the final one: a choice between them, informational.
+        guard creates.contains(where: { hb(c.id, $0.id) }) else {
+          report(ReferenceVerdict.concurrentOverwrite, r)
+          continue
         }
         if world.devices.contains(where: { $0.visibleRecord(r)?.creator == c.id }) || world.serverRecord(r).map({ !$0.isDeleted && $0.creator == c.id }) == true {
           report(ReferenceVerdict.resurrection, r)
           resurrected.insert(r)
           explained.insert(r)
         }
-        for i in g { earlier.insert(i.id) }
       }
-      intents = groups.last ?? []
-      incarnation = intents.first(where: Self.isCreate)?.id
+      intents = groups[final]
+      incarnation = creates.indices.contains(final) ? creates[final].id : nil
     }
     func visibleAnywhere() -> Bool {
       guard let incarnation else { return visibleOnAnyDevice(r) }

@@ -45,10 +45,10 @@ import Testing
   @Test func fuzzShrinksAnAppFailureAndReplaysItWithTheApp() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("app-fuzz-\(getpid())")
     defer { try? FileManager.default.removeItem(at: folder) }
-    let r = try runProcess(["fuzz", "--app", "NotesAppGivingUpOnTransientErrors", "--seeds", "1..1", "--minimize-to", folder.path])
+    let r = try runProcess(["fuzz", "--app", "NotesAppGivingUpOnTransientErrors", "--seeds", "2..2", "--minimize-to", folder.path])
     #expect(r.code == 1, "\(r.stdout)\(r.stderr)")
     #expect(r.stdout.contains("(in the app's code)"))
-    #expect(r.stdout.contains("again:     sim-cli fuzz --seeds 1..1 --app NotesAppGivingUpOnTransientErrors"))
+    #expect(r.stdout.contains("again:     sim-cli fuzz --seeds 2..2 --app NotesAppGivingUpOnTransientErrors"))
     let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".scenario") }
     let file = try #require(files.first)
     let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)

@@ -158,13 +158,13 @@ import Testing
     (NotesAppOverwritingPendingEdits.self, "app-edit-under-fetch", .lostEdit, 2),
     (NotesAppNotPersistingState.self, "app-killed-before-sync", .strandedRecord, 2),
     (NotesAppForgettingFailedSaves.self, "app-conflicting-save", .lostEdit, 2),
-    (NotesAppGivingUpOnTransientErrors.self, "app-zone-busy", .divergence, 1),
+    (NotesAppGivingUpOnTransientErrors.self, "app-zone-busy", .divergence, 2),
     (NotesAppClearingInFlightEdits.self, "app-edit-while-sending", .divergence, 6),
-    (NotesAppCoalescingAwayDeletes.self, "app-delete-after-edit", .resurrection, 8),
-    (NotesAppKeepingOneDevicesText.self, "app-concurrent-appends", .lostEdit, 16),
-    (NotesAppWipingOnSignOut.self, "app-signed-out-offline", .lostEdit, 12),
+    (NotesAppCoalescingAwayDeletes.self, "app-delete-after-edit", .resurrection, 6),
+    (NotesAppKeepingOneDevicesText.self, "app-concurrent-appends", .lostEdit, 4),
+    (NotesAppWipingOnSignOut.self, "app-signed-out-offline", .lostEdit, 57),
     (NotesAppIgnoringZoneDeletions.self, "app-zone-deleted", .resurrection, 20),
-    (NotesAppCoalescingReinserts.self, "app-reinserted-note", .lostEdit, 0),
+    (NotesAppCoalescingReinserts.self, "app-reinserted-note", .lostEdit, 5),
   ]
 
   @Test func everyPlantedAppHasAScenarioHere() {

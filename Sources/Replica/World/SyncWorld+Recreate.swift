@@ -1,13 +1,14 @@
 extension SyncWorld {
   /// Why device `d` cannot create `key` again, or nil when it can: a re-create is made on a
-  /// device that does not show the record and has applied a delete of its latest incarnation
-  /// (made it, or taken it in) — the user re-creates what they saw deleted. (Without causality
+  /// device that does not show the record and has applied a delete of the incarnation it knew
+  /// last (made it, or taken it in) — the user re-creates what they saw deleted. Two devices
+  /// may each do so, neither knowing of the other's. (Without causality
   /// tracking, the world does not follow deletes: only what the device shows is checked.)
   func recreateRefusal(of key: RecordKey, device d: Int32) -> String? {
     if shows(device: Int(d), key) { return "it still exists on this device (a record is created again only after a delete of it)" }
     guard config.trackCausality else { return nil }
-    let latest = latestCreates[Int(key)]
-    guard ledgers[Int(d)].appliedDeletes[key]?.contains(where: { $0 > latest }) == true else {
+    // (Deletes applied here are forgotten when a later incarnation reaches the device.)
+    guard ledgers[Int(d)].appliedDeletes[key]?.isEmpty == false else {
       return "this device has not seen it deleted (a record is created again only after a delete of it)"
     }
     return nil

@@ -190,31 +190,42 @@ extension Oracle {
   }
 
   /// A record created again after a delete: each incarnation (a create and the intents made
-  /// knowing it, up to the next create) is judged apart. An earlier one was deleted before the
-  /// next was made, so no copy of it may show; the latest is judged as a record of its own, its
-  /// fields with the earlier incarnations' writes taken as deleted.
+  /// knowing it, up to the next create) is judged apart. The final incarnation is the one the
+  /// server holds, if no create was made knowing it; else the latest create no other was made
+  /// knowing. An earlier one (a create another was made knowing) was deleted before that was
+  /// made, so no copy of it may show; one made at once with the final one (two devices made the
+  /// record again, neither knowing of the other) lost to it, as concurrent writes do; the final
+  /// one is judged as a record of its own, its fields with the other incarnations' writes taken
+  /// as deleted.
   mutating func judgeIncarnations(_ key: RecordKey, _ intents: [Intent]) {
-    let creates = intents.filter {
-      if case .create = $0.kind { return true }
-      return false
-    }
-    guard let latest = creates.last else { return }
-    let groups = Self.incarnations(intents)
-    for k in 0..<creates.count - 1 {
+    let (creates, final, groups) = Self.incarnations(intents, server: world.serverRecord(key)?.creator)
+    guard !creates.isEmpty else { return }
+    for k in creates.indices where k != final {
       let c = creates[k]
       let updates = groups[k].filter { $0.kind != .delete }
+      let later = creates.filter { c.happenedBefore($0) }
       if let d = groups[k].first(where: { d in d.kind == .delete && updates.contains { concurrent($0, d) } }),
         let u = updates.first(where: { concurrent($0, d) })
       {
         anomalies.append(
           Anomaly(
             kind: .deleteUpdateConflict, record: recordRef(key), intents: [Self.id(d.id), Self.id(u.id)], devices: [deviceRef(d.device), deviceRef(u.device)],
-            at: d.trueTime, explanation: "\(describe(d)) was concurrent with \(describe(u)); the delete won, and \(describe(creates[k + 1])) created the record again."))
+            at: d.trueTime,
+            explanation: "\(describe(d)) was concurrent with \(describe(u)); the delete won, and \(describe(later.first ?? creates[final])) created the record again."))
+      }
+      guard let next = later.first else {
+        // Made again at once with the final incarnation: a last-writer-wins choice between them.
+        let f = creates[final]
+        anomalies.append(
+          Anomaly(
+            kind: .concurrentOverwrite, record: recordRef(key), intents: [Self.id(c.id), Self.id(f.id)], devices: [deviceRef(c.device), deviceRef(f.device)],
+            at: c.trueTime,
+            explanation: "\(describe(c)) and \(describe(f)) each created \(name(key)) again, neither knowing of the other; the record is \(deviceName(f.device))'s."))
+        continue
       }
       var back = world.devices.indices.filter { world.devices[$0].visibleRecord(key)?.creator == c.id }.map { deviceName(Int32($0)) }
       if let s = serverLive(key), s.creator == c.id { back.append("the server") }
       guard !back.isEmpty else { continue }
-      let next = creates[k + 1]
       let deleted = groups[k].last { $0.kind == .delete && $0.happenedBefore(next) }
       anomalies.append(
         Anomaly(
@@ -226,21 +237,27 @@ extension Oracle {
             + (deleted.map { "\(describe($0)) deleted it" } ?? "it was deleted") + " before \(describe(next)) created it again."
         ))
     }
-    judgeRecordPresence(key, groups[creates.count - 1], incarnation: latest.id)
-    guard let record = serverLive(key), record.creator == latest.id else { return }
-    judgeFields(record, intents, earlier: Set(groups.dropLast().joined().map(\.id)))
+    judgeRecordPresence(key, groups[final], incarnation: creates[final].id)
+    guard let record = serverLive(key), record.creator == creates[final].id else { return }
+    judgeFields(record, intents, earlier: Set(groups.indices.filter { $0 != final }.flatMap { groups[$0] }.map(\.id)))
   }
 
-  /// A re-created record's intents by incarnation: each create, and the intents made knowing it
-  /// but not the next create, in id order.
-  static func incarnations(_ intents: [Intent]) -> [[Intent]] {
+  /// A re-created record's creates, the index of the final one (see `judgeIncarnations`; the
+  /// server holds a copy made by `server`), and its intents by incarnation: each intent goes to
+  /// the create it was made knowing — the final one if it knew that, else the latest.
+  static func incarnations(_ intents: [Intent], server: IntentID?) -> (creates: [Intent], final: Int, groups: [[Intent]]) {
     let creates = intents.filter {
       if case .create = $0.kind { return true }
       return false
     }
+    let maximal = creates.indices.filter { k in !creates.contains { creates[k].happenedBefore($0) } }
+    let final = maximal.first { creates[$0].id == server } ?? maximal.last ?? max(creates.count - 1, 0)
     var groups = Array(repeating: [Intent](), count: max(creates.count, 1))
-    for i in intents { groups[creates.lastIndex { $0.id == i.id || $0.happenedBefore(i) } ?? 0].append(i) }
-    return groups
+    for i in intents {
+      let known = creates.indices.filter { creates[$0].id == i.id || creates[$0].happenedBefore(i) }
+      groups[known.contains(final) ? final : known.last ?? 0].append(i)
+    }
+    return (creates, final, groups)
   }
 
   /// A record that came back on a device which had applied a delete that came after every edit.
@@ -253,7 +270,7 @@ extension Oracle {
       let r = name(key)
       guard !reported.contains(key) else { continue }
       // (Of a record created again, a delete is judged against its own incarnation's edits.)
-      let groups = world.context.isRecreated(key) ? Self.incarnations(intents) : [intents]
+      let groups = world.context.isRecreated(key) ? Self.incarnations(intents, server: world.serverRecord(key)?.creator).groups : [intents]
       let updates = groups.first { g in g.contains { applied.contains($0.id) } }.map { g in g.filter { $0.kind != .delete } } ?? intents.filter {
         if case .delete = $0.kind { return false }
         return true

@@ -15,7 +15,9 @@ enum SelftestCommand {
       With --oracles: runs every seed of --seeds (default 1..300) under every built-in preset,
       judges each run with the oracle and with an independent reference checker that rebuilds
       causality from the run's raw observations, and compares anomaly kinds per record and field.
-      Exit 0 when they agree on every run, 1 with the first difference (seed order).
+      With --workload app, the seeds are drawn from the workload for a user's app (values unique
+      per intent, records deleted and created again under their names) and still run under every
+      preset. Exit 0 when they agree on every run, 1 with the first difference (seed order).
       """,
     options: [
       .value("--seed", "N", "The kernel workload's seed (default 1)."),
@@ -23,6 +25,7 @@ enum SelftestCommand {
       .flag("--oracles", "Compare the oracle with the reference checker on fuzz seeds."),
       .value("--seeds", "A..B", "With --oracles: the seeds (default 1..300)."),
       .value("--jobs", "N", "With --oracles: parallel workers (default: the core count)."),
+      .value("--workload", "default|app", "With --oracles: the fuzzer's workload (default) or the one for apps."),
       Formats.option,
     ],
     examples: ["sim-cli selftest --seed 1", "sim-cli selftest --oracles --seeds 1..100000"],
@@ -60,6 +63,16 @@ enum SelftestCommand {
     else {
       return .usage
     }
+    var shape = WorkloadShape()
+    switch args.value("--workload") ?? "default" {
+    case "default": break
+    case "app": shape.forApps = true
+    case let other:
+      console.err(
+        UsageError.invalidValue(option: "--workload", value: other, reason: "expected default or app", suggestion: nil).render(command: spec))
+      return .usage
+    }
+    let workload = shape
     let presets = OracleAgreement.presets
     let clock = WallClock()
     let seeds = Array(range.lower...range.upper)
@@ -74,7 +87,7 @@ enum SelftestCommand {
       DispatchQueue.concurrentPerform(iterations: Int(jobs)) { worker in
         for i in stride(from: worker, to: slice.count, by: Int(jobs)) {
           for p in presets {
-            if let d = OracleAgreement.compare(seed: slice[i], policy: p) {
+            if let d = OracleAgreement.compare(seed: slice[i], policy: p, shape: workload) {
               found.set(i, d)
               break
             }
@@ -95,7 +108,7 @@ enum SelftestCommand {
     let runs = seeds.count * presets.count
     let rate = Double(runs) / max(clock.elapsedSeconds, 1e-9)
     console.out(
-      "oracles agree on \(runs) runs: seeds \(range.lower)..\(range.upper) × \(presets.count) presets, \(BenchCommand.group(rate)) runs/s with \(jobs) job\(jobs == 1 ? "" : "s")\n"
+      "oracles agree on \(runs) runs: seeds \(range.lower)..\(range.upper) × \(presets.count) presets\(shape.forApps ? " (workload for apps)" : ""), \(BenchCommand.group(rate)) runs/s with \(jobs) job\(jobs == 1 ? "" : "s")\n"
     )
     return .success
   }

@@ -47,7 +47,8 @@ package enum OracleAgreement {
     return Difference(
       seed: seed, policy: policy.description,
       onlyOracle: multisetDifference(mine, theirs).map(describe), onlyReference: multisetDifference(theirs, mine).map(describe),
-      reproduction: "sim-cli fuzz --seeds \(seed)..\(seed) --policy '\(policy)'")
+      reproduction: shape.forApps
+        ? "sim-cli selftest --oracles --workload app --seeds \(seed)..\(seed)" : "sim-cli fuzz --seeds \(seed)..\(seed) --policy '\(policy)'")
   }
 
   /// `a` minus `b`, counting repeats (both sorted).

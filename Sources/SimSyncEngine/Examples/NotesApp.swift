@@ -131,8 +131,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   var hasFetched = false
   /// During the first fetch: the records it brought (or that were saved meanwhile).
   var firstFetch: Set<String>?
-  /// Per note deleted here whose delete is not sent yet, the version of its create: a fetched
-  /// note of the same name made later is another note, not one to keep out.
+  /// Per name, the version of the create of the last note deleted here: a fetched note of that
+  /// name and another create is another note (made again elsewhere), not one to keep out; a
+  /// fetched copy of the deleted note is kept out of the note made again here.
   var deleted: [String: Version] = [:]
   var engine: SyncEngine!
   /// The app's sync engine.
@@ -258,7 +259,6 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       // (Also a note created again under the name of one deleted here: its pending delete is
       // replaced by the save, and it is a new record, with nothing of the old one's.)
       put(recordID.recordName, newRow(type, values))
-      deleted[recordID.recordName] = nil
       engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .set(let recordID, let values):
       guard var row = rows[recordID.recordName] else { return false }
@@ -334,21 +334,22 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   /// record deleted here, whose delete is not sent yet, stays deleted (the fetch may have left
   /// before the delete was made).
   ///
-  /// A note deleted and created again under its name is another note: a version of the one
-  /// deleted is ignored, and a version of a later one replaces the row and its pending changes.
+  /// A note deleted and created again under its name is another note (told apart by the version
+  /// of its create): the server's replaces the row and its pending changes — unless the row is
+  /// a note made again here and not sent yet and the server's is the one deleted here, which
+  /// the row's save replaces.
   func merge(_ server: SyncRecord) {
+    let name = server.recordID.recordName
     let theirCreate = Version(server.fields[Self.createdKey])
+    if let theirs = theirCreate { clock = max(clock, theirs.counter) }
     if engine.state.pendingRecordZoneChanges.contains(.deleteRecord(server.recordID)) {
-      // A note made after the one deleted here (by a device that saw it deleted) is another
-      // note: the delete here is moot.
-      guard let theirs = theirCreate, let ours = deleted[server.recordID.recordName], theirs > ours else { return }
+      // Another note of the name (made again elsewhere): the delete here is moot.
+      guard let theirs = theirCreate, let ours = deleted[name], theirs != ours else { return }
       engine.state.remove(pendingRecordZoneChanges: [.deleteRecord(server.recordID)])
-      deleted[server.recordID.recordName] = nil
     }
-    if let theirs = theirCreate, let ours = rows[server.recordID.recordName]?.created, theirs != ours {
-      clock = max(clock, theirs.counter)
-      guard theirs > ours else { return }
-      put(server.recordID.recordName, nil)
+    if let theirs = theirCreate, let row = rows[name], let ours = row.created, theirs != ours {
+      if row.system == nil, deleted[name] == theirs { return }
+      put(name, nil)
       engine.state.remove(pendingRecordZoneChanges: [.saveRecord(server.recordID)])
     }
     var row = rows[server.recordID.recordName] ?? Row(recordType: server.recordType, fields: [:])
@@ -542,9 +543,6 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       firstFetch = nil
       hasFetched = true
     case .sentRecordZoneChanges(let sent):
-      for id in sent.deletedRecordIDs where !syncEngine.state.pendingRecordZoneChanges.contains(.deleteRecord(id)) {
-        deleted[id.recordName] = nil
-      }
       for r in sent.savedRecords { saved(r, syncEngine: syncEngine) }
       for f in sent.failedRecordSaves { failed(f, syncEngine: syncEngine) }
     case .fetchedDatabaseChanges(let changes):

@@ -44,29 +44,33 @@ struct TimelineParser: ScenarioParsePart {
 
   /// In time order: an id is created again only after a delete of it (a re-create: the record
   /// lives again under its old name, as an app that derives names from content or reuses them
-  /// does), and as the same type.
+  /// does), and as the same type. (Two devices may each delete it and make it again: whether a
+  /// device can, having seen it deleted, is the run's to say.)
   mutating func checkRecreates() {
     guard !recreateLines.isEmpty else { return }
     let ordered = entries.sorted { ($0.entry.time, $0.order) < ($1.entry.time, $1.order) }
-    var live: [String: (type: String, lineIndex: Int)] = [:]
-    var deleted: [String: Int] = [:]
+    var first: [String: (type: String, lineIndex: Int)] = [:]
+    var deleted: Set<String> = []
     for e in ordered {
-      let line = lines[e.lineIndex]
       switch e.entry.action {
       case .create(_, let type, let id, _):
-        if let prior = live[id] {
+        guard let prior = first[id] else {
+          first[id] = (type, e.lineIndex)
+          continue
+        }
+        if !deleted.contains(id) {
           // Said on the later of the two lines in the file.
           let (at, other) = prior.lineIndex < e.lineIndex ? (e.lineIndex, prior.lineIndex) : (prior.lineIndex, e.lineIndex)
           let tokens = lines[at].tokens
           error(
             at, tokens.count > 5 ? tokens[5].start : 0,
             "record '\(id)' is already created on line \(lines[other].number) and not deleted in between; an id is created again only after a delete of it")
-        } else if let first = creates[id], first.type != type, deleted[id] != nil {
-          error(e.lineIndex, line.tokens.count > 4 ? line.tokens[4].start : 0, "record '\(id)' is re-created as \(type); it was a \(first.type) (line \(first.line))")
+        } else if prior.type != type {
+          let tokens = lines[e.lineIndex].tokens
+          error(e.lineIndex, tokens.count > 4 ? tokens[4].start : 0, "record '\(id)' is re-created as \(type); it was a \(prior.type) (line \(lines[prior.lineIndex].number))")
         }
-        live[id] = (type, e.lineIndex)
       case .delete(_, let id):
-        if live.removeValue(forKey: id) != nil { deleted[id] = line.number }
+        if first[id] != nil { deleted.insert(id) }
       default:
         break
       }
