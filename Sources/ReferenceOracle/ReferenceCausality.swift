@@ -89,6 +89,8 @@ package struct ReferenceCausality: Sendable {
     var appliedDeletes: [[RecordKey: [IntentID]]] = []
     var everVisible: [Set<RecordKey>] = []
     var vanished: [Set<RecordKey>] = []
+    // Per device, per record created again: the latest incarnation it made or received.
+    var latestIncarnation: [[RecordKey: IntentID]] = []
     func grow(_ device: Int32) {
       precondition(device >= 0, "negative device index")
       while received.count <= Int(device) {
@@ -96,11 +98,13 @@ package struct ReferenceCausality: Sendable {
         appliedDeletes.append([:])
         everVisible.append([])
         vanished.append([])
+        latestIncarnation.append([:])
       }
     }
     /// A record created again, by `creator`: on device `d` the deletes before it were of an
     /// earlier incarnation, and the record showing again is no reappearance.
     func newIncarnation(_ d: Int, _ record: RecordKey, _ creator: IntentID) {
+      latestIncarnation[d][record] = max(latestIncarnation[d][record] ?? 0, creator)
       guard (appliedDeletes[d][record] ?? []).allSatisfy({ !(contexts[Int($0)] ?? []).contains(creator) }) else { return }
       appliedDeletes[d][record] = nil
       vanished[d].remove(record)
@@ -156,7 +160,8 @@ package struct ReferenceCausality: Sendable {
         }
         received[d][copy.key] = known
         if !copy.isDeleted, world.context.isRecreated(copy.key) { newIncarnation(d, copy.key, copy.creator) }
-        if copy.isDeleted && isEffective(copy.deletedBy) {
+        // (A deleted copy of an incarnation older than one the device has is not a delete of it.)
+        if copy.isDeleted && isEffective(copy.deletedBy) && copy.creator >= latestIncarnation[d][copy.key] ?? 0 {
           applyDelete(copy.deletedBy, device: d, record: copy.key)
         }
 

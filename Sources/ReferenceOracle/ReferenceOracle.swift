@@ -104,7 +104,11 @@ struct Judge {
     var last: [Int] = []
     for (k, c) in creates.enumerated() where !creates.contains(where: { hb(c.id, $0.id) }) { last.append(k) }
     var final = last.last ?? max(0, creates.count - 1)
-    if let s = world.serverRecord(r), let k = last.first(where: { creates[$0].id == s.creator }) { final = k }
+    if let s = world.serverRecord(r), let k = last.first(where: { creates[$0].id == s.creator }) {
+      final = k
+    } else if let held = world.facts.serverIncarnations[r], let k = last.first(where: { creates[$0].id == held }) {
+      final = k
+    }
     var out = Array(repeating: [Intent](), count: max(1, creates.count))
     for i in intents {
       var k = 0

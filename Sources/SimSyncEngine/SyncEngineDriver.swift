@@ -56,6 +56,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     get { provenance.deleters }
     set { provenance.deleters = newValue }
   }
+  /// The latest delete this device made of each record: what a delete it sends carries.
+  var ownDeletes: [RecordKey: IntentID] = [:]
   /// Why the delegate could not be run, if it could not: the device stops, and the report
   /// fails with it.
   package private(set) var failure: String?
@@ -158,6 +160,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       wrote(values, key, id)
     case .delete:
       deleters[key] = id
+      ownDeletes[key] = id
       provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
     case .append(_, let field, let text):
       provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
@@ -351,7 +354,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       guard let key = keys[id.recordName] else { continue }
       let type = view.store.type(of: key) ?? 0
       var state = recordState(key, type: type, values: [:])
-      state.deletedBy = deleters[key] ?? 0
+      state.deletedBy = ownDeletes[key] ?? deleters[key] ?? 0
       if provenance.recreated.contains(key), let creator = provenance.incarnations[state.deletedBy] {
         // The incarnation the delete was made on.
         state.creator = creator

@@ -15,6 +15,9 @@ package struct CausalLedger: Sendable {
   /// Per record, the delete intents the device has applied: made itself, or taken in with a
   /// deleted copy (membership only; never iterated).
   var appliedDeletes: [RecordKey: [IntentID]] = [:]
+  /// Per record created again after a delete, the latest incarnation (creating intent) the
+  /// device made or took in: a deleted copy of an earlier one is no delete of what it shows.
+  var incarnations: [RecordKey: IntentID] = [:]
 
   package init() {}
 
@@ -53,7 +56,7 @@ package struct CausalLedger: Sendable {
       _grow(key)
       if !knowledge[Int(key)].contains(ordinal) { knowledge[Int(key)].formUnion(log.context(of: id)) }
     }
-    if copy.isDeleted { _noteDelete(copy.deletedBy, on: copy.key) }
+    if copy.isDeleted, incarnations.isEmpty || copy.creator >= incarnations[copy.key] ?? 0 { _noteDelete(copy.deletedBy, on: copy.key) }
   }
 
   /// What the user sees changed. Returns the deletes applied so far when a record that had
@@ -70,6 +73,7 @@ package struct CausalLedger: Sendable {
   /// deletes applied here that were made without knowing that create were of an earlier
   /// incarnation, and its showing is no reappearance.
   mutating func newIncarnation(of key: RecordKey, creator: IntentID, log: IntentLog) {
+    incarnations[key] = max(incarnations[key] ?? 0, creator)
     if let applied = appliedDeletes[key] {
       let ordinal = log.origin(creator).ordinal
       guard ordinal > 0, applied.allSatisfy({ !log.context(of: $0).contains(ordinal) }) else { return }

@@ -22,4 +22,13 @@ extension SyncWorld {
     context.recreatedKeys[Int(key)] = true
     env.context = context
   }
+
+  /// Device `d` took in `copy`: its ledger learns the intents it carries and, for a record
+  /// created again, whether it is a later incarnation than the deletes it applied.
+  mutating func ledgerTook(_ copy: RecordState, device d: Int32) {
+    ledgers[Int(d)].took(copy, log: log)
+    if !context.recreatedKeys.isEmpty, !copy.isDeleted, context.isRecreated(copy.key) {
+      ledgers[Int(d)].newIncarnation(of: copy.key, creator: copy.creator, log: log)
+    }
+  }
 }

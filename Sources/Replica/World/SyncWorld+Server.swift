@@ -13,6 +13,11 @@ extension SyncWorld {
       var (results, changed, lostAnswers) = servers[account].push(writes, from: d, zone: zone, at: now, policy: config.policy, context: context)
       if config.trackCausality { noteSent(writes, results) }
       noteServerEvents(writes, results, wasDeleted: wasDeleted, account: account)
+      if !context.recreatedKeys.isEmpty {
+        for w in writes where context.isRecreated(w.record.key) {
+          if let copy = servers[account].records[w.record.key] { facts.serverIncarnations[w.record.key] = copy.creator }
+        }
+      }
       if config.trackCausality {
         for case .saved(let stored) in results {
           if config.recordObservations { facts.observations.append(.serverStored(copy: stored, at: now)) }

@@ -351,13 +351,20 @@ package struct SyncWorld: Sendable {
     for k in 0..<log.recordCount {
       let key = RecordKey(k)
       let uncertain = devices.contains { $0.account.map(Int.init) == a && !$0.maybeInZone.isEmpty && $0.maybeInZone.contains(key) }
+      if reason != .deleted, !context.recreatedKeys.isEmpty, context.isRecreated(key), let copy = server.records[key],
+        let mine = devices[Int(d)].visibleRecord(key), mine.creator > copy.creator
+      {
+        // The device shows the record made again after it deleted the one the zone holds: the
+        // zone's is deleted already, and the device's own was never in the zone.
+        continue
+      }
       if server.records.isLive(key) || uncertain || (reason == .deleted && shows(device: Int(d), key)) { keys.append(key) }
     }
     let reading = devices[Int(d)].clock.read(at: now)
     for key in keys {
       // Deleting what the zone holds is knowing it: the user deletes the copies the server has.
       if let copy = server.records[key] {
-        if config.trackCausality { ledgers[Int(d)].took(copy, log: log) }
+        if config.trackCausality { ledgerTook(copy, device: d) }
         if config.recordObservations { facts.observations.append(.received(device: d, copy: copy, at: now)) }
       }
       var intent = Intent(
@@ -457,10 +464,7 @@ package struct SyncWorld: Sendable {
         if let deletes = ledgers[Int(d)].shown(key, visible: visible) { record(.reappeared(key, afterDeletes: deletes), device: d) }
       case .took(let copy):
         if config.recordObservations { facts.observations.append(.received(device: d, copy: copy, at: now)) }
-        if config.trackCausality { ledgers[Int(d)].took(copy, log: log) }
-        if !context.recreatedKeys.isEmpty, !copy.isDeleted, context.isRecreated(copy.key) {
-          ledgers[Int(d)].newIncarnation(of: copy.key, creator: copy.creator, log: log)
-        }
+        if config.trackCausality { ledgerTook(copy, device: d) }
       }
     }
   }

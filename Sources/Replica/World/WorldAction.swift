@@ -84,6 +84,9 @@ package struct WorldFacts: Sendable {
     package var intentsBefore: Int32
   }
   package var events: [Event] = []
+  /// Per record created again after a delete: the incarnation (creating intent) of the copy the
+  /// server held last, live or deleted (lookups only).
+  package var serverIncarnations: [RecordKey: IntentID] = [:]
   /// What the server did with deletes and revivals, in order: which side of a delete/update
   /// conflict really won.
   package var serverEvents: [ServerEvent] = []

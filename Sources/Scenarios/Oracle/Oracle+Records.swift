@@ -192,13 +192,14 @@ extension Oracle {
   /// A record created again after a delete: each incarnation (a create and the intents made
   /// knowing it, up to the next create) is judged apart. The final incarnation is the one the
   /// server holds, if no create was made knowing it; else the latest create no other was made
-  /// knowing. An earlier one (a create another was made knowing) was deleted before that was
+  /// knowing (failing that, the one it held last; failing that, the latest create none was made
+  /// knowing). An earlier one (a create another was made knowing) was deleted before that was
   /// made, so no copy of it may show; one made at once with the final one (two devices made the
   /// record again, neither knowing of the other) lost to it, as concurrent writes do; the final
   /// one is judged as a record of its own, its fields with the other incarnations' writes taken
   /// as deleted.
   mutating func judgeIncarnations(_ key: RecordKey, _ intents: [Intent]) {
-    let (creates, final, groups) = Self.incarnations(intents, server: world.serverRecord(key)?.creator)
+    let (creates, final, groups) = Self.incarnations(intents, server: [world.serverRecord(key)?.creator, world.facts.serverIncarnations[key]])
     guard !creates.isEmpty else { return }
     for k in creates.indices where k != final {
       let c = creates[k]
@@ -242,16 +243,18 @@ extension Oracle {
     judgeFields(record, intents, earlier: Set(groups.indices.filter { $0 != final }.flatMap { groups[$0] }.map(\.id)))
   }
 
-  /// A re-created record's creates, the index of the final one (see `judgeIncarnations`; the
-  /// server holds a copy made by `server`), and its intents by incarnation: each intent goes to
-  /// the create it was made knowing — the final one if it knew that, else the latest.
-  static func incarnations(_ intents: [Intent], server: IntentID?) -> (creates: [Intent], final: Int, groups: [[Intent]]) {
+  /// A re-created record's creates, the index of the final one (see `judgeIncarnations`; `server`:
+  /// the incarnation of the server's copy, then of the one it held last, in that order of
+  /// preference), and its intents by incarnation: each intent goes to the create it was made
+  /// knowing — the final one if it knew that, else the latest.
+  static func incarnations(_ intents: [Intent], server: [IntentID?]) -> (creates: [Intent], final: Int, groups: [[Intent]]) {
     let creates = intents.filter {
       if case .create = $0.kind { return true }
       return false
     }
     let maximal = creates.indices.filter { k in !creates.contains { creates[k].happenedBefore($0) } }
-    let final = maximal.first { creates[$0].id == server } ?? maximal.last ?? max(creates.count - 1, 0)
+    let final =
+      server.lazy.compactMap { s in maximal.first { creates[$0].id == s } }.first ?? maximal.last ?? max(creates.count - 1, 0)
     var groups = Array(repeating: [Intent](), count: max(creates.count, 1))
     for i in intents {
       let known = creates.indices.filter { creates[$0].id == i.id || creates[$0].happenedBefore(i) }
@@ -270,7 +273,8 @@ extension Oracle {
       let r = name(key)
       guard !reported.contains(key) else { continue }
       // (Of a record created again, a delete is judged against its own incarnation's edits.)
-      let groups = world.context.isRecreated(key) ? Self.incarnations(intents, server: world.serverRecord(key)?.creator).groups : [intents]
+      let groups =
+        world.context.isRecreated(key) ? Self.incarnations(intents, server: [world.serverRecord(key)?.creator, world.facts.serverIncarnations[key]]).groups : [intents]
       let updates = groups.first { g in g.contains { applied.contains($0.id) } }.map { g in g.filter { $0.kind != .delete } } ?? intents.filter {
         if case .delete = $0.kind { return false }
         return true

@@ -103,7 +103,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     var state: SyncEngine.State.Serialization?
     var hasFetched = false
     var firstFetch: Set<String>?
-    var deleted: [String: Version]? = nil
+    var deleted: [String: [Version]]? = nil
 
     /// Encoded with the set sorted (see `Row`).
     func encode(to encoder: any Encoder) throws {
@@ -131,10 +131,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   var hasFetched = false
   /// During the first fetch: the records it brought (or that were saved meanwhile).
   var firstFetch: Set<String>?
-  /// Per name, the version of the create of the last note deleted here: a fetched note of that
-  /// name and another create is another note (made again elsewhere), not one to keep out; a
-  /// fetched copy of the deleted note is kept out of the note made again here.
-  var deleted: [String: Version] = [:]
+  /// Per name, the versions of the creates of the notes deleted here: a fetched note of that name
+  /// and another create is another note (made again elsewhere), not one to keep out; a fetched
+  /// copy of a deleted note is kept out of the note made again here.
+  var deleted: [String: [Version]] = [:]
   var engine: SyncEngine!
   /// The app's sync engine.
   public var syncEngine: SyncEngine { engine }
@@ -267,7 +267,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .delete(let recordID):
       guard let row = rows[recordID.recordName] else { return false }
-      deleted[recordID.recordName] = row.created
+      if let created = row.created, !(deleted[recordID.recordName] ?? []).contains(created) { deleted[recordID.recordName, default: []].append(created) }
       put(recordID.recordName, nil)
       engine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
     case .append(let recordID, let field, let text):
@@ -344,11 +344,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     if let theirs = theirCreate { clock = max(clock, theirs.counter) }
     if engine.state.pendingRecordZoneChanges.contains(.deleteRecord(server.recordID)) {
       // Another note of the name (made again elsewhere): the delete here is moot.
-      guard let theirs = theirCreate, let ours = deleted[name], theirs != ours else { return }
+      guard let theirs = theirCreate, !(deleted[name] ?? []).contains(theirs) else { return }
       engine.state.remove(pendingRecordZoneChanges: [.deleteRecord(server.recordID)])
     }
     if let theirs = theirCreate, let row = rows[name], let ours = row.created, theirs != ours {
-      if row.system == nil, deleted[name] == theirs { return }
+      if row.system == nil, deleted[name]?.contains(theirs) == true { return }
       put(name, nil)
       engine.state.remove(pendingRecordZoneChanges: [.saveRecord(server.recordID)])
     }
@@ -373,8 +373,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
 
   /// A save went through: the row is clean, unless it was edited again while the batch was out
   /// (the engine then still has the change pending).
+  /// (The save of a note deleted and made again since is not the row's.)
   func saved(_ record: SyncRecord, syncEngine: SyncEngine) {
     guard var row = rows[record.recordID.recordName] else { return }
+    if let theirs = Version(record.fields[Self.createdKey]), let ours = row.created, theirs != ours { return }
     firstFetch?.insert(record.recordID.recordName)
     row.system = record.encodedSystemFields
     if !syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(record.recordID)) { row.dirty = [] }
