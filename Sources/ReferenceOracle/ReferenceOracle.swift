@@ -237,7 +237,9 @@ struct Judge {
           report(ReferenceVerdict.concurrentOverwrite, r)
           continue
         }
-        if world.devices.contains(where: { $0.visibleRecord(r)?.creator == c.id }) || world.serverRecord(r).map({ !$0.isDeleted && $0.creator == c.id }) == true {
+        if world.devices.contains(where: { $0.visibleRecord(r)?.creator == c.id })
+          || world.serverRecord(r).map({ !$0.isDeleted && $0.creator == c.id }) == true
+        {
           report(ReferenceVerdict.resurrection, r)
           resurrected.insert(r)
           explained.insert(r)
@@ -279,7 +281,8 @@ struct Judge {
       }
       if !stranded, schema.types[Int(type)].appendOnly, deletes.isEmpty,
         world.devices.contains(where: {
-          $0.account.map(Int.init) == world.account(ofRecord: r) && $0.visibleRecord(r).map { incarnation == nil || $0.creator == incarnation } != true
+          $0.account.map(Int.init) == world.account(ofRecord: r)
+            && $0.visibleRecord(r).map { incarnation == nil || $0.creator == incarnation } != true
         }) || !live()
       {
         report(ReferenceVerdict.droppedEvent, r)

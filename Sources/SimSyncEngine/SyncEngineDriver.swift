@@ -397,7 +397,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       case .deleted:
         deleted.append(id)
         engine.state.acknowledge(sent.change, additionsThen: sent.additions)
-      case .conflict(let server), .refusedDeleted(let server) where !server.isDeleted:
+      case .conflict(let server),
+        .refusedDeleted(let server) where !server.isDeleted:
         // (Refused as deleted with a live record: the record was deleted and created again, and
         // this save was of the deleted incarnation — to the app, a changed server record, as
         // CloudKit answers a change tag it does not have.)

@@ -222,7 +222,10 @@ import Testing
       "expected a field, as in 'title: string'; write 'name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [ordered] [no-inverse] [since N]'"
     ),
     // Timeline.
-    ("at 1s iPad create Note n1", "record 'n1' is already created on line 7 and not deleted in between; an id is created again only after a delete of it"),
+    (
+      "at 1s iPad create Note n1",
+      "record 'n1' is already created on line 7 and not deleted in between; an id is created again only after a delete of it"
+    ),
     ("at 1s iPad create Notes n2", "unknown type 'Notes'; did you mean 'Note'?"),
     ("at 1s iPad create Stroke s2 note=s1", "note is a ref to Note, but 's1' is a Stroke"),
     ("at 1s iPad create Stroke s2 note=n3", "unknown record 'n3'; did you mean 'n1'?"),

@@ -38,7 +38,10 @@ import Testing
       Issue.record("a create before the delete parsed")
       return
     }
-    #expect(errors.diagnostics.map(\.message) == ["record 'n1' is already created on line 8 and not deleted in between; an id is created again only after a delete of it"])
+    #expect(
+      errors.diagnostics.map(\.message) == [
+        "record 'n1' is already created on line 8 and not deleted in between; an id is created again only after a delete of it"
+      ])
     let retyped = ScenarioParser.parse(Self.header + "\nat 10s phone delete n1\nat 11s phone create Tag n1", source: "r")
     guard case .failure(let typeErrors) = retyped else {
       Issue.record("a re-create as another type parsed")
@@ -55,13 +58,17 @@ import Testing
     let result = ScenarioRunner.run(file, seed: 1, policy: try PolicySpec.parse(policy).get(), recordObservations: true)
     #expect(result.report.passed, "\(result.report.text)")
     #expect(result.report.converged)
-    #expect(ReferenceOracle.judge(result.world) == result.report.anomalies.map { ReferenceVerdict(kind: $0.kind.rawValue, record: $0.record?.key, field: $0.field?.index) }.sorted())
+    #expect(
+      ReferenceOracle.judge(result.world)
+        == result.report.anomalies.map { ReferenceVerdict(kind: $0.kind.rawValue, record: $0.record?.key, field: $0.field?.index) }.sorted())
   }
 
   /// A device that has not seen the record deleted cannot make it again: the intent is ignored,
   /// and said so.
   @Test func aCreateOnADeviceThatHasNotSeenTheDeleteIsIgnored() throws {
-    let report = ScenarioRunner.run(try Self.parse(Self.header + "\nat 6s offline iPad\nat 8s phone delete n1\nat 10s iPad create Note n1 title=\"t2\"\nat 20s online iPad\nsettle")).report
+    let report = ScenarioRunner.run(
+      try Self.parse(Self.header + "\nat 6s offline iPad\nat 8s phone delete n1\nat 10s iPad create Note n1 title=\"t2\"\nat 20s online iPad\nsettle")
+    ).report
     #expect(report.ignored.count == 1, "\(report.text)")
     #expect(report.ignored.first?.contains("it still exists on this device") == true, "\(report.text)")
     #expect(report.passed)

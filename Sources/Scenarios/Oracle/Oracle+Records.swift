@@ -205,27 +205,34 @@ extension Oracle {
       let c = creates[k]
       let updates = groups[k].filter { $0.kind != .delete }
       let later = creates.filter { c.happenedBefore($0) }
+      var back = world.devices.indices.filter { world.devices[$0].visibleRecord(key)?.creator == c.id }.map { deviceName(Int32($0)) }
+      if let s = serverLive(key), s.creator == c.id { back.append("the server") }
       if let d = groups[k].first(where: { d in d.kind == .delete && updates.contains { concurrent($0, d) } }),
         let u = updates.first(where: { concurrent($0, d) })
       {
         anomalies.append(
           Anomaly(
-            kind: .deleteUpdateConflict, record: recordRef(key), intents: [Self.id(d.id), Self.id(u.id)], devices: [deviceRef(d.device), deviceRef(u.device)],
+            kind: .deleteUpdateConflict, record: recordRef(key), intents: [Self.id(d.id), Self.id(u.id)],
+            devices: [deviceRef(d.device), deviceRef(u.device)],
             at: d.trueTime,
-            explanation: "\(describe(d)) was concurrent with \(describe(u)); the delete won, and \(describe(later.first ?? creates[final])) created the record again."))
+            explanation: "\(describe(d)) was concurrent with \(describe(u)); "
+              + (back.isEmpty
+                ? "the delete won, and \(describe(later.first ?? creates[final])) created the record again."
+                : "the update won: the deleted record is back, although \(describe(later.first ?? creates[final])) created it again.")))
       }
       guard let next = later.first else {
         // Made again at once with the final incarnation: a last-writer-wins choice between them.
         let f = creates[final]
         anomalies.append(
           Anomaly(
-            kind: .concurrentOverwrite, record: recordRef(key), intents: [Self.id(c.id), Self.id(f.id)], devices: [deviceRef(c.device), deviceRef(f.device)],
+            kind: .concurrentOverwrite, record: recordRef(key), intents: [Self.id(c.id), Self.id(f.id)],
+            devices: [deviceRef(c.device), deviceRef(f.device)],
             at: c.trueTime,
-            explanation: "\(describe(c)) and \(describe(f)) each created \(name(key)) again, neither knowing of the other; the record is \(deviceName(f.device))'s."))
+            explanation:
+              "\(describe(c)) and \(describe(f)) each created \(name(key)) again, neither knowing of the other; the record is \(deviceName(f.device))'s."
+          ))
         continue
       }
-      var back = world.devices.indices.filter { world.devices[$0].visibleRecord(key)?.creator == c.id }.map { deviceName(Int32($0)) }
-      if let s = serverLive(key), s.creator == c.id { back.append("the server") }
       guard !back.isEmpty else { continue }
       let deleted = groups[k].last { $0.kind == .delete && $0.happenedBefore(next) }
       anomalies.append(
@@ -274,11 +281,14 @@ extension Oracle {
       guard !reported.contains(key) else { continue }
       // (Of a record created again, a delete is judged against its own incarnation's edits.)
       let groups =
-        world.context.isRecreated(key) ? Self.incarnations(intents, server: [world.serverRecord(key)?.creator, world.facts.serverIncarnations[key]]).groups : [intents]
-      let updates = groups.first { g in g.contains { applied.contains($0.id) } }.map { g in g.filter { $0.kind != .delete } } ?? intents.filter {
-        if case .delete = $0.kind { return false }
-        return true
-      }
+        world.context.isRecreated(key)
+        ? Self.incarnations(intents, server: [world.serverRecord(key)?.creator, world.facts.serverIncarnations[key]]).groups : [intents]
+      let updates =
+        groups.first { g in g.contains { applied.contains($0.id) } }.map { g in g.filter { $0.kind != .delete } }
+        ?? intents.filter {
+          if case .delete = $0.kind { return false }
+          return true
+        }
       // Only a delete the device had applied before the record came back counts: one made later
       // (say, after the record was revived by a concurrent update) is no reason to expect it gone.
       let log = self.log

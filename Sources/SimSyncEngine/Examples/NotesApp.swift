@@ -267,7 +267,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .delete(let recordID):
       guard let row = rows[recordID.recordName] else { return false }
-      if let created = row.created, !(deleted[recordID.recordName] ?? []).contains(created) { deleted[recordID.recordName, default: []].append(created) }
+      if let created = row.created, !(deleted[recordID.recordName] ?? []).contains(created) {
+        deleted[recordID.recordName, default: []].append(created)
+      }
       put(recordID.recordName, nil)
       engine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
     case .append(let recordID, let field, let text):

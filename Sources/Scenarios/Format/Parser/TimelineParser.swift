@@ -64,10 +64,13 @@ struct TimelineParser: ScenarioParsePart {
           let tokens = lines[at].tokens
           error(
             at, tokens.count > 5 ? tokens[5].start : 0,
-            "record '\(id)' is already created on line \(lines[other].number) and not deleted in between; an id is created again only after a delete of it")
+            "record '\(id)' is already created on line \(lines[other].number) and not deleted in between; an id is created again only after a delete of it"
+          )
         } else if prior.type != type {
           let tokens = lines[e.lineIndex].tokens
-          error(e.lineIndex, tokens.count > 4 ? tokens[4].start : 0, "record '\(id)' is re-created as \(type); it was a \(prior.type) (line \(lines[prior.lineIndex].number))")
+          error(
+            e.lineIndex, tokens.count > 4 ? tokens[4].start : 0,
+            "record '\(id)' is re-created as \(type); it was a \(prior.type) (line \(lines[prior.lineIndex].number))")
         }
       case .delete(_, let id):
         if first[id] != nil { deleted.insert(id) }
