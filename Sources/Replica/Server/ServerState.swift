@@ -21,6 +21,10 @@ package struct ServerState: Sendable {
   /// Deletions in the order they happened, for purging after the retention window.
   var deletions: [(time: VirtualTime, key: RecordKey, position: Int64)] = []
   var deletionsStart = 0
+  /// Per record created again after a delete: the devices that created its earlier
+  /// incarnations (a fetch from no token tells them of its deletion too). Empty without
+  /// re-creates.
+  var earlierCreators: [RecordKey: [Int32]] = [:]
   var nextTag: Int64 = 1
   /// Records per fetch page.
   package var pageSize = 200
@@ -226,6 +230,7 @@ package struct ServerState: Sendable {
         }
         // A later incarnation replaces what is here, live or deleted: the device that made it
         // had seen this one deleted.
+        if earlierCreators[key]?.contains(c.creatorDevice) != true { earlierCreators[key, default: []].append(c.creatorDevice) }
         current = nil
         if write.isDelete {
           var tombstone = write.record
@@ -312,7 +317,8 @@ package struct ServerState: Sendable {
   }
 
   /// Handles a fetch since `token` (nil: everything). After a nil-token fetch, deletions are
-  /// delivered only for records the fetching device created, as CloudKit does.
+  /// delivered only for records the fetching device created, as CloudKit does (of a record
+  /// created again after a delete: any of its incarnations).
   package mutating func fetch(token: Int64?, from device: Int32, zone: Int32 = 0, at now: VirtualTime, retention: SimDuration) -> FetchReply {
     purge(now: now, retention: retention)
     if let wait = admit(device, at: now) { return .failed(.requestRateLimited, retryAfter: wait) }
@@ -334,7 +340,9 @@ package struct ServerState: Sendable {
       i += 1
       last = pos
       guard _position(of: key) == pos, let record = records[key] else { continue }  // superseded or purged
-      if token == nil, record.isDeleted, record.creatorDevice != device { continue }
+      if token == nil, record.isDeleted, record.creatorDevice != device, earlierCreators.isEmpty || earlierCreators[key]?.contains(device) != true {
+        continue
+      }
       page.append(record)
     }
     let more = i < log.count
