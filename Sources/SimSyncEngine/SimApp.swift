@@ -68,7 +68,9 @@ public struct SimDeviceRandom: RandomNumberGenerator, Sendable {
 
 /// A user's change, as the simulator asks the app to make it: field values by name.
 public enum AppIntent: Sendable {
-  /// Create a record of `recordType` with these values.
+  /// Create a record of `recordType` with these values. The name may be one the app deleted
+  /// before (a scenario that creates an id again after a `delete`): the new record is another,
+  /// with nothing of the deleted one's.
   case create(recordType: String, recordID: SyncRecordID, values: [(field: String, value: SyncValue)])
   /// Set fields of a record the app shows.
   case set(recordID: SyncRecordID, values: [(field: String, value: SyncValue)])
