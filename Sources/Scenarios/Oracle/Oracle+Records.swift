@@ -283,16 +283,16 @@ extension Oracle {
       let groups =
         world.context.isRecreated(key)
         ? Self.incarnations(intents, server: [world.serverRecord(key)?.creator, world.facts.serverIncarnations[key]]).groups : [intents]
-      let updates =
-        groups.first { g in g.contains { applied.contains($0.id) } }.map { g in g.filter { $0.kind != .delete } }
-        ?? intents.filter {
+      func updates(before d: Intent) -> [Intent] {
+        (groups.first { g in g.contains { $0.id == d.id } } ?? intents).filter {
           if case .delete = $0.kind { return false }
           return true
         }
+      }
       // Only a delete the device had applied before the record came back counts: one made later
       // (say, after the record was revived by a concurrent update) is no reason to expect it gone.
       let log = self.log
-      guard let d = applied.map({ log[$0] }).first(where: { d in d.keptInstead == nil && updates.allSatisfy { $0.happenedBefore(d) } })
+      guard let d = applied.map({ log[$0] }).first(where: { d in d.keptInstead == nil && updates(before: d).allSatisfy { $0.happenedBefore(d) } })
       else { continue }
       reported.insert(key)
       anomalies.append(
