@@ -146,24 +146,27 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       update(&view, effects: &effects)
       return made(id, key, kind, view, env, ignored: "the app does not show \(names[Int(key)])")
     }
+    // The incarnation the intent was made on: a create starts its own; any other intent is on
+    // the record the app shows (the view is updated below).
+    if case .create = intent {
+      provenance.incarnations[id] = id
+    } else {
+      provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
+    }
     switch intent {
     case .create(_, _, let values):
       // (A second create of a record is a re-create, after a delete: a new incarnation.)
       if creators[key] != nil { provenance.recreated.insert(key) }
       creators[key] = id
       provenance.creatorDevices[key] = Int32(index)
-      provenance.incarnations[id] = id
       provenance.incarnationDevices[id] = Int32(index)
       wrote(values, key, id)
     case .set(_, let values):
-      provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
       wrote(values, key, id)
     case .delete:
       deleters[key] = id
       ownDeletes[key] = id
-      provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
     case .append(_, let field, let text):
-      provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
       provenance.wrote(text, to: field, of: key, by: id)
     case .replace:
       break

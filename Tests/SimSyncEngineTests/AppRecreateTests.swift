@@ -81,11 +81,9 @@ import Testing
       Self.header
       + "\nat 8s phone delete n1\nat 10s sync\nat 11s offline iPad phone\nat 12s phone create Note n1 title=\"phone's\"\nat 13s iPad create Note n1 title=\"iPad's\"\nat 20s online iPad phone\nsettle\nexpect n1 exists\nexpect converged"
     // (Both saw the delete before going offline; each makes the note again.)
-    for app in [NotesApp.self] as [any SimApp.Type] {
-      let report = try Self.run(text, app)
-      #expect(report.passed, "\(report.text)")
-      #expect(report.counts[.concurrentOverwrite] == 1, "\(report.text)")
-    }
+    let report = try Self.run(text)
+    #expect(report.passed, "\(report.text)")
+    #expect(report.counts[.concurrentOverwrite] == 1, "\(report.text)")
     let builtIn = ScenarioRunner.run(try Self.parse(text)).report
     #expect(builtIn.passed, "\(builtIn.text)")
     #expect(builtIn.counts[.concurrentOverwrite] == 1, "\(builtIn.text)")

@@ -205,7 +205,8 @@ extension Oracle {
       let c = creates[k]
       let updates = groups[k].filter { $0.kind != .delete }
       let later = creates.filter { c.happenedBefore($0) }
-      var back = world.devices.indices.filter { world.devices[$0].visibleRecord(key)?.creator == c.id }.map { deviceName(Int32($0)) }
+      let holders = world.devices.indices.filter { world.devices[$0].visibleRecord(key)?.creator == c.id }.map(Int32.init)
+      var back = holders.map(deviceName)
       if let s = serverLive(key), s.creator == c.id { back.append("the server") }
       if let d = groups[k].first(where: { d in d.kind == .delete && updates.contains { concurrent($0, d) } }),
         let u = updates.first(where: { concurrent($0, d) })
@@ -238,7 +239,7 @@ extension Oracle {
       anomalies.append(
         Anomaly(
           kind: .resurrection, record: recordRef(key), intents: [Self.id(deleted?.id ?? next.id), Self.id(c.id)],
-          devices: world.devices.indices.filter { world.devices[$0].visibleRecord(key)?.creator == c.id }.map { deviceRef(Int32($0)) },
+          devices: holders.map(deviceRef),
           at: deleted?.trueTime ?? next.trueTime,
           explanation:
             "\(name(key)) as \(describe(c)) made it is visible on \(back.joined(separator: ", ")) after settle, although "
