@@ -4,16 +4,26 @@ import Scenarios
 
 extension AppUnderTest {
   /// Your app type, to run on every device: each device launches its own instance (again after
-  /// every kill, from what it left on the device's disk), named in reports as `app TYPE`.
+  /// every kill, from what it left on the device's disk), named in reports as `app TYPE`. The
+  /// app's ``SimApp/schema`` is read here: the fuzzer draws its workload from it, and a scenario
+  /// on another schema is bound to it.
   ///
   ///     let report = ScenarioRunner.run(try Scenario.load("different-fields"), app: AppUnderTest(NotesApp.self)).report
   public init<App: SimApp>(_ app: App.Type) {
-    self.init(name: String(describing: App.self)) { run in
+    let declared = App.schema
+    var schema: Schema?
+    var problem: String?
+    switch declared.resolve() {
+    case .success(let s): schema = s
+    case .failure(let e): problem = e.message
+    }
+    self.init(name: String(describing: App.self), schema: schema, schemaProblem: problem, reusesNames: declared.recordNames == .reused) { run in
       // One registry per run, shared by its devices: which intent wrote which value.
       let provenance = ProvenanceRegistry()
       provenance.seed = run.seed
       provenance.behaviour = run.behaviour
       let plan = run.plan
+      provenance.types = plan.recordTypes
       let file = plan.file
       return { d in
         SyncEngineDriver<App>(

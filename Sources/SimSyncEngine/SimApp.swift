@@ -23,8 +23,9 @@ public final class SimDevice: @unchecked Sendable {
   public let database: SyncDatabase
   /// The device's disk: what the app stored before it was killed is still there.
   public let disk: SimDisk
-  /// The zone the app keeps its records in.
-  public let zoneID = SyncRecordZoneID(zoneName: "Records")
+  /// The zone the app keeps its records in (its schema's ``AppSchema/zoneName``; `Records`
+  /// unless it says another).
+  public let zoneID: SyncRecordZoneID
 
   /// The device's clock, as the app reads it: a skewed or drifting clock in the scenario reads
   /// wrong here too. Simulated time zero is 2026-01-01 00:00:00 UTC on a perfect clock. Read the
@@ -41,12 +42,16 @@ public final class SimDevice: @unchecked Sendable {
 
   let clock: SimDeviceClock
 
-  init(name: String, index: Int, disk: SimDisk, clock: SimDeviceClock = SimDeviceClock(), random: SimDeviceRandom = SimDeviceRandom(seed: 0)) {
+  init(
+    name: String, index: Int, disk: SimDisk, clock: SimDeviceClock = SimDeviceClock(), random: SimDeviceRandom = SimDeviceRandom(seed: 0),
+    zoneID: SyncRecordZoneID = SyncRecordZoneID(zoneName: "Records"), link: DeviceLink? = nil
+  ) {
     self.name = name
-    database = SyncDatabase(device: index)
+    database = SyncDatabase(device: index, link: link)
     self.disk = disk
     self.clock = clock
     self.random = random
+    self.zoneID = zoneID
   }
 }
 
@@ -92,14 +97,51 @@ public enum AppIntent: Sendable {
 /// The user's app, as the simulator runs it on each device: it keeps its own store, makes its
 /// own `SyncEngine` with itself (or an object of its own) as the delegate, and says what it
 /// shows. Made again after every kill, from what it left on the device's disk.
+///
+/// `perform` and `shownRecords` may be `async` (an app whose store is an actor awaits it; one
+/// that sends at once awaits `syncEngine.sendChanges()`); plain methods satisfy them too. The
+/// simulator runs each call to completion before anything else happens.
 public protocol SimApp: AnyObject {
   /// Launches the app on `device`: reads its disk, makes its sync engine.
   init(device: SimDevice)
   /// The app's sync engine.
   var syncEngine: SyncEngine { get }
   /// Makes the user's change in the app's store and tells the engine about it; false when the
-  /// app cannot make it (the record is not there).
-  func perform(_ intent: AppIntent) -> Bool
+  /// app cannot make it (the record is not there). An app that refuses a change of its own
+  /// schema on a record it shows fails the run: the simulator counts every refusal.
+  func perform(_ intent: AppIntent) async -> Bool
   /// What the app shows the user: one record per row, with its fields.
-  func shownRecords() -> [SyncRecord]
+  func shownRecords() async -> [SyncRecord]
+  /// The record types and fields the app stores, its zones, and how it names its records
+  /// (``AppSchema/anyTypes(recordNames:zoneName:)`` unless the app says: any types, fresh names).
+  static var schema: AppSchema { get }
+}
+
+extension SimApp {
+  /// Any types, fresh names, zone `Records`: an app that does not state its schema.
+  public static var schema: AppSchema { .anyTypes() }
+}
+
+/// What ties an engine the app makes to the device the simulator runs it on: whether it can
+/// reach the server, what the app asked of it, and whether the app changed its state.
+final class DeviceLink: @unchecked Sendable {
+  /// A send or fetch the app asked for (`sendChanges()`, `fetchChanges()`), not yet started.
+  enum Request {
+    case send(SyncEngine.SendChangesOptions)
+    case fetch(SyncEngine.FetchChangesOptions)
+  }
+  /// Whether the device has a network.
+  var online = true
+  /// Whether an iCloud account is signed in.
+  var signedIn = true
+  /// What the app asked for, in order.
+  var requests: [Request] = []
+  /// Whether the app asked to cancel what is under way.
+  var cancelRequested = false
+  /// Whether the engine is calling the delegate now.
+  var inDelegateCall = false
+  /// Whether the app (or the engine) changed the engine's state since the last `stateUpdate`.
+  var stateChanged = false
+  /// A call the real engine would deadlock on, in words: the run fails with it.
+  var misuse: String?
 }

@@ -1,35 +1,5 @@
 import Foundation
 
-/// The error of a failed save or delete, as `CKError`: a code, and for a conflict the
-/// server's version of the record.
-public struct SyncError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// CloudKit's error codes that the simulated server answers with (`CKError.Code`).
-  public enum Code: String, Hashable, Sendable, CaseIterable {
-    case serverRecordChanged, zoneBusy, requestRateLimited, serviceUnavailable, quotaExceeded, referenceViolation, unknownItem
-    case zoneNotFound, userDeletedZone, batchRequestFailed, limitExceeded, serverRejectedRequest, networkFailure
-  }
-  /// What went wrong.
-  public var code: Code
-  /// For `serverRecordChanged`: the record as the server has it.
-  public var serverRecord: SyncRecord?
-  /// How long to wait before trying again, when the server says (`retryAfterSeconds`).
-  public var retryAfterSeconds: Double?
-
-  /// An error with `code`.
-  public init(_ code: Code, serverRecord: SyncRecord? = nil, retryAfterSeconds: Double? = nil) {
-    self.code = code
-    self.serverRecord = serverRecord
-    self.retryAfterSeconds = retryAfterSeconds
-  }
-
-  public static func == (a: SyncError, b: SyncError) -> Bool {
-    a.code == b.code && a.retryAfterSeconds == b.retryAfterSeconds && a.serverRecord?.recordID == b.serverRecord?.recordID
-  }
-  public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-  /// `serverRecordChanged`.
-  public var description: String { code.rawValue }
-}
-
 /// The delegate through which the engine asks the app for records and tells it what happened
 /// (`CKSyncEngineDelegate`). Its methods are `async`, as CloudKit's are; the simulator runs
 /// each call to completion before anything else happens (nothing else interleaves with it).
@@ -40,6 +10,16 @@ public protocol SyncEngineDelegate: AnyObject, Sendable {
   /// The next batch of changes to send, built from `syncEngine.state`'s pending changes;
   /// nil when there is nothing to send.
   func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async -> SyncEngine.RecordZoneChangeBatch?
+  /// The options of the next fetch request (called before each request of a fetch); by
+  /// default the context's.
+  func nextFetchChangesOptions(_ context: SyncEngine.FetchChangesContext, syncEngine: SyncEngine) async -> SyncEngine.FetchChangesOptions
+}
+
+extension SyncEngineDelegate {
+  /// The context's options, as `CKSyncEngineDelegate`'s default does.
+  public func nextFetchChangesOptions(_ context: SyncEngine.FetchChangesContext, syncEngine: SyncEngine) async -> SyncEngine.FetchChangesOptions {
+    context.options
+  }
 }
 
 /// A sync engine shaped like `CKSyncEngine`, run by the simulator on a simulated device: it
@@ -68,6 +48,10 @@ public final class SyncEngine: @unchecked Sendable {
   public let state: State
   /// The database it syncs.
   public let database: SyncDatabase
+  /// Whether the engine syncs on its own schedule (the configuration's). When false it sends
+  /// and fetches only when asked: `sendChanges()`, `fetchChanges()`, a scenario's `sync`,
+  /// `send` or `fetch`.
+  public let automaticallySync: Bool
   /// The app's delegate, held weakly as `CKSyncEngine` holds it: the app keeps it alive.
   weak var delegate: (any SyncEngineDelegate)?
   let runner = InlineRunner()
@@ -77,6 +61,41 @@ public final class SyncEngine: @unchecked Sendable {
     state = State(configuration.stateSerialization)
     database = configuration.database
     delegate = configuration.delegate
+    automaticallySync = configuration.automaticallySync
+    if let link = database.link { state.onChange = { link.stateChanged = true } }
+  }
+
+  /// Sends the pending changes now, bypassing the engine's schedule (`CKSyncEngine.sendChanges(_:)`).
+  ///
+  /// In the simulator the call returns once the send is under way, not when it has finished
+  /// (no simulated time passes inside a call into the app's code); what it sent and what
+  /// failed reach the delegate as events, as always. It throws `networkUnavailable` on a device
+  /// with no network and `notAuthenticated` with no account signed in. Awaiting it inside
+  /// `handleEvent` or `nextRecordZoneChangeBatch` stops the run: `CKSyncEngine` deadlocks there
+  /// (Apple: "you should not await a call into fetchChanges(_:) or sendChanges(_:) from within
+  /// the handleEvent callback").
+  public func sendChanges(_ options: SendChangesOptions = SendChangesOptions()) async throws {
+    guard let link = database.link else { return }
+    try link.check("sendChanges()")
+    link.requests.append(.send(options))
+  }
+
+  /// Fetches changes now, bypassing the engine's schedule (`CKSyncEngine.fetchChanges(_:)`); as
+  /// ``sendChanges(_:)``, it returns once the fetch is under way. The simulated server keeps one
+  /// change list for all of an app's zones: a fetch scoped to some zones fetches all of them.
+  public func fetchChanges(_ options: FetchChangesOptions = FetchChangesOptions()) async throws {
+    guard let link = database.link else { return }
+    try link.check("fetchChanges()")
+    link.requests.append(.fetch(options))
+  }
+
+  /// Cancels the sends and fetches under way or asked for (`CKSyncEngine.cancelOperations()`):
+  /// a request in flight is abandoned (the server may still have applied it), and its changes
+  /// stay pending.
+  public func cancelOperations() async {
+    guard let link = database.link else { return }
+    link.requests = []
+    link.cancelRequested = true
   }
 
   /// Why a delegate call could not be made or finished (the run is then not judged).
@@ -95,13 +114,36 @@ public final class SyncEngine: @unchecked Sendable {
   /// Calls the delegate's `handleEvent` and waits for it to finish.
   func deliver(_ event: Event) throws(DelegateFailure) {
     guard let delegate else { throw .released }
-    do { try runner.run { await delegate.handleEvent(event, syncEngine: self) } } catch { throw .suspended }
+    try call { await delegate.handleEvent(event, syncEngine: self) }
   }
 
   /// Asks the delegate for the next batch and waits for it.
   func nextBatch(_ context: SendChangesContext) throws(DelegateFailure) -> RecordZoneChangeBatch? {
     guard let delegate else { throw .released }
-    do { return try runner.run { await delegate.nextRecordZoneChangeBatch(context, syncEngine: self) } ?? nil } catch { throw .suspended }
+    return try call { await delegate.nextRecordZoneChangeBatch(context, syncEngine: self) } ?? nil
+  }
+
+  /// Asks the delegate for the options of the next fetch request.
+  func nextFetchOptions(_ context: FetchChangesContext) throws(DelegateFailure) -> FetchChangesOptions {
+    guard let delegate else { throw .released }
+    return try call { await delegate.nextFetchChangesOptions(context, syncEngine: self) }
+  }
+
+  /// Runs one delegate call to its end, noting while the call runs that the delegate is being
+  /// called (a task the call starts runs after it, not inside it).
+  func call<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(DelegateFailure) -> T {
+    let link = database.link
+    do {
+      return try runner.run {
+        link?.inDelegateCall = true
+        let result = await body()
+        link?.inDelegateCall = false
+        return result
+      }
+    } catch {
+      link?.inDelegateCall = false
+      throw .suspended
+    }
   }
 }
 
@@ -109,214 +151,30 @@ public final class SyncEngine: @unchecked Sendable {
 public struct SyncDatabase: Hashable, Sendable {
   /// The device it belongs to (its index in the run).
   public var device: Int
+  /// What ties the database to the simulated device (nil for one made in a test).
+  let link: DeviceLink?
   /// The device's database.
-  public init(device: Int) { self.device = device }
+  public init(device: Int) { self.init(device: device, link: nil) }
+  init(device: Int, link: DeviceLink?) {
+    self.device = device
+    self.link = link
+  }
+  public static func == (a: SyncDatabase, b: SyncDatabase) -> Bool { a.device == b.device }
+  public func hash(into hasher: inout Hasher) { hasher.combine(device) }
 }
 
-extension SyncEngine {
-  /// Why and what the engine is about to send (`CKSyncEngine.SendChangesContext`).
-  public struct SendChangesContext: Sendable {
-    /// Why the engine sends: on its own schedule, or because the app asked.
-    public enum Reason: Sendable, Hashable { case scheduled, manual }
-    /// Why.
-    public var reason: Reason
-    /// What to send (`CKSyncEngine.SendChangesOptions`).
-    public var options: SendChangesOptions
-
-    /// A context.
-    public init(reason: Reason, options: SendChangesOptions = SendChangesOptions()) {
-      self.reason = reason
-      self.options = options
+extension DeviceLink {
+  /// Throws what `CKSyncEngine` answers a send or fetch with when it cannot reach the server;
+  /// notes a call from inside a delegate call, where `CKSyncEngine` deadlocks.
+  func check(_ call: String) throws {
+    if inDelegateCall {
+      misuse =
+        misuse
+        ?? "the delegate awaited \(call) inside a delegate callback, where CKSyncEngine deadlocks: it waits for the event being handled (Apple, CKSyncEngineDelegate.handleEvent: \"you should not await a call into fetchChanges(_:) or sendChanges(_:) from within the handleEvent callback\"; do it in a detached task)"
+      throw SyncError(.operationCancelled)
     }
-  }
-
-  /// What a send covers (`CKSyncEngine.SendChangesOptions`).
-  public struct SendChangesOptions: Sendable {
-    /// The changes a send covers (`CKSyncEngine.SendChangesOptions.Scope`).
-    public enum Scope: Sendable, Hashable {
-      /// Every pending change.
-      case all
-      /// The changes in these zones.
-      case zoneIDs([SyncRecordZoneID])
-      /// The changes in every zone but these.
-      case excludedZoneIDs([SyncRecordZoneID])
-      /// The changes of these records.
-      case recordIDs([SyncRecordID])
-
-      /// Whether the scope covers a record.
-      public func contains(_ recordID: SyncRecordID) -> Bool {
-        switch self {
-        case .all: true
-        case .zoneIDs(let zones): zones.contains(recordID.zoneID)
-        case .excludedZoneIDs(let zones): !zones.contains(recordID.zoneID)
-        case .recordIDs(let ids): ids.contains(recordID)
-        }
-      }
-
-      /// Whether the scope covers a pending change (`scope.contains(change)`, as in Apple's
-      /// sample delegates).
-      public func contains(_ change: PendingRecordZoneChange) -> Bool { contains(change.recordID) }
-
-      /// Whether the scope covers any record of a zone.
-      public func contains(_ zoneID: SyncRecordZoneID) -> Bool {
-        switch self {
-        case .all: true
-        case .zoneIDs(let zones): zones.contains(zoneID)
-        case .excludedZoneIDs(let zones): !zones.contains(zoneID)
-        case .recordIDs(let ids): ids.contains { $0.zoneID == zoneID }
-        }
-      }
-    }
-    /// The changes to send.
-    public var scope: Scope
-
-    /// Options (the scope: all pending changes unless given).
-    public init(scope: Scope = .all) { self.scope = scope }
-  }
-
-  /// One request's worth of changes (`CKSyncEngine.RecordZoneChangeBatch`): records to save and
-  /// records to delete.
-  public struct RecordZoneChangeBatch: Sendable {
-    /// The records to save, with their current fields.
-    public var recordsToSave: [SyncRecord]
-    /// The records to delete.
-    public var recordIDsToDelete: [SyncRecordID]
-    /// Whether the whole batch fails when one change fails (in an atomic zone).
-    public var atomicByZone: Bool
-    /// Pending saves whose record the provider no longer had: the engine drops them from its
-    /// state, as CKSyncEngine does when the provider returns nil.
-    var skipped: [SyncRecordID] = []
-
-    /// A batch of exactly these changes.
-    public init(recordsToSave: [SyncRecord], recordIDsToDelete: [SyncRecordID], atomicByZone: Bool = false) {
-      self.recordsToSave = recordsToSave
-      self.recordIDsToDelete = recordIDsToDelete
-      self.atomicByZone = atomicByZone
-    }
-
-    /// A batch of the first `pendingChanges` that fit in one request, asking `recordProvider`
-    /// for each record to save (return nil for one that no longer exists: the change is
-    /// skipped), as `CKSyncEngine.RecordZoneChangeBatch(pendingChanges:recordProvider:)`.
-    /// Nil when nothing is left.
-    public init?(
-      pendingChanges: [PendingRecordZoneChange], maxCount: Int = 400, recordProvider: (SyncRecordID) async -> SyncRecord?
-    ) async {
-      var saves: [SyncRecord] = []
-      var deletes: [SyncRecordID] = []
-      var skippedIDs: [SyncRecordID] = []
-      for change in pendingChanges where saves.count + deletes.count < maxCount {
-        switch change {
-        case .saveRecord(let id):
-          if let record = await recordProvider(id) { saves.append(record) } else { skippedIDs.append(id) }
-        case .deleteRecord(let id):
-          deletes.append(id)
-        }
-      }
-      guard !saves.isEmpty || !deletes.isEmpty || !skippedIDs.isEmpty else { return nil }
-      self.init(recordsToSave: saves, recordIDsToDelete: deletes)
-      skipped = skippedIDs
-    }
-  }
-
-  /// What the engine tells the delegate (`CKSyncEngine.Event`).
-  public enum Event: Sendable, CustomStringConvertible {
-    /// The state changed: persist `stateSerialization` now, or lose it with the app.
-    case stateUpdate(StateUpdate)
-    /// The iCloud account signed in, out, or switched.
-    case accountChange(AccountChange)
-    /// Zones were deleted on the server (by the user, another device, or a reset).
-    case fetchedDatabaseChanges(FetchedDatabaseChanges)
-    /// Records changed or deleted on the server: apply them.
-    case fetchedRecordZoneChanges(FetchedRecordZoneChanges)
-    /// A batch was sent: what was saved and deleted, and what failed with which error.
-    case sentRecordZoneChanges(SentRecordZoneChanges)
-    /// A fetch is about to start.
-    case willFetchChanges
-    /// A fetch finished.
-    case didFetchChanges
-    /// Sending is about to start.
-    case willSendChanges(SendChangesContext)
-    /// Sending finished.
-    case didSendChanges(SendChangesContext)
-
-    /// The event's name, as the trace shows it (`fetchedRecordZoneChanges`).
-    public var description: String {
-      switch self {
-      case .stateUpdate: "stateUpdate"
-      case .accountChange: "accountChange"
-      case .fetchedDatabaseChanges: "fetchedDatabaseChanges"
-      case .fetchedRecordZoneChanges: "fetchedRecordZoneChanges"
-      case .sentRecordZoneChanges: "sentRecordZoneChanges"
-      case .willFetchChanges: "willFetchChanges"
-      case .didFetchChanges: "didFetchChanges"
-      case .willSendChanges: "willSendChanges"
-      case .didSendChanges: "didSendChanges"
-      }
-    }
-
-    /// `CKSyncEngine.Event.StateUpdate`.
-    public struct StateUpdate: Sendable {
-      /// The state to persist.
-      public var stateSerialization: State.Serialization
-    }
-
-    /// `CKSyncEngine.Event.AccountChange`.
-    public struct AccountChange: Sendable, Hashable {
-      /// What happened to the account.
-      public enum ChangeType: Sendable, Hashable {
-        case signIn(currentUser: String)
-        case signOut(previousUser: String)
-        case switchAccounts(previousUser: String, currentUser: String)
-      }
-      /// What happened.
-      public var changeType: ChangeType
-    }
-
-    /// `CKSyncEngine.Event.FetchedDatabaseChanges`: zones deleted on the server.
-    public struct FetchedDatabaseChanges: Sendable {
-      /// Why a zone went.
-      public enum Reason: Sendable, Hashable { case deleted, purged, encryptedDataReset }
-      /// The zones deleted, with why.
-      public var deletions: [(zoneID: SyncRecordZoneID, reason: Reason)]
-    }
-
-    /// `CKSyncEngine.Event.FetchedRecordZoneChanges`.
-    public struct FetchedRecordZoneChanges: Sendable {
-      /// One record deleted on the server.
-      public struct Deletion: Sendable, Hashable {
-        /// The record deleted.
-        public var recordID: SyncRecordID
-        /// Its type.
-        public var recordType: String
-      }
-      /// One record saved on the server (`CKDatabase.RecordZoneChange.Modification`).
-      public struct Modification: Sendable {
-        /// The record as the server has it now (with its change tag).
-        public var record: SyncRecord
-      }
-      /// Records saved on the server.
-      public var modifications: [Modification]
-      /// Records deleted on the server.
-      public var deletions: [Deletion]
-    }
-
-    /// `CKSyncEngine.Event.SentRecordZoneChanges`.
-    public struct SentRecordZoneChanges: Sendable {
-      /// A save that failed, with the record as sent and the error.
-      public struct FailedRecordSave: Sendable {
-        /// The record as sent.
-        public var record: SyncRecord
-        /// Why the save failed.
-        public var error: SyncError
-      }
-      /// Records saved, as the server now has them (new change tags).
-      public var savedRecords: [SyncRecord]
-      /// Saves that failed.
-      public var failedRecordSaves: [FailedRecordSave]
-      /// Records deleted.
-      public var deletedRecordIDs: [SyncRecordID]
-      /// Deletes that failed, with their errors.
-      public var failedRecordDeletes: [(recordID: SyncRecordID, error: SyncError)]
-    }
+    guard signedIn else { throw SyncError(.notAuthenticated) }
+    guard online else { throw SyncError(.networkUnavailable) }
   }
 }
+

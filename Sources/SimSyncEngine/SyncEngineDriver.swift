@@ -4,32 +4,59 @@ import Scenarios
 @_spi(Kernel) import Simulator
 
 /// Runs a user's app and its `SyncEngine` on one simulated device (``AppDriver``): it makes the
-/// app's changes, schedules sends and fetches as `CKSyncEngine` does on its own, turns batches
-/// into push requests and replies into events, and after every step tells the world what the
-/// app shows, with each value's provenance found from the value itself (workloads for user
-/// apps write values unique per intent).
+/// app's changes, sends and fetches as `CKSyncEngine` does — on its own schedule, or when the
+/// app or the scenario asks — turns batches into requests and replies into events, and after
+/// every step tells the world what the app shows, with each value's provenance found from the
+/// value itself (workloads for user apps write values unique per intent).
+///
+/// The parts: intents and inputs here; sends in `+Send`, fetches in `+Fetch`, zones and
+/// accounts in `+Accounts`, what the app shows in `+View`.
 package final class SyncEngineDriver<App: SimApp>: AppDriver {
   let index: Int
   let name: String
   let schema: Schema
-  /// Record names by key, and keys by name.
+  /// Record names by key (the scenario's ids, or the names the app's naming gives them), and
+  /// keys by name.
   let names: [String]
   var keys: [String: RecordKey] = [:]
+  /// The app's stated zones and naming.
+  let appSchema: AppSchema
   let disk = SimDisk()
   var app: App?
-  var online = true
-  var nextRequest: UInt64 = 1
+  /// What ties the app's engine to this device.
+  let link = DeviceLink()
+  /// Runs the app's own `async` calls (its launch, intents, what it shows) to their end.
+  let runner = InlineRunner()
+
+  /// A send or fetch, from its first event to its last (`willSendChanges` … `didSendChanges`).
+  enum Operation {
+    case idle
+    case sending(SyncEngine.SendChangesContext)
+    /// A fetch, with the zones whose records it announced (`willFetchRecordZoneChanges`).
+    case fetching(SyncEngine.FetchChangesContext, zones: [SyncRecordZoneID])
+  }
+  var operation = Operation.idle
+  /// The request the operation waits on.
   enum InFlight {
     case none
-    /// A push: each change sent, with how many times it had been added then.
-    case push(UInt64, [(change: SyncEngine.PendingRecordZoneChange, additions: Int)])
+    /// A push: each change sent, with how many times it had been added then, and the records.
+    case push(UInt64, [(change: SyncEngine.PendingRecordZoneChange, additions: Int)], records: [SyncRecord])
     case fetch(UInt64)
+    /// Zone saves and deletes.
+    case zones(UInt64, [SyncEngine.PendingDatabaseChange])
   }
   var inFlight = InFlight.none
+  var nextRequest: UInt64 = 1
+  /// What is to be done next, in order: the scenario's and the app's requests, and the engine's
+  /// own schedule.
+  var queue: [(request: DeviceLink.Request, reason: SyncEngine.SyncReason)] = []
   /// Timer generations: a timer set before a kill, or superseded, is ignored when it fires.
   var sendGeneration: UInt32 = 0
   var retryGeneration: UInt32 = 0
   var timeoutGeneration: UInt32 = 0
+  var stateGeneration: UInt32 = 0
+  /// Whether a `stateUpdate` is due (its timer is set).
+  var stateUpdateDue = false
   /// Records a push sends at most, halved after `limitExceeded` (as `CKSyncEngine` splits a
   /// batch CloudKit refuses as too large).
   var batchLimit = 400
@@ -64,6 +91,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Faults this device ignored because they are not simulated for an app yet, once per kind.
   package private(set) var notSimulated: [String] = []
   var notSimulatedKinds: Set<String> = []
+  /// What the app made of the intents it was given.
+  package private(set) var tally = AppIntentTally()
   /// The time of the input or intent being handled (for the failure's message).
   var now: VirtualTime = .zero
 
@@ -75,6 +104,26 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Per account, the records whose changes were pending when the device signed out of it and
   /// that the app no longer had pending after (set aside, or wiped).
   var setAside: [Int32: [RecordKey]] = [:]
+  /// The zones the app used on this device (saved, or sent records to): a zone deletion names
+  /// them all in `fetchedDatabaseChanges`.
+  var knownZones: [SyncRecordZoneID] = []
+  /// The zones the user's "delete all data" on this device deleted (the world deletes them at
+  /// the intent): the app's own delete of them, when its engine sends it, deletes nothing more.
+  var deletedByTheUser: [SyncRecordZoneID] = []
+
+  /// What the step being made did, for telling which unsent changes the app dropped: records
+  /// whose change the server acknowledged, and the CloudKit error each failed change met.
+  var stepAcknowledged: Set<RecordKey> = []
+  var stepErrors: [RecordKey: String] = [:]
+  /// The records with a pending change after the last step, and the last copy of each record
+  /// the server gave this device.
+  var lastPending: Set<RecordKey> = []
+  var serverCopies: [RecordKey: RecordState] = [:]
+  /// When the app was killed with changes pending in memory, and which: checked when it launches
+  /// again.
+  var killed: (at: VirtualTime, pending: Set<RecordKey>)?
+  /// Whether the account changed in this step (what was pending went with the old database).
+  var accountChangedThisStep = false
 
   package init(
     index: Int, name: String, schema: Schema, recordNames: [String], accountNames: [String] = ["icloud"], provenance: ProvenanceRegistry
@@ -84,12 +133,52 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     self.index = index
     self.name = name
     self.schema = schema
-    names = recordNames
-    for (k, n) in recordNames.enumerated() { keys[n] = RecordKey(k) }
+    appSchema = App.schema
+    names = recordNames.map { Self.name(for: $0, naming: App.schema.recordNames) }
+    for (k, n) in names.enumerated() { keys[n] = RecordKey(k) }
   }
 
-  var zoneID: SyncRecordZoneID { SyncRecordZoneID(zoneName: "Records") }
-  func recordID(_ key: RecordKey) -> SyncRecordID { SyncRecordID(recordName: names[Int(key)], zoneID: zoneID) }
+  /// The name the app is handed for the scenario's id `id`: the id itself, or a UUID drawn
+  /// from it (upper-case, as `UUID().uuidString`), the same in every run.
+  static func name(for id: String, naming: AppSchema.RecordNames) -> String {
+    guard naming == .uuids else { return id }
+    var a = StableHasher()
+    a.combine("uuid-a:" + id)
+    var b = StableHasher()
+    b.combine("uuid-b:" + id)
+    var hex = String(a.value, radix: 16, uppercase: true)
+    hex = String(repeating: "0", count: 16 - hex.count) + hex
+    var low = String(b.value, radix: 16, uppercase: true)
+    low = String(repeating: "0", count: 16 - low.count) + low
+    let digits = Array(hex + low)
+    // Version 4, variant 10, as a random UUID has.
+    var chars = digits
+    chars[12] = "4"
+    chars[16] = ["8", "9", "A", "B"][Int(String(chars[16]), radix: 16)! & 3]
+    let s = String(chars)
+    func part(_ from: Int, _ to: Int) -> Substring { s[s.index(s.startIndex, offsetBy: from)..<s.index(s.startIndex, offsetBy: to)] }
+    return "\(part(0, 8))-\(part(8, 12))-\(part(12, 16))-\(part(16, 20))-\(part(20, 32))"
+  }
+
+  /// The zones the app declares (``AppSchema/zoneName`` and ``AppSchema/zones``): its database
+  /// has them when the run starts.
+  package var initialZones: [Int32] {
+    var names = [appSchema.zoneName]
+    for name in appSchema.zones.values.sorted() where !names.contains(name) { names.append(name) }
+    return names.map { provenance.zoneNumber(SyncRecordZoneID(zoneName: $0)) }
+  }
+
+  /// The zone records of type `type` are made in.
+  func defaultZone(ofType type: Int32) -> SyncRecordZoneID {
+    appSchema.zone(forType: Int(type) < schema.types.count ? schema.types[Int(type)].name : "")
+  }
+
+  /// A record's identity: its name, in the zone it was last saved in (or its type's).
+  func recordID(_ key: RecordKey) -> SyncRecordID {
+    if let n = provenance.zoneOf[key], let zone = provenance.zone(n) { return SyncRecordID(recordName: names[Int(key)], zoneID: zone) }
+    let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
+    return SyncRecordID(recordName: names[Int(key)], zoneID: defaultZone(ofType: type))
+  }
 
   /// The device clock the app reads (`SimDevice.now`), set before every call into the app.
   let clock = SimDeviceClock()
@@ -100,17 +189,48 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// When the step is made (true time).
   var stepTime = VirtualTime.zero
 
-  /// The app, launched (again, after a kill) from its disk.
+  /// The app, launched (again, after a kill) from its disk. A launch whose engine has changes
+  /// pending schedules a send, as `CKSyncEngine` does when it is made with pending changes.
   func launched() -> App {
     if let app { return app }
     launches += 1
     let random = SimDeviceRandom(seed: provenance.seed, device: name, launch: launches)
-    let made = App(device: SimDevice(name: name, index: index, disk: disk, clock: clock, random: random))
+    let device = SimDevice(
+      name: name, index: index, disk: disk, clock: clock, random: random, zoneID: appSchema.zone(forType: ""), link: link)
+    // Made on the simulator's thread: a task the app starts as it launches runs here too.
+    let made: App
+    do { made = try runner.run { Unchecked(App(device: device)) }.value } catch {
+      fail(InlineRunner.Suspended().description)
+      made = App(device: device)
+    }
     app = made
+    link.stateChanged = false
+    if let killed {
+      // What the app had pending when it was killed and does not have now was never sent
+      // (judged at the next update, against what the app shows).
+      forgotten = (killed.at, killed.pending.subtracting(pendingKeys(made)))
+      self.killed = nil
+    }
+    if !made.syncEngine.state.pendingRecordZoneChanges.isEmpty || !made.syncEngine.state.pendingDatabaseChanges.isEmpty {
+      relaunchedWithPending = true
+    }
     return made
   }
+  /// Records whose pending change the app forgot across the kill at that time (judged at the
+  /// next update).
+  var forgotten: (at: VirtualTime, keys: Set<RecordKey>)?
+  /// The app launched with changes pending: the engine schedules a send.
+  var relaunchedWithPending = false
 
-  // MARK: AppDriver
+  /// Runs an async call into the app to its end on the simulator's thread.
+  func inApp<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T? {
+    do { return try runner.run(body) } catch {
+      fail(InlineRunner.Suspended().description)
+      return nil
+    }
+  }
+
+  // MARK: AppDriver: intents
 
   package func perform(_ intent: UserIntent, id: IntentID, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent {
     now = env.now
@@ -118,14 +238,16 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     if provenance.behaviour != nil { (stepInput, stepTime) = ("intent i\(id)", env.now) }
     let app = launched()
     let key = intent.key
+    // The record's type: its create's (the device may not show it).
+    let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : (view.store.type(of: key) ?? 0)
+    let shown = view.visibleRecord(key) != nil
     var kind: IntentKind
     var appIntent: AppIntent
     switch intent {
-    case .create(let type, _, let values):
-      kind = .create(type: type, values: values)
-      appIntent = .create(recordType: schema.types[Int(type)].name, recordID: recordID(key), values: fieldValues(type, values))
+    case .create(let createType, _, let values):
+      kind = .create(type: createType, values: values)
+      appIntent = .create(recordType: schema.types[Int(createType)].name, recordID: recordID(key), values: fieldValues(createType, values))
     case .set(_, let values):
-      let type = view.store.type(of: key) ?? 0
       kind = .set(values)
       appIntent = .set(recordID: recordID(key), values: fieldValues(type, values))
     case .delete:
@@ -133,19 +255,23 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       appIntent = .delete(recordID: recordID(key))
     case .append(_, let field, let text):
       kind = .append(field: field, text: text)
-      let type = Int(view.store.type(of: key) ?? 0)
-      guard Int(field) < schema.types[type].fields.count else {
-        return made(id, key, kind, view, env, ignored: "the app does not show \(names[Int(key)])")
+      guard Int(field) < schema.types[Int(type)].fields.count else {
+        return refused(id, key, kind, view, env, expected: !shown, shows: shown)
       }
-      appIntent = .append(recordID: recordID(key), field: schema.types[type].fields[Int(field)].name, text: text)
+      appIntent = .append(recordID: recordID(key), field: schema.types[Int(type)].fields[Int(field)].name, text: text)
     case .replace(_, let field, let old, let new):
       kind = .replace(field: field, old: old, new: new, removed: [])
+      tally.notSimulated += 1
+      notSimulated("a text replacement")
       return made(id, key, kind, view, env, ignored: "text replacements are not yet simulated for a user's app (appends are)")
     }
-    guard app.perform(appIntent) else {
-      update(&view, effects: &effects)
-      return made(id, key, kind, view, env, ignored: "the app does not show \(names[Int(key)])")
+    let (target, change) = (Unchecked(app), appIntent)
+    let done = inApp { await target.value.perform(change) } ?? false
+    guard done else {
+      update(&view, env: env, effects: &effects)
+      return refused(id, key, kind, view, env, expected: !shown && !intent.isCreate, shows: shown)
     }
+    tally.applied += 1
     // The incarnation the intent was made on: a create starts its own; any other intent is on
     // the record the app shows (the view is updated below).
     if case .create = intent {
@@ -171,9 +297,36 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case .replace:
       break
     }
-    update(&view, effects: &effects)
-    scheduleSend(&view, effects: &effects)
+    update(&view, env: env, effects: &effects)
+    // A change the app added to its engine's state: the engine schedules a send (after the
+    // scenario's `autosync` pause; none with `autosync off` or `automaticallySync` false).
+    let engine = app.syncEngine
+    if !engine.state.pendingRecordZoneChanges.isEmpty || !engine.state.pendingDatabaseChanges.isEmpty || engine.state.hasPendingUntrackedChanges {
+      scheduleSend(view, effects: &effects)
+    }
     return made(id, key, kind, view, env, ignored: nil)
+  }
+
+  /// An intent the app refused: expected when the device did not show the record (a set,
+  /// delete or append of a record it never got, or already deleted); otherwise the app failed to
+  /// make a change of its own schema, which the report counts against it.
+  func refused(_ id: IntentID, _ key: RecordKey, _ kind: IntentKind, _ view: DeviceState, _ env: DeviceEnvironment, expected: Bool, shows: Bool) -> Intent {
+    let record = key < RecordKey(names.count) ? names[Int(key)] : "record \(key)"
+    if expected {
+      tally.refusedAsExpected += 1
+      return made(id, key, kind, view, env, ignored: "the app does not show \(record)")
+    }
+    let why =
+      shows ? "the app refused it though it shows \(record)" : "the app refused to make \(record) (\(kindName(kind)) of its own schema)"
+    tally.refused.append("i\(id) (\(name) \(kind.verb) \(record) at \(env.now)): \(why)")
+    return made(id, key, kind, view, env, ignored: why)
+  }
+
+  func kindName(_ kind: IntentKind) -> String {
+    switch kind {
+    case .create(let type, _): "a " + schema.types[Int(type)].name
+    default: kind.verb
+    }
   }
 
   /// Notes which intent wrote each value (a text's value as a piece of text it wrote).
@@ -193,6 +346,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       context: CausalContext(), ignored: ignored)
   }
 
+  // MARK: AppDriver: inputs
+
   package func handle(_ input: DeviceInput, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     guard failure == nil else { return }
     now = env.now
@@ -200,50 +355,79 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     if provenance.behaviour != nil { (stepInput, stepTime) = (Self.describe(input), env.now) }
     switch input {
     case .kill:
+      // Memory goes: what the engine had pending and not written to disk is checked at the
+      // next launch.
+      if let app { killed = (env.now, Set(pendingKeys(app))) }
       app = nil
       inFlight = .none
+      operation = .idle
+      queue = []
       sendGeneration &+= 1
       retryGeneration &+= 1
       timeoutGeneration &+= 1
+      stateGeneration &+= 1
+      stateUpdateDue = false
       holdUntil = .zero
+      link.requests = []
       view.driverNewSession()
+      return
     case .connectivity(let up):
-      online = up
+      link.online = up
       view.driverSetOnline(up)
       if !up {
-        inFlight = .none
         timeoutGeneration &+= 1
         view.driverNewSession()
-      } else {
-        sync(&view, env: env, effects: &effects)
+        interrupt(error: .networkUnavailable, effects: &effects)
+      } else if automatic {
+        enqueue(.send(.init()), .scheduled)
+        enqueue(.fetch(.init()), .scheduled)
       }
     case .syncNow:
-      sync(&view, env: env, effects: &effects)
+      enqueue(.send(.init()), .manual)
+      enqueue(.fetch(.init()), .manual)
+    case .sendNow:
+      enqueue(.send(.init()), .manual)
+    case .fetchNow:
+      enqueue(.fetch(.init()), .manual)
     case .timer(.autosync, let generation):
-      if generation == sendGeneration { sync(&view, env: env, effects: &effects) }
+      if generation == sendGeneration { enqueue(.send(.init()), .scheduled) }
     case .timer(.retry, let generation):
-      if generation == retryGeneration { sync(&view, env: env, effects: &effects) }
+      if generation == retryGeneration, automatic {
+        if fetchFirst { enqueue(.fetch(.init()), .scheduled) }
+        enqueue(.send(.init()), .scheduled)
+        enqueue(.fetch(.init()), .scheduled)
+      }
     case .timer(.timeout, let generation):
-      // No answer in time (a lost request or reply): what was sent stays pending, and the
-      // engine tries again, as CKSyncEngine does after a network failure.
+      // No answer in time (a lost request or reply): what was sent stays pending, the delegate
+      // hears of a network failure, and the engine tries again, as CKSyncEngine does.
       guard generation == timeoutGeneration, !isIdle else { break }
-      inFlight = .none
       view.driverNewSession()
-      retry(after: .seconds(5), env: env, effects: &effects)
+      interrupt(error: .networkFailure, effects: &effects)
+      if automatic { retry(after: .seconds(5), env: env, effects: &effects) }
+    case .timer(.stateUpdate, let generation):
+      if generation == stateGeneration {
+        stateUpdateDue = false
+        if link.stateChanged { deliverState() }
+      }
     case .timer:
       break
     case .message(.notify):
-      if isIdle, env.now >= holdUntil { fetch(&view, effects: &effects) }
+      if automatic { enqueue(.fetch(.init()), .scheduled) }
     case .message(.pushReply(let id, let results)):
-      guard case .push(let sent, let changes) = inFlight, sent == id else { return }
+      guard case .push(let sent, let changes, let records) = inFlight, sent == id else { return }
       inFlight = .none
       timeoutGeneration &+= 1
-      pushed(changes, results, &view, env: env, effects: &effects)
+      pushed(changes, records, results, &view, env: env, effects: &effects)
     case .message(.fetchReply(let id, let reply)):
       guard case .fetch(let sent) = inFlight, sent == id else { return }
       inFlight = .none
       timeoutGeneration &+= 1
       fetched(reply, &view, env: env, effects: &effects)
+    case .message(.zonesReply(let id, let results)):
+      guard case .zones(let sent, let changes) = inFlight, sent == id else { return }
+      inFlight = .none
+      timeoutGeneration &+= 1
+      zonesAnswered(changes, results, &view, env: env, effects: &effects)
     case .background:
       notSimulated("a background budget")
     case .clockJump:
@@ -257,20 +441,45 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case .message:
       break
     }
-    update(&view, effects: &effects)
+    update(&view, env: env, effects: &effects)
   }
 
   // MARK: Scheduling
+
+  /// Whether the engine syncs on its own: the app's configuration says so
+  /// (`automaticallySync`).
+  var automatic: Bool { app?.syncEngine.automaticallySync ?? true }
 
   var isIdle: Bool {
     if case .none = inFlight { true } else { false }
   }
 
-  /// A change was made: send it after a short pause (the next change in that second goes in the
-  /// same batch), as CKSyncEngine schedules a send when pending changes are added.
-  func scheduleSend(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
+  var operationIsIdle: Bool {
+    if case .idle = operation { true } else { false }
+  }
+
+  /// Queues a send or fetch (a scheduled one is not queued twice), and starts the next if the
+  /// engine is free.
+  func enqueue(_ request: DeviceLink.Request, _ reason: SyncEngine.SyncReason) {
+    if reason == .scheduled {
+      let already = queue.contains { q in
+        switch (q.request, request) {
+        case (.send, .send), (.fetch, .fetch): q.reason == .scheduled
+        default: false
+        }
+      }
+      if already { return }
+    }
+    queue.append((request, reason))
+  }
+
+  /// A change was made: send it after the scenario's `autosync` pause (the next change in that
+  /// time goes in the same batch), as CKSyncEngine schedules a send when pending changes are
+  /// added — unless the scenario says `autosync off` or the app `automaticallySync = false`.
+  func scheduleSend(_ view: DeviceState, effects: inout [DeviceEffect]) {
+    guard automatic, let pause = view.config.autosync else { return }
     sendGeneration &+= 1
-    effects.append(.timer(.autosync, after: .seconds(1), generation: sendGeneration))
+    effects.append(.timer(.autosync, after: pause, generation: sendGeneration))
   }
 
   /// Try again after `delay` (a retry-after, or the engine's back-off).
@@ -280,17 +489,31 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     effects.append(.timer(.retry, after: delay, generation: retryGeneration))
   }
 
-  /// Sends what is pending, or else fetches — unless offline, signed out, busy, or waiting out a
-  /// retry-after.
-  func sync(_ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    guard online, view.account != nil, isIdle else { return }
-    guard env.now >= holdUntil else {
-      effects.append(.timer(.retry, after: holdUntil - env.now, generation: retryGeneration))
-      return
+  /// Starts what is queued, one operation at a time — unless offline, signed out, busy, or
+  /// waiting out a retry-after (then a manual request waits for it too).
+  func pump(_ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    // What the app asked for during the step (`sendChanges()`, `fetchChanges()`).
+    for request in link.requests { queue.append((request, .manual)) }
+    link.requests = []
+    if link.cancelRequested {
+      link.cancelRequested = false
+      cancel(&view, effects: &effects)
     }
-    let engine = launched().syncEngine
-    if !fetchFirst && !engine.state.pendingRecordZoneChanges.isEmpty { push(&view, effects: &effects) } else { fetch(&view, effects: &effects) }
+    while failure == nil, isIdle, operationIsIdle, !queue.isEmpty {
+      guard online(view), view.account != nil else { return }
+      guard env.now >= holdUntil else {
+        effects.append(.timer(.retry, after: holdUntil - env.now, generation: retryGeneration))
+        return
+      }
+      let (request, reason) = queue.removeFirst()
+      switch request {
+      case .send(let options): startSend(.init(reason: reason, options: options), &view, env: env, effects: &effects)
+      case .fetch(let options): startFetch(.init(reason: reason, options: options), &view, env: env, effects: &effects)
+      }
+    }
   }
+
+  func online(_ view: DeviceState) -> Bool { link.online }
 
   /// The request just sent gets no answer within the device's request timeout: give up on it.
   func awaitAnswer(_ view: DeviceState, effects: inout [DeviceEffect]) {
@@ -298,12 +521,36 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     effects.append(.timer(.timeout, after: view.config.requestTimeout, generation: timeoutGeneration))
   }
 
-  func deliver(_ event: SyncEngine.Event) {
-    do { try launched().syncEngine.deliver(event) } catch { fail(error.description) }
+  /// The app's engine: cancel what is under way (`cancelOperations()`): a request in flight is
+  /// abandoned, and what it carried stays pending.
+  func cancel(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
+    guard !isIdle || !operationIsIdle else { return }
+    timeoutGeneration &+= 1
+    view.driverNewSession()
+    interrupt(error: .operationCancelled, effects: &effects)
   }
 
-  /// Tells the app the engine's state changed (`stateUpdate`), with the engine it has now.
-  func deliverState() { deliver(.stateUpdate(.init(stateSerialization: launched().syncEngine.state.serialization))) }
+  func deliver(_ event: SyncEngine.Event) {
+    guard failure == nil else { return }
+    do { try launched().syncEngine.deliver(event) } catch { fail(error.description) }
+    if let misuse = link.misuse { fail(misuse) }
+  }
+
+  /// Tells the app its engine's state changed (`stateUpdate`), with the engine it has now.
+  func deliverState() {
+    link.stateChanged = false
+    deliver(.stateUpdate(.init(stateSerialization: launched().syncEngine.state.serialization)))
+  }
+
+  /// The engine's state changed: `stateUpdate` follows about 100 ms later, coalescing the
+  /// changes meanwhile ("around 100 milliseconds", Apple's CloudKit engineer on
+  /// apple/sample-cloudkit-sync-engine issue 5).
+  func stateChanged(effects: inout [DeviceEffect]) {
+    guard link.stateChanged, !stateUpdateDue, app != nil else { return }
+    stateUpdateDue = true
+    stateGeneration &+= 1
+    effects.append(.timer(.stateUpdate, after: .milliseconds(100), generation: stateGeneration))
+  }
 
   /// The records with a pending change in the app's engine.
   func pendingKeys(_ app: App) -> [RecordKey] { app.syncEngine.state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] } }
@@ -321,492 +568,19 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     if failure == nil { failure = "\(name) at \(now): \(reason)" }
   }
 
-  func push(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
-    let engine = launched().syncEngine
-    let context = SyncEngine.SendChangesContext(reason: .scheduled)
-    deliver(.willSendChanges(context))
-    let batch: SyncEngine.RecordZoneChangeBatch?
-    do { batch = try engine.nextBatch(context) } catch {
-      fail(error.description)
-      return
-    }
-    guard let batch else {
-      deliver(.didSendChanges(context))
-      fetch(&view, effects: &effects)
-      return
-    }
-    for id in batch.skipped { engine.state.remove(pendingRecordZoneChanges: [.saveRecord(id)]) }
-    var writes: [RecordWrite] = []
-    var changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)] = []
-    for record in batch.recordsToSave where writes.count < batchLimit {
-      guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
-      let state = recordState(key, type: Int32(type), values: record.fields)
-      var changed = FieldMask()
-      for name in record.changedKeys() { if let f = schema.types[type].fields.firstIndex(where: { $0.name == name }) { changed.insert(.field(f)) } }
-      if record.recordChangeTag == nil { changed = .all }
-      writes.append(RecordWrite(record: state, changed: changed, isDelete: false, baseTag: Int64(record.recordChangeTag ?? "") ?? 0))
-      let names = schema.types[type].fields.map(\.name)
-      let extras = record.fields.filter { !names.contains($0.key) }
-      if !extras.isEmpty || provenance.extras[key]?[state.fields.map(\.value)] != nil {
-        provenance.extras[key, default: [:]][state.fields.map(\.value)] = extras
-      }
-      let change = SyncEngine.PendingRecordZoneChange.saveRecord(record.recordID)
-      changes.append((change, engine.state.additions[change] ?? 0))
-    }
-    for id in batch.recordIDsToDelete where writes.count < batchLimit {
-      guard let key = keys[id.recordName] else { continue }
-      let type = view.store.type(of: key) ?? 0
-      var state = recordState(key, type: type, values: [:])
-      state.deletedBy = ownDeletes[key] ?? deleters[key] ?? 0
-      if provenance.recreated.contains(key), let creator = provenance.incarnations[state.deletedBy] {
-        // The incarnation the delete was made on.
-        state.creator = creator
-        state.creatorDevice = provenance.incarnationDevices[creator] ?? state.creatorDevice
-      }
-      writes.append(RecordWrite(record: state, changed: [], isDelete: true, baseTag: 0))
-      let change = SyncEngine.PendingRecordZoneChange.deleteRecord(id)
-      changes.append((change, engine.state.additions[change] ?? 0))
-    }
-    guard !writes.isEmpty else {
-      deliver(.didSendChanges(context))
-      fetch(&view, effects: &effects)
-      return
-    }
-    let id = nextRequest
-    nextRequest += 1
-    inFlight = .push(id, changes)
-    effects.append(.send(.push(requestID: id, writes: writes, zone: view.zoneEpoch)))
-    awaitAnswer(view, effects: &effects)
-  }
-
-  func pushed(
-    _ changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)], _ results: [WriteResult], _ view: inout DeviceState,
-    env: DeviceEnvironment, effects: inout [DeviceEffect]
-  ) {
-    let engine = launched().syncEngine
-    var saved: [SyncRecord] = []
-    var failedSaves: [SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave] = []
-    var deleted: [SyncRecordID] = []
-    var failedDeletes: [(recordID: SyncRecordID, error: SyncError)] = []
-    var retryAfter: SimDuration?
-    var split = false
-    for (sent, result) in zip(changes, results) {
-      let id = sent.change.recordID
-      switch result {
-      case .saved(let server):
-        effects.append(.took(server))
-        saved.append(syncRecord(server))
-        engine.state.acknowledge(sent.change, additionsThen: sent.additions)
-      case .deleted:
-        deleted.append(id)
-        engine.state.acknowledge(sent.change, additionsThen: sent.additions)
-      case .conflict(let server),
-        .refusedDeleted(let server) where !server.isDeleted:
-        // (Refused as deleted with a live record: the record was deleted and created again, and
-        // this save was of the deleted incarnation — to the app, a changed server record, as
-        // CloudKit answers a change tag it does not have.)
-        effects.append(.took(server))
-        let failure = SyncError(.serverRecordChanged, serverRecord: syncRecord(server))
-        engine.state.remove(pendingRecordZoneChanges: [sent.change])
-        failedSaves.append(.init(record: SyncRecord(recordType: server.typeName(in: schema), recordID: id), error: failure))
-      case .refusedDeleted(let tombstone):
-        effects.append(.took(tombstone))
-        engine.state.remove(pendingRecordZoneChanges: [sent.change])
-        failedSaves.append(.init(record: SyncRecord(recordType: tombstone.typeName(in: schema), recordID: id), error: SyncError(.unknownItem)))
-      case .rejected:
-        engine.state.remove(pendingRecordZoneChanges: [sent.change])
-        failedSaves.append(.init(record: SyncRecord(recordType: "", recordID: id), error: SyncError(.serverRejectedRequest)))
-      case .failed(.limitExceeded, _):
-        // The engine splits the batch and sends again; the app is not told.
-        split = true
-        continue
-      case .failed(let error, let after):
-        let code = SyncError.Code(rawValue: "\(error)") ?? .serverRejectedRequest
-        let failure = SyncError(code, retryAfterSeconds: after.map { Double($0.nanoseconds) / 1e9 })
-        if error.isTransient {
-          // The engine keeps the change pending and sends it again, after the retry-after.
-          retryAfter = max(retryAfter ?? .seconds(5), after ?? .zero)
-        } else {
-          engine.state.remove(pendingRecordZoneChanges: [sent.change])
-        }
-        if case .deleteRecord = sent.change {
-          failedDeletes.append((id, failure))
-        } else {
-          failedSaves.append(.init(record: SyncRecord(recordType: "", recordID: id), error: failure))
-        }
-      }
-    }
-    deliver(
-      .sentRecordZoneChanges(
-        .init(savedRecords: saved, failedRecordSaves: failedSaves, deletedRecordIDs: deleted, failedRecordDeletes: failedDeletes)))
-    deliver(.didSendChanges(.init(reason: .scheduled)))
-    deliverState()
-    if split { batchLimit = max(1, changes.count / 2) }
-    let allSaved = results.allSatisfy { if case .saved = $0 { true } else if case .deleted = $0 { true } else { false } }
-    failedPushes = allSaved ? 0 : failedPushes + 1
-    if !allSaved { fetchFirst = true }
-    if let retryAfter {
-      retry(after: retryAfter, env: env, effects: &effects)
-    } else if failedPushes > 0 && !split {
-      retry(after: .seconds(Int64(1) << Int64(min(failedPushes - 1, 6))), env: env, effects: &effects)
-    } else {
-      sync(&view, env: env, effects: &effects)
-    }
-  }
-
-  func fetch(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
-    guard online, view.account != nil, case .none = inFlight else { return }
-    fetchFirst = false
-    let engine = launched().syncEngine
-    deliver(.willFetchChanges)
-    let id = nextRequest
-    nextRequest += 1
-    inFlight = .fetch(id)
-    effects.append(.send(.fetch(requestID: id, token: engine.state.changeToken, zone: view.zoneEpoch)))
-    awaitAnswer(view, effects: &effects)
-  }
-
-  func fetched(_ reply: FetchReply, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    let engine = launched().syncEngine
-    switch reply {
-    case .changes(let records, let token, let more):
-      var modifications: [SyncEngine.Event.FetchedRecordZoneChanges.Modification] = []
-      var deletions: [SyncEngine.Event.FetchedRecordZoneChanges.Deletion] = []
-      for r in records {
-        effects.append(.took(r))
-        if r.isDeleted {
-          deletions.append(.init(recordID: recordID(r.key), recordType: r.typeName(in: schema)))
-        } else {
-          modifications.append(.init(record: syncRecord(r)))
-        }
-      }
-      if !records.isEmpty { deliver(.fetchedRecordZoneChanges(.init(modifications: modifications, deletions: deletions))) }
-      engine.state.changeToken = token
-      deliverState()
-      if more {
-        fetch(&view, effects: &effects)
-      } else {
-        deliver(.didFetchChanges)
-        if !engine.state.pendingRecordZoneChanges.isEmpty { push(&view, effects: &effects) }
-      }
-    case .tokenExpired:
-      engine.state.changeToken = nil
-      fetch(&view, effects: &effects)
-    case .failed(_, let after):
-      retry(after: max(.seconds(5), after ?? .zero), env: env, effects: &effects)
-    case .zoneDeleted(let reason, let epoch):
-      // The zone went since this device last fetched: the engine starts over in the new zone
-      // and tells the app, which decides what its rows become.
-      let before = shownKeys()
-      engine.state.changeToken = nil
-      view.driverSetZoneEpoch(epoch)
-      let why: SyncEngine.Event.FetchedDatabaseChanges.Reason =
-        switch reason {
-        case .deleted: .deleted
-        case .purged: .purged
-        case .encryptedDataReset: .encryptedDataReset
-        }
-      deliver(.fetchedDatabaseChanges(.init(deletions: [(zoneID, why)])))
-      deliverState()
-      zoneGone(reason, shownBefore: before, effects: &effects)
-      sync(&view, env: env, effects: &effects)
-    }
-  }
-
-  // MARK: Zones and accounts
-
-  /// The records the app shows now (none before it is launched).
-  func shownKeys() -> [RecordKey] { app?.shownRecords().compactMap { keys[$0.recordID.recordName] } ?? [] }
-
-  /// The keys of the records with a pending save.
-  func pendingSaves() -> Set<RecordKey> {
-    var saves: Set<RecordKey> = []
-    for case .saveRecord(let id) in launched().syncEngine.state.pendingRecordZoneChanges { if let key = keys[id.recordName] { saves.insert(key) } }
-    return saves
-  }
-
-  /// What the app made of a zone's deletion, for the report's explanations: the rows it
-  /// dropped, and those it kept and sends again.
-  func zoneGone(_ reason: ZoneDeletionReason, shownBefore before: [RecordKey], effects: inout [DeviceEffect]) {
-    let after = Set(shownKeys())
-    let saves = pendingSaves()
-    let wiped = before.filter { !after.contains($0) }
-    let reuploaded = before.filter { after.contains($0) && saves.contains($0) }
-    effects.append(.fact(.zoneGone(reason, wiped: wiped, reuploaded: reuploaded)))
-  }
-
-  /// Whatever was under way stops: a request in flight is cut off, timers are void.
-  func cutOff(_ view: inout DeviceState) {
-    inFlight = .none
-    sendGeneration &+= 1
-    retryGeneration &+= 1
-    timeoutGeneration &+= 1
-    holdUntil = .zero
-    failedPushes = 0
-    fetchFirst = false
-    batchLimit = 400
-    view.driverNewSession()
-  }
-
-  /// The user deleted the app's data on this device (`delete-zone`): the server's zone is gone
-  /// already; the app deletes its rows and pending changes, and the engine starts over in the
-  /// new zone.
-  func deletedZone(epoch: Int32, _ view: inout DeviceState, effects: inout [DeviceEffect]) {
-    let app = launched()
-    let before = shownKeys()
-    cutOff(&view)
-    _ = app.perform(.deleteZone(zoneID: zoneID))
-    let engine = launched().syncEngine
-    engine.state.changeToken = nil
-    view.driverSetZoneEpoch(epoch)
-    deliverState()
-    zoneGone(.deleted, shownBefore: before, effects: &effects)
-  }
-
-  /// The device signed out of its iCloud account, into one, or switched: requests stop, the app
-  /// hears of it (`accountChange`) and decides what becomes of its rows, and the engine syncs
-  /// with the new account's database.
-  func changeAccount(to new: Int32?, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    let old = view.account
-    guard old != new else { return }
-    let pendingBefore = app.map(pendingKeys) ?? []
-    cutOff(&view)
-    if let old { zoneEpochs[old] = view.zoneEpoch }
-    view.driverSetAccount(new)
-    view.driverSetZoneEpoch(new.flatMap { zoneEpochs[$0] } ?? 0)
-    func user(_ account: Int32) -> String { Int(account) < accountNames.count ? accountNames[Int(account)] : "account \(account)" }
-    let change: SyncEngine.Event.AccountChange.ChangeType =
-      switch (old, new) {
-      case (let old?, let new?): .switchAccounts(previousUser: user(old), currentUser: user(new))
-      case (let old?, nil): .signOut(previousUser: user(old))
-      default: .signIn(currentUser: user(new ?? 0))
-      }
-    deliver(.accountChange(.init(changeType: change)))
-    let pendingAfter = Set(pendingKeys(launched()))
-    if let old {
-      let aside = pendingBefore.filter { !pendingAfter.contains($0) }
-      setAside[old] = aside
-      view.driverSetAside(aside, account: old)
-    }
-    if let new, let aside = setAside.removeValue(forKey: new) {
-      // Back in an account: what was set aside with it should be pending again.
-      view.driverSetAside([], account: new)
-      let wiped = aside.filter { !pendingAfter.contains($0) }
-      if !wiped.isEmpty { effects.append(.fact(.wipedOnAccountChange(wiped))) }
-    }
-    sync(&view, env: env, effects: &effects)
-  }
-
-  // MARK: Views and provenance
-
-  /// What the world sees of the device: the app's records with their provenance, the records
-  /// with unsent changes, the token, whether a request is out.
-  func update(_ view: inout DeviceState, effects: inout [DeviceEffect]) {
-    guard let app else { return }  // killed: the store on disk is what it was
-    var shown: [RecordState] = []
-    for record in app.shownRecords() {
-      guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
-      shown.append(recordState(key, type: Int32(type), values: record.fields))
-    }
-    shown.sort { $0.key < $1.key }
-    let pending = pendingKeys(app)
-    let busy: Bool
-    if case .none = inFlight { busy = false } else { busy = true }
-    view.driverUpdate(shown: shown, pending: pending, token: app.syncEngine.state.changeToken, busy: busy, effects: &effects)
-    if let log = provenance.behaviour { log.steps.append(step(app, shown: shown, at: stepTime, effects: effects)) }
-  }
-
-  /// The behaviour log's line for the step just made: what the app shows, has pending and sent,
-  /// and what its disk holds (as a digest of its files).
-  func step(_ app: App, shown: [RecordState], at now: VirtualTime, effects: [DeviceEffect]) -> AppBehaviourLog.Step {
-    var text = "shows"
-    for r in shown { text += " \(names[Int(r.key)]){" + r.fields.map { "\($0.value)" }.joined(separator: ",") + "}" }
-    let pending = app.syncEngine.state.pendingRecordZoneChanges.map { "\($0)" }.sorted()
-    text += "; pending " + pending.joined(separator: " ")
-    for case .send(.push(_, let writes, _)) in effects {
-      text +=
-        "; sends "
-        + writes.map { w in
-          "\(names[Int(w.record.key)])" + (w.isDelete ? "(delete)" : "{" + w.record.fields.map { "\($0.value)" }.joined(separator: ",") + "}")
-        }.joined(separator: " ")
-    }
-    var disk = StableHasher()
-    for name in self.disk.names {
-      disk.combine(name)
-      for byte in self.disk[name] ?? Data() { disk.combine(byte: byte) }
-    }
-    return .init(time: now, device: name, input: stepInput, outcome: text, disk: "\(self.disk.names.count) files #" + String(disk.value, radix: 16))
-  }
-
-  /// An input, as the behaviour log names it.
-  static func describe(_ input: DeviceInput) -> String {
-    switch input {
-    case .kill: "kill"
-    case .connectivity(let up): up ? "online" : "offline"
-    case .syncNow: "sync"
-    case .timer(let kind, _): "timer \(kind)"
-    case .message(.notify): "push notification"
-    case .message(.pushReply): "push reply"
-    case .message(.fetchReply): "fetch reply"
-    default: "\(input)"
-    }
-  }
-
-  func recordState(_ key: RecordKey, type: Int32, values: [String: SyncValue]) -> RecordState {
-    let spec = schema.types[Int(type)]
-    var fields: [FieldValue] = []
-    for (f, field) in spec.fields.enumerated() {
-      if field.kind == .text, case .string(let shown)? = values[field.name] {
-        let (text, writer) = provenance.text(shown, field: Int32(f), of: key)
-        fields.append(FieldValue(value: .text(text), writer: writer, stamp: .origin))
-        continue
-      }
-      let value = values[field.name].map(simValue) ?? field.initialValue
-      let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
-      fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
-    }
-    var creator = creators[key] ?? 0
-    var creatorDevice = provenance.creatorDevices[key] ?? Int32(index)
-    if !provenance.recreated.isEmpty, provenance.recreated.contains(key),
-      let latest = fields.compactMap({ provenance.incarnations[$0.writer] }).max()
-    {
-      // A record created again after a delete: the copy is of the latest incarnation any of its
-      // values was written in.
-      creator = latest
-      creatorDevice = provenance.incarnationDevices[latest] ?? creatorDevice
-    }
-    return RecordState(key: key, type: type, creator: creator, creatorDevice: creatorDevice, fields: fields, stamp: .origin)
-  }
-
   func fieldValues(_ type: Int32, _ writes: [FieldWrite]) -> [(field: String, value: SyncValue)] {
     writes.map { (schema.types[Int(type)].fields[Int($0.field)].name, syncValue($0.value)) }
   }
-
-  func syncValue(_ v: Value) -> SyncValue {
-    switch v {
-    case .null: .strings([])
-    case .string(let s): .string(s)
-    case .int(let n): .int(n)
-    case .bool(let b): .bool(b)
-    case .date(let ns): .date(ns)
-    case .ref(let k): .reference(SyncRecord.Reference(recordID: recordID(k), action: .none))
-    case .text(let t): .string(t.string)
-    }
-  }
-
-  func simValue(_ v: SyncValue) -> Value {
-    switch v {
-    case .string(let s): .string(s)
-    case .int(let n): .int(n)
-    case .double(let d): .int(Int64(d))
-    case .bool(let b): .bool(b)
-    case .date(let ns): .date(ns)
-    case .data(let d): .string(d.base64EncodedString())
-    case .reference(let r): keys[r.recordID.recordName].map(Value.ref) ?? .null
-    case .strings(let s): s.isEmpty ? .null : .string(s.joined(separator: ","))
-    }
-  }
-
-  func syncRecord(_ r: RecordState) -> SyncRecord {
-    let record = SyncRecord(recordType: r.typeName(in: schema), recordID: recordID(r.key))
-    for (f, field) in schema.types[Int(r.type)].fields.enumerated() where r.fields[f].value != .null {
-      record.fields[field.name] = syncValue(r.fields[f].value)
-    }
-    for (key, value) in provenance.extras[r.key]?[r.fields.map(\.value)] ?? [:] { record.fields[key] = value }
-    record.system.recordChangeTag = String(r.changeTag)
-    return record
-  }
 }
 
-/// Which intent wrote which value, made which record and deleted it, for every device of a run:
-/// a user's app stores values, not their provenance, so the drivers find it from the values
-/// (which workloads for user apps make unique per intent).
-package final class ProvenanceRegistry: @unchecked Sendable {
-  /// Per record, every value an intent wrote to a field.
-  var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] = [:]
-  /// The intent that created each record.
-  var creators: [RecordKey: IntentID] = [:]
-  /// The device that created each record: the server keeps it with the record whoever saves it
-  /// later (after a fetch from no token, a device hears of the deletions of its own records only).
-  var creatorDevices: [RecordKey: Int32] = [:]
-  /// The intent that deleted each record (its latest delete).
-  var deleters: [RecordKey: IntentID] = [:]
-  /// Records created again after a delete (see ``incarnations``).
-  var recreated: Set<RecordKey> = []
-  /// Per intent of a user's app, the create of the incarnation of its record it was made on
-  /// (creates are their own): a record created again after a delete has copies of two
-  /// incarnations, told apart by the values they hold.
-  var incarnations: [IntentID: IntentID] = [:]
-  /// The device of each create (``RecordState/creatorDevice`` of its incarnation).
-  var incarnationDevices: [IntentID: Int32] = [:]
-  /// The fields an app saved that the schema does not have (its own bookkeeping, such as field
-  /// versions), per record and the schema's field values they were saved with: the simulated
-  /// server keeps every field an app writes, the oracle judges the schema's. (Keyed by content,
-  /// not change tag, so that a save whose answer was lost keeps them too; values are unique per
-  /// intent, so the content names the writes it holds.)
-  var extras: [RecordKey: [[Value]: [String: SyncValue]]] = [:]
-  /// Per record and text field, the pieces of text intents wrote (a create's or set's whole
-  /// text, an append's text), each unique in the run.
-  var pieces: [RecordKey: [Int32: [(text: [Unicode.Scalar], intent: IntentID)]]] = [:]
-  /// Per record and text field, the last text read back and what it was found to be (most steps
-  /// show the same text again).
-  var readBack: [RecordKey: [Int32: (shown: String, text: TextValue, writer: IntentID)]] = [:]
-  /// The run's seed: each device's generator is drawn from it.
-  var seed: UInt64 = 0
-  /// Where the drivers log what the app did, when the run is checked for determinism.
-  var behaviour: AppBehaviourLog?
-  package init() {}
-
-  /// Notes that `intent` wrote `text` into a text field.
-  func wrote(_ text: String, to field: Int32, of key: RecordKey, by intent: IntentID) {
-    guard !text.isEmpty else { return }
-    pieces[key, default: [:]][field, default: []].append((Array(text.unicodeScalars), intent))
-    readBack[key]?[field] = nil
-  }
-
-  /// A text field as an app shows it, with each character's provenance: read left to right, the
-  /// longest piece an intent wrote that starts here is that intent's (its characters numbered
-  /// from 0, as the intent inserted them); a character no piece explains is nobody's (intent 0,
-  /// numbered on so that no two share an id). A piece shown twice is an append applied twice,
-  /// which the oracle reports. Also returns the last intent found (the field's writer).
-  func text(_ shown: String, field: Int32, of key: RecordKey) -> (TextValue, IntentID) {
-    if let last = readBack[key]?[field], last.shown == shown { return (last.text, last.writer) }
-    let known = pieces[key]?[field] ?? []
-    let scalars = Array(shown.unicodeScalars)
-    var text = TextValue()
-    var writer: IntentID = 0
-    var stray = String.UnicodeScalarView()
-    var strayOffset: Int32 = 0
-    func flushStray() {
-      guard !stray.isEmpty else { return }
-      text.append(String(stray), by: 0, firstOffset: strayOffset)
-      strayOffset += Int32(stray.count)
-      stray = String.UnicodeScalarView()
-    }
-    var i = 0
-    while i < scalars.count {
-      var best = -1
-      for (p, piece) in known.enumerated() where piece.text.count <= scalars.count - i && (best < 0 || piece.text.count > known[best].text.count) {
-        if scalars[i..<i + piece.text.count].elementsEqual(piece.text) { best = p }
-      }
-      if best < 0 {
-        stray.append(scalars[i])
-        i += 1
-        continue
-      }
-      flushStray()
-      var piece = String.UnicodeScalarView()
-      piece.append(contentsOf: known[best].text)
-      text.append(String(piece), by: known[best].intent)
-      writer = known[best].intent
-      i += known[best].text.count
-    }
-    flushStray()
-    readBack[key, default: [:]][field] = (shown, text, writer)
-    return (text, writer)
-  }
+/// A value handed across the simulator's own thread (the app runs only there).
+struct Unchecked<T>: @unchecked Sendable {
+  let value: T
+  init(_ value: T) { self.value = value }
 }
 
-extension RecordState {
-  func typeName(in schema: Schema) -> String { schema.types[Int(type)].name }
+extension UserIntent {
+  var isCreate: Bool {
+    if case .create = self { true } else { false }
+  }
 }

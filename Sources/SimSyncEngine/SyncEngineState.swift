@@ -75,7 +75,9 @@ extension SyncEngine {
     public private(set) var pendingDatabaseChanges: [PendingDatabaseChange] = []
     /// Set by the app when it has changes it has not told the engine about (its own outbox);
     /// the engine then asks for a batch even with nothing pending.
-    public var hasPendingUntrackedChanges = false
+    public var hasPendingUntrackedChanges = false {
+      didSet { if hasPendingUntrackedChanges != oldValue { onChange?() } }
+    }
     /// Where fetching left off (the runtime's; opaque to the app).
     var changeToken: Int64?
     /// Called after every change, so that the runtime posts a `stateUpdate` event.
@@ -138,6 +140,18 @@ extension SyncEngine {
         changed = true
       }
       if changed { onChange?() }
+    }
+
+    /// Clears the pending changes and where fetching left off, as `CKSyncEngine` does when the
+    /// iCloud account changes.
+    func reset() {
+      let had = !pendingRecordZoneChanges.isEmpty || !pendingDatabaseChanges.isEmpty || changeToken != nil || hasPendingUntrackedChanges
+      pendingRecordZoneChanges = []
+      pendingDatabaseChanges = []
+      changeToken = nil
+      hasPendingUntrackedChanges = false
+      additions = [:]
+      if had { onChange?() }
     }
 
     /// Removes zone changes the app no longer wants sent.

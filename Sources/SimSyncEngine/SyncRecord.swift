@@ -232,10 +232,15 @@ public final class SyncRecord: @unchecked Sendable, CustomStringConvertible {
   public var recordID: SyncRecordID { system.recordID }
   /// The server's version of the record this copy was made from; nil for a record never saved.
   public var recordChangeTag: String? { system.recordChangeTag }
-  /// When the server first saved the record (nanoseconds of the simulator's clock), if it did.
-  public var creationDate: Int64? { system.creationDate }
-  /// When the server last saved it, if it did.
-  public var modificationDate: Int64? { system.modificationDate }
+  /// When the server first saved the record (`CKRecord.creationDate`), on the simulated
+  /// server's clock (time zero is ``SimDevice/epoch``); nil for a record never saved. A record
+  /// made again under a deleted one's name has a new one.
+  public var creationDate: Date? { system.creationDate.map(Self.date) }
+  /// When the server last saved it (`CKRecord.modificationDate`); nil for a record never saved.
+  public var modificationDate: Date? { system.modificationDate.map(Self.date) }
+
+  /// A simulated time (nanoseconds from zero) as a date.
+  static func date(_ nanoseconds: Int64) -> Date { Date(timeIntervalSince1970: SimDevice.epoch + Double(nanoseconds) / 1e9) }
 
   /// The system fields, encoded (deterministically) for the app to keep with its row and
   /// rebuild the record from before the next save (`encodeSystemFields(with:)` and

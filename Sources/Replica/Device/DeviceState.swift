@@ -142,6 +142,12 @@ package struct DeviceState: Sendable {
     case .syncNow:
       foreground()
       startSync(env: env, effects: &effects)
+    case .sendNow:
+      foreground()
+      if outbox.hasSendable { startSync(env: env, effects: &effects) }
+    case .fetchNow:
+      foreground()
+      if canRun, phase == .idle, env.now >= holdUntil || !holdsFetches { sendFetch(token: savedToken, effects: &effects) }
     case .background(let budget):
       // A killed or suspended app is launched into the background; a foreground one moves there.
       lifecycle = .background(deadline: now + budget)
@@ -211,6 +217,8 @@ package struct DeviceState: Sendable {
           abort(cause: "background budget expired", env: env, effects: &effects)
           lifecycle = .suspended
         }
+      case .stateUpdate:
+        break
       }
     }
   }
@@ -415,7 +423,7 @@ package struct DeviceState: Sendable {
         let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count)
         effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
       }
-    case .push, .fetch:
+    case .push, .fetch, .zones, .zonesReply:
       return
     }
   }

@@ -18,6 +18,8 @@ package enum UserIntent: Hashable, Sendable {
 /// Device timers. Each kind has a generation; a timer from an older generation is ignored.
 package enum TimerKind: Int, Hashable, Sendable, CaseIterable {
   case autosync, retry, timeout, apply, budget
+  /// An app's engine posts `stateUpdate` (coalesced, shortly after its state changed).
+  case stateUpdate
 }
 
 /// Where the app is in its lifecycle.
@@ -35,6 +37,11 @@ package enum Lifecycle: Hashable, Sendable {
 package enum DeviceInput: Hashable, Sendable {
   /// `DEVICE sync`: foreground the app and sync now.
   case syncNow
+  /// `DEVICE send`: foreground the app and send its pending changes now (an app's
+  /// `sendChanges()`); a fetch follows only as the engine's own schedule makes one.
+  case sendNow
+  /// `DEVICE fetch`: foreground the app and fetch now (an app's `fetchChanges()`).
+  case fetchNow
   case background(budget: SimDuration)
   case kill
   /// Network reachability changed (airplane mode off/on, settle).
@@ -90,6 +97,23 @@ package enum DeviceFact: Hashable, Sendable {
   /// `unknown-fields=drop`: an app on `version` discarded fetched values of fields it does not
   /// know (or a whole record of a type it does not know: `fields` empty).
   case droppedUnknownFields(RecordKey, fields: [Int32], version: Int32)
+  /// A user's app no longer has a change of these records pending, though it shows what the
+  /// server does not have and the server never acknowledged it: the change will never be sent.
+  case appDropped([RecordKey], cause: AppDropCause)
+}
+
+/// Why a user's app's pending change went unsent (``DeviceFact/appDropped(_:cause:)``).
+package enum AppDropCause: Hashable, Sendable {
+  /// The app was killed at that time and relaunched without the change pending: the engine's
+  /// state with it was never written to disk.
+  case notPersistedBeforeKill(at: VirtualTime)
+  /// An earlier save of the record was acknowledged while the change was out, and the app's
+  /// code took that for this change (it cleared the pending change, or marked the row clean).
+  case clearedInFlight
+  /// The app's code removed the pending change after this CloudKit error (named as `CKError.Code`).
+  case afterError(String)
+  /// The app's code removed the pending change on its own.
+  case removed
 }
 
 /// What a device asks the world to do.

@@ -24,6 +24,10 @@ public struct Stamp: Hashable, Sendable {
   /// The stamp of the schema's default values: older than every write.
   public static let origin = Stamp(clock: .min, hlcWall: .min, hlcLogical: 0, device: -1)
 
+  /// The ``device`` of a stamp the server puts on a user's app's record: ``clock`` is when the
+  /// server last saved it (`modificationDate`), ``hlcWall`` when it first did (`creationDate`).
+  package static let serverDates: Int32 = -2
+
   /// Ordered by device clock, ties by device name.
   @inlinable public func clockOrder(_ other: Stamp) -> Bool {
     (clock, device) < (other.clock, other.device)

@@ -11,6 +11,9 @@ public struct RecordWrite: Hashable, Sendable {
   public var isDelete: Bool
   /// The change tag of the server version the device based the change on.
   public var baseTag: Int64
+  /// For a user's app: the named zone the record is saved in (a number the run gives each zone
+  /// name, from 1); 0 for the built-in engine, whose records live in the world's one zone.
+  public var zone: Int32 = 0
 
   /// A write as a device sends it (for testing a policy's `serverSave` and `serverDelete`
   /// directly).
@@ -20,6 +23,27 @@ public struct RecordWrite: Hashable, Sendable {
     self.isDelete = isDelete
     self.baseTag = baseTag
   }
+}
+
+/// A user's app's change to its database's zones (`CKSyncEngine.PendingDatabaseChange`), as it
+/// crosses the network: a zone (by the number the run gives its name) to save or to delete.
+package struct ZoneChange: Hashable, Sendable {
+  /// The zone's number in the run (from 1).
+  package var zone: Int32
+  /// Whether the zone is deleted rather than saved.
+  package var isDelete: Bool
+  package init(zone: Int32, isDelete: Bool) {
+    self.zone = zone
+    self.isDelete = isDelete
+  }
+}
+
+/// The server's answer to one zone change.
+package enum ZoneChangeResult: Hashable, Sendable {
+  /// Saved (or there already), or deleted (or not there).
+  case done
+  /// A CloudKit error for this zone change, with its retry-after.
+  case failed(CloudKitError, retryAfter: SimDuration?)
 }
 
 /// The server's answer for one write.
@@ -49,7 +73,7 @@ package enum WriteResult: Hashable, Sendable {
 /// The kind of a message (also the number of its arrowhead marker in pictures).
 package enum MessageKind: Int, CaseIterable, Hashable, Sendable {
   case push = 1
-  case pushReply, fetch, fetchReply, notify
+  case pushReply, fetch, fetchReply, notify, zones, zonesReply
 
   package var name: String {
     switch self {
@@ -58,6 +82,8 @@ package enum MessageKind: Int, CaseIterable, Hashable, Sendable {
     case .fetch: "fetch"
     case .fetchReply: "fetch-reply"
     case .notify: "notify"
+    case .zones: "zones"
+    case .zonesReply: "zones-reply"
     }
   }
 }
@@ -91,6 +117,10 @@ package enum Message: Hashable, Sendable {
   case fetchReply(requestID: UInt64, reply: FetchReply)
   /// A push notification: something changed on the server.
   case notify
+  /// A user's app's zone saves and deletes (`modifyRecordZones`); `zone` as for a push.
+  case zones(requestID: UInt64, changes: [ZoneChange], zone: Int32)
+  /// The answer to each zone change, in order.
+  case zonesReply(requestID: UInt64, results: [ZoneChangeResult])
 
   package var name: StaticString {
     switch self {
@@ -99,6 +129,8 @@ package enum Message: Hashable, Sendable {
     case .fetch: "fetch"
     case .fetchReply: "fetch-reply"
     case .notify: "notify"
+    case .zones: "zones"
+    case .zonesReply: "zones-reply"
     }
   }
 
@@ -109,13 +141,15 @@ package enum Message: Hashable, Sendable {
     case .fetch: .fetch
     case .fetchReply: .fetchReply
     case .notify: .notify
+    case .zones: .zones
+    case .zonesReply: .zonesReply
     }
   }
 
   /// The request id a request or reply carries (nil for a notification).
   package var requestID: UInt64? {
     switch self {
-    case .push(let id, _, _), .pushReply(let id, _), .fetch(let id, _, _), .fetchReply(let id, _): id
+    case .push(let id, _, _), .pushReply(let id, _), .fetch(let id, _, _), .fetchReply(let id, _), .zones(let id, _, _), .zonesReply(let id, _): id
     case .notify: nil
     }
   }
@@ -128,6 +162,8 @@ package enum Message: Hashable, Sendable {
     case .fetch: 3
     case .fetchReply: 4
     case .notify: 5
+    case .zones: 6
+    case .zonesReply: 7
     }
   }
 

@@ -51,6 +51,11 @@ package struct ServerState: Sendable {
   }
   /// Whether the zone exists (a device that has reacted to its deletion re-creates it).
   package private(set) var zoneExists = true
+  /// For a user's app: the zones its database has, by the number the run gives each name
+  /// (nil: the built-in engine, whose records live in the world's one zone, always there). An
+  /// app saves a zone before it saves records in it; a zone deletion takes every zone of the
+  /// database with its records (the world keeps one zone of records per database).
+  package var appZones: [Int32]?
   /// Bytes of live records stored (kept only when there is a quota).
   package private(set) var usedBytes: Int64 = 0
   /// Throttling, per device: refused until this time; the wait first given; early returns since.
@@ -99,6 +104,28 @@ package struct ServerState: Sendable {
     zoneEpoch += 1
     zoneDeletions.append(reason)
     zoneExists = false
+    if appZones != nil { appZones = [] }
+  }
+
+  /// Whether an app's zone change from a device that has reacted to `zone` deletions deletes a
+  /// zone the database has now (the world then deletes it, with every record, as a zone
+  /// deletion by that device).
+  package func deletesAZone(_ changes: [ZoneChange], zone: Int32) -> Bool {
+    guard deletionSince(zone) == nil, let zones = appZones else { return false }
+    return changes.contains { $0.isDelete && zones.contains($0.zone) }
+  }
+
+  /// Handles an app's zone saves and deletes: a save makes the zone (or finds it there); a
+  /// delete of a zone the database has is done by the world (``deletesAZone(_:zone:)``), one of
+  /// a zone it does not have — already deleted, or never made — succeeds with nothing to do
+  /// (Apple does not document an error for it). A throttled request fails as a whole.
+  package mutating func changeZones(_ changes: [ZoneChange], from device: Int32, at now: VirtualTime) -> [ZoneChangeResult] {
+    if let wait = admit(device, at: now) { return Array(repeating: .failed(.requestRateLimited, retryAfter: wait), count: changes.count) }
+    for c in changes where !c.isDelete {
+      if appZones == nil { appZones = [] }
+      if !appZones!.contains(c.zone) { appZones!.append(c.zone) }
+    }
+    return Array(repeating: .done, count: changes.count)
   }
 
   /// Starts a `reject` line.
@@ -197,6 +224,11 @@ package struct ServerState: Sendable {
     for write in writes {
       let key = write.record.key
       let type = Int(write.record.type)
+      if write.zone != 0, let zones = appZones, !zones.contains(write.zone) {
+        // An app's record in a zone the database does not have (never saved, or deleted).
+        results.append(.failed(.zoneNotFound, retryAfter: nil))
+        continue
+      }
       guard acceptsType[type] else {
         results.append(.rejected(typeName: schema.types[type].name))
         continue
@@ -224,6 +256,23 @@ package struct ServerState: Sendable {
         // A record created again after a delete: its incarnations are told apart by their
         // creating intent (a later one has a larger id).
         if write.record.creator < c.creator {
+          if !write.isDelete, !c.isDeleted, write.baseTag != 0, write.baseTag == c.changeTag {
+            // A save carrying the change tag of the record the server has now: CloudKit takes
+            // it, whatever the device's copy was made from (the device merged into that version).
+            var onto = write
+            onto.record.creator = c.creator
+            onto.record.creatorDevice = c.creatorDevice
+            if case .store(var record) = policy.serverSave(onto, current: c, context: context) {
+              record.creator = c.creator
+              record.creatorDevice = c.creatorDevice
+              _store(&record, at: now)
+              results.append(.saved(record))
+              changed = true
+            } else {
+              results.append(.conflict(server: c))
+            }
+            continue
+          }
           // A write of an earlier incarnation, which was deleted: refused as for a deleted record.
           results.append(write.isDelete ? .deleted : .refusedDeleted(c))
           continue
@@ -307,6 +356,13 @@ package struct ServerState: Sendable {
   }
 
   mutating func _store(_ record: inout RecordState, at now: VirtualTime) {
+    if appZones != nil, !record.isDeleted {
+      // An app's record carries the server-set dates (`creationDate`, `modificationDate`) in its
+      // stamp, which no app reads otherwise: created when the server first saved this record
+      // (a record made again after a delete is new), modified now.
+      let kept = records[record.key].flatMap { $0.isDeleted || $0.creator != record.creator || $0.stamp.device != Stamp.serverDates ? nil : $0.stamp.hlcWall }
+      record.stamp = Stamp(clock: now.nanoseconds, hlcWall: kept ?? now.nanoseconds, hlcLogical: 0, device: Stamp.serverDates)
+    }
     record.changeTag = nextTag
     nextTag += 1
     head += 1

@@ -17,6 +17,37 @@ package protocol AppDriver: AnyObject {
   /// Faults the device ignored because they are not simulated for an app yet (`phone at 12.000s:
   /// a background budget (…)`): the report lists them.
   var notSimulated: [String] { get }
+  /// What the app made of the intents it was given on this device.
+  var tally: AppIntentTally { get }
+  /// The zones (by the run's numbers) the app's database has when the run starts: those it
+  /// declares, as on an account that has used the app before. Others it must save first.
+  var initialZones: [Int32] { get }
+}
+
+/// How many intents an app applied and refused on a device: a refusal on a record the device
+/// does not show is the scenario's doing (expected); any other refusal is the app failing to
+/// make a change of its own schema, which fails the run — a test whose intents the app refuses
+/// tests nothing.
+package struct AppIntentTally: Hashable, Sendable {
+  /// Intents the app made.
+  package var applied = 0
+  /// Intents refused on a record the device did not show (expected).
+  package var refusedAsExpected = 0
+  /// Intents the app refused although it showed the record (or a create), each in words.
+  package var refused: [String] = []
+  /// Intents the simulator does not give an app yet (text replacements), skipped.
+  package var notSimulated = 0
+  package init() {}
+
+  /// The sum of two tallies.
+  package static func + (a: AppIntentTally, b: AppIntentTally) -> AppIntentTally {
+    var t = a
+    t.applied += b.applied
+    t.refusedAsExpected += b.refusedAsExpected
+    t.refused += b.refused
+    t.notSimulated += b.notSimulated
+    return t
+  }
 }
 
 /// An app driver held by the world (a class of the user's, so the world's `Sendable` is the
@@ -39,6 +70,22 @@ extension DeviceState {
     for key in pending { outbox.save(key, fields: .all) }
     savedToken = token
     phase = busy ? .fetching(requestID: 0, refetch: false) : .idle
+  }
+
+  /// For an app driver: the CloudKit error its engine's last send failed with (nil: the last
+  /// went through), for the report of a sync that stalled on it.
+  package mutating func driverSetWaiting(_ error: CloudKitError?, at now: VirtualTime) {
+    guard let error else {
+      waitingOn = nil
+      return
+    }
+    if var w = waitingOn {
+      w.error = error
+      w.attempts += 1
+      waitingOn = w
+    } else {
+      waitingOn = Wait(error: error, retryAfter: nil, since: now, attempts: 1)
+    }
   }
 
   /// For an app driver: cuts off whatever is in flight (a kill): requests of the old session

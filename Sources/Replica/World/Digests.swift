@@ -80,6 +80,7 @@ extension Message {
         h.combine(w.changed.rawValue)
         h.combine(w.isDelete)
         h.combine(w.baseTag)
+        if w.zone != 0 { h.combine(0x2016e as UInt64 | UInt64(w.zone) << 20) }
         w.record.fold(into: &h)
       }
     case .pushReply(let id, let results):
@@ -130,6 +131,21 @@ extension Message {
       h.combine(retryAfter?.nanoseconds ?? -1)
     case .notify:
       break
+    case .zones(let id, let changes, let zone):
+      h.combine(id)
+      h.combine(Int64(zone))
+      for c in changes { h.combine(Int64(c.zone) << 1 | (c.isDelete ? 1 : 0)) }
+    case .zonesReply(let id, let results):
+      h.combine(id)
+      for r in results {
+        switch r {
+        case .done: h.combine(1 as UInt64)
+        case .failed(let error, let retryAfter):
+          h.combine(6 as UInt64)
+          h.combine(error.code)
+          h.combine(retryAfter?.nanoseconds ?? -1)
+        }
+      }
     }
   }
 }

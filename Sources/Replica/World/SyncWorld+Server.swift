@@ -38,7 +38,14 @@ extension SyncWorld {
     case .fetch(let id, let token, let zone):
       let reply = servers[account].fetch(token: token, from: d, zone: zone, at: now, retention: config.policy.settings.retention)
       send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
-    case .pushReply, .fetchReply, .notify:
+    case .zones(let id, let changes, let zone):
+      if servers[account].deletesAZone(changes, zone: zone) {
+        // An app deleting a zone its database has: the world's zone deletion, by that device.
+        deleteZone(by: d, reason: .deleted, tellingTheApp: false)
+      }
+      let results = servers[account].changeZones(changes, from: d, at: now)
+      send(.zonesReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
+    case .pushReply, .fetchReply, .notify, .zonesReply:
       break
     }
   }

@@ -81,7 +81,15 @@ package struct SyncWorld: Sendable {
 
   /// Drives device `d` with the user's app and engine from now on.
   package mutating func drive(device d: Int, with driver: any AppDriver) {
-    if drivers.isEmpty { drivers = Array(repeating: nil, count: devices.count) }
+    if drivers.isEmpty {
+      drivers = Array(repeating: nil, count: devices.count)
+      for a in servers.indices { servers[a].appZones = [] }
+    }
+    // An app's database starts with the zones it declares (an account that used the app
+    // before); any other zone it must save first.
+    for a in servers.indices {
+      for zone in driver.initialZones where !servers[a].appZones!.contains(zone) { servers[a].appZones!.append(zone) }
+    }
     drivers[d] = DriverBox(driver)
   }
 
@@ -273,6 +281,10 @@ package struct SyncWorld: Sendable {
       if case .delete = userIntent, intent.ignored == nil { runDeleteRules(device: d, deleted: intent.record, by: intent.id) }
     case .sync(let d):
       deliverToDevice(d, .syncNow)
+    case .send(let d):
+      deliverToDevice(d, .sendNow)
+    case .fetch(let d):
+      deliverToDevice(d, .fetchNow)
     case .kill(let d):
       trace.record(WorldTrace.lifecycle, at: now, node: d, 1)
       note(.device(d, .killed))
@@ -319,24 +331,31 @@ package struct SyncWorld: Sendable {
         }
       }
     case .deleteZone(let d, let reason):
-      // A signed-out device has no zone to delete (neither the app nor Settings can).
-      if let d, devices[Int(d)].account == nil { return }
-      trace.record(WorldTrace.lifecycle, at: now, node: d ?? serverNode.rawValue, 10, reason.code)
-      note(.zoneDeleted(by: d, reason))
-      // The zone of the device's account (a reset: the first account's).
-      let a = d.flatMap { devices[Int($0)].account }.map(Int.init) ?? 0
-      if let d { deleteEverything(by: d, reason: reason, account: a) }
-      facts.zoneDeletions.append((now, d, reason))
-      servers[a].deleteZone(reason)
-      // The app that deleted its zone deletes its local data with it (a purge in Settings
-      // does not touch the app: it learns at its next request).
-      if let d, reason == .deleted { deliverToDevice(d, .deletedZone(epoch: servers[a].zoneEpoch)) }
+      deleteZone(by: d, reason: reason, tellingTheApp: true)
     case .reject(var rule):
       rule.until = max(rule.until, now)
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 9, rule.error.code)
       note(.rejecting(rule))
       for a in servers.indices { servers[a].addRule(rule) }
     }
+  }
+
+  /// The zone of device `d`'s account (a reset: the first account's) is deleted for `reason`:
+  /// by the user on `d` (`delete-zone`, or an app's own zone delete reaching the server), in
+  /// Settings, or by a reset. The app that deleted its zone deletes its local data with it
+  /// (`tellingTheApp`: the user's intent on the device; an app whose own request deleted it has
+  /// done so already); a purge in Settings does not touch the app: it learns at its next
+  /// request.
+  mutating func deleteZone(by d: Int32?, reason: ZoneDeletionReason, tellingTheApp: Bool) {
+    // A signed-out device has no zone to delete (neither the app nor Settings can).
+    if let d, devices[Int(d)].account == nil { return }
+    trace.record(WorldTrace.lifecycle, at: now, node: d ?? serverNode.rawValue, 10, reason.code)
+    note(.zoneDeleted(by: d, reason))
+    let a = d.flatMap { devices[Int($0)].account }.map(Int.init) ?? 0
+    if let d { deleteEverything(by: d, reason: reason, account: a) }
+    facts.zoneDeletions.append((now, d, reason))
+    servers[a].deleteZone(reason)
+    if tellingTheApp, let d, reason == .deleted { deliverToDevice(d, .deletedZone(epoch: servers[a].zoneEpoch)) }
   }
 
   /// A user deleting the app's data: a delete intent by device `d` for every record in the zone
@@ -475,7 +494,7 @@ package struct SyncWorld: Sendable {
       switch fact {
       case .outboxLost(let keys), .batchAbandoned(let keys, _): facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
-      case .gaveUp(let keys, _, _), .stalled(let keys, _), .wipedOnAccountChange(let keys), .setAside(let keys, _):
+      case .gaveUp(let keys, _, _), .stalled(let keys, _), .wipedOnAccountChange(let keys), .setAside(let keys, _), .appDropped(let keys, _):
         facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
       default: break
       }
@@ -523,6 +542,7 @@ package struct SyncWorld: Sendable {
     case .orphanDropped: 11
     case .erasedUnknownFields: 12
     case .droppedUnknownFields: 13
+    case .appDropped: 14
     }
   }
 
@@ -539,7 +559,7 @@ package struct SyncWorld: Sendable {
     case .outboxLost(let ks): Int64(ks.count)
     case .batchAbandoned(let ks, _): Int64(ks.count)
     case .fetchDropped(let n, _): Int64(n)
-    case .gaveUp(let ks, _, _), .stalled(let ks, _), .wipedOnAccountChange(let ks), .setAside(let ks, _): Int64(ks.count)
+    case .gaveUp(let ks, _, _), .stalled(let ks, _), .wipedOnAccountChange(let ks), .setAside(let ks, _), .appDropped(let ks, _): Int64(ks.count)
     case .zoneGone(_, let wiped, let reuploaded): Int64(wiped.count) << 32 | Int64(reuploaded.count)
     default: 1
     }

@@ -5,6 +5,10 @@
 package enum WorldAction: Hashable, Sendable {
   case intent(device: Int32, UserIntent)
   case sync(device: Int32)
+  /// `DEVICE send`: the device sends its pending changes now.
+  case send(device: Int32)
+  /// `DEVICE fetch`: the device fetches now.
+  case fetch(device: Int32)
   case kill(device: Int32)
   case background(device: Int32, budget: SimDuration)
   case clockJump(device: Int32, by: SimDuration)

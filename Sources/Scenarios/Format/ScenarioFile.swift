@@ -86,6 +86,10 @@ public enum TimelineAction: Hashable, Sendable {
   case delete(device: String, id: String)
   // Device events.
   case sync(device: String)
+  /// `DEVICE send`: the device sends its pending changes now (as an app's `sendChanges()`).
+  case send(device: String)
+  /// `DEVICE fetch`: the device fetches now (as an app's `fetchChanges()`).
+  case fetch(device: String)
   case kill(device: String)
   case background(device: String, budget: SimDuration)
   case clockJump(device: String, by: SimDuration)

@@ -141,6 +141,8 @@ extension ScenarioFile {
     case .replace(let device, let id, let field, let old, let new): "\(device) replace \(id).\(field) \(_string(old)) \(_string(new))"
     case .delete(let device, let id): "\(device) delete \(id)"
     case .sync(let device): "\(device) sync"
+    case .send(let device): "\(device) send"
+    case .fetch(let device): "\(device) fetch"
     case .kill(let device): "\(device) kill"
     case .background(let device, let budget): "\(device) background \(budget)"
     case .clockJump(let device, let by): "\(device) clock \(_signed(by))"

@@ -95,9 +95,7 @@ public struct FuzzCampaign: Sendable {
   /// A campaign over `seeds` with a user's app on every device, on the workload for apps
   /// (``WorkloadShape/forApps``, set here).
   public init(shape: WorkloadShape, app: AppUnderTest, seeds: SeedPlan, jobs: Int = 1, shrink: Bool = true) {
-    var shape = shape
-    shape.forApps = true
-    self.init(shape: shape, spec: AppUnderTest.judgedAs, custom: nil, seeds: seeds, jobs: jobs, shrink: shrink)
+    self.init(shape: shape.forApp(app), spec: AppUnderTest.judgedAs, custom: nil, seeds: seeds, jobs: jobs, shrink: shrink)
     self.app = app
   }
 
@@ -125,10 +123,15 @@ public struct FuzzCampaign: Sendable {
   /// polled between seeds (a time limit).
   public func run(shouldStop: @escaping @Sendable () -> Bool = { false }, emit: @escaping @Sendable (FuzzOutcome) -> Bool) {
     let state = CampaignState(plan: seeds)
+    // Workers on other threads name the tool as this one does (a task-local value is not
+    // inherited by a thread): their reports' `reproduce:` lines are the same for any `--jobs`.
+    let tool = ToolName.current
     let work: @Sendable (Int) -> Void = { _ in
-      while let (index, seed) = state.take(stop: shouldStop()) {
-        let result = self.outcome(of: seed)
-        state.complete(index: index, result, emit: emit)
+      ToolName.$current.withValue(tool) {
+        while let (index, seed) = state.take(stop: shouldStop()) {
+          let result = self.outcome(of: seed)
+          state.complete(index: index, result, emit: emit)
+        }
       }
     }
     if jobs == 1 {

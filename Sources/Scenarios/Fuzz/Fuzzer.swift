@@ -27,9 +27,33 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
   /// Whether settle never converged (`"convergedAfter": "never"`); false for records of
   /// versions before the key existed.
   public var neverConverged = false
+  /// With a user's app: what it made of the seed's intents, and whether its code ran to the end
+  /// (`"app": {"applied": 41, "refusedAsExpected": 3, "refused": 0, "errors": 0}`); nil for a
+  /// policy (the key is then absent).
+  public var app: AppTally?
 
-  /// Whether the seed found at least one violation.
-  public var failed: Bool { violations > 0 }
+  /// A user's app's intents and errors in one seed.
+  public struct AppTally: Hashable, Sendable, Codable {
+    /// Intents the app made.
+    public var applied: Int
+    /// Intents refused on a record the device did not show (expected).
+    public var refusedAsExpected: Int
+    /// Intents the app refused although it showed the record (or creates): each fails the seed.
+    public var refused: Int
+    /// Devices whose app code could not run to the end (each fails the seed).
+    public var errors: Int
+    /// A tally.
+    public init(applied: Int, refusedAsExpected: Int, refused: Int, errors: Int) {
+      self.applied = applied
+      self.refusedAsExpected = refusedAsExpected
+      self.refused = refused
+      self.errors = errors
+    }
+  }
+
+  /// Whether the seed failed: a violation, or with an app an intent of its own schema it
+  /// refused or code of its that could not run to the end.
+  public var failed: Bool { violations > 0 || (app.map { $0.refused > 0 || $0.errors > 0 } ?? false) }
 
   /// A record; `counts` are in `AnomalyKind.allCases` order, `minimized` nil when nothing was
   /// shrunk.
@@ -44,7 +68,7 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
   }
 
   enum CodingKeys: String, CodingKey {
-    case seed, policy, scenario, traceHash, violations, counts, minimized, convergedAfter
+    case seed, policy, scenario, traceHash, violations, counts, minimized, convergedAfter, app
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -65,6 +89,7 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
     } else {
       try c.encodeNil(forKey: .convergedAfter)
     }
+    try c.encodeIfPresent(app, forKey: .app)
   }
 
   public init(from decoder: any Decoder) throws {
@@ -77,6 +102,7 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
     let byName = try c.decode([String: Int].self, forKey: .counts)
     counts = AnomalyKind.allCases.map { byName[$0.rawValue] ?? 0 }
     minimized = try c.decodeIfPresent(String.self, forKey: .minimized)
+    app = try c.decodeIfPresent(AppTally.self, forKey: .app)
     if let text = try c.decodeIfPresent(String.self, forKey: .convergedAfter) {
       if text == "never" {
         neverConverged = true
@@ -142,14 +168,20 @@ public enum Fuzzer {
 
   package static func _run(seed: UInt64, shape: WorkloadShape, spec policy: PolicySpec, custom: (any SyncPolicy)?, app: AppUnderTest? = nil) -> Case {
     var shape = shape
-    if app != nil { shape.forApps = true }
-    let (file, profile) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
+    if let app { shape = shape.forApp(app) }
+    var (file, profile) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
+    // (A run with an app is judged as the app; the generated file names no preset.)
+    if app != nil { file.policyLocation = nil }
     let report = ScenarioRunner._run(ScenarioRunner.prepare(file), seed: seed, spec: policy, custom: custom, app: app).report
     var record = FuzzRecord(
       seed: seed, policy: app?.policyName ?? custom?.name ?? policy.description, scenario: shape.name, traceHash: report.traceHash,
       violations: report.violations.count, counts: report.countsByKind, minimized: nil)
     record.convergedAfter = report.stats.convergedAfter
     record.neverConverged = report.stats.convergedAfter == nil
+    if let counts = report.appIntents {
+      record.app = FuzzRecord.AppTally(
+        applied: counts.applied, refusedAsExpected: counts.refusedAsExpected, refused: counts.refused.count, errors: report.appErrors.count)
+    }
     return Case(record: record, report: report, file: file, profile: profile)
   }
 }

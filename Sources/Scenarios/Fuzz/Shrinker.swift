@@ -13,6 +13,9 @@ public enum Shrinker {
     public var kind: AnomalyKind
     /// Runs spent.
     public var runs: Int
+    /// What the minimal scenario's own run reports: its violations, with their sentences (not
+    /// the original seed's, which may have lost something else besides).
+    public var violations: [Anomaly] = []
     /// Its text, ready to save as a `.scenario` file.
     public var text: String { file.rendered() }
   }
@@ -45,7 +48,14 @@ public enum Shrinker {
   ) -> Result? {
     var base = file
     base.seed = seed
-    if let policy { base.policy = policy }
+    if app != nil {
+      // A run with an app is judged as the app, whatever the policy line says: the minimal
+      // scenario has none (the app is chosen with `--app`).
+      base.policy = DeclarationParser.defaultPolicy
+      base.policyLocation = nil
+    } else if let policy {
+      base.policy = policy
+    }
     base.expectations = []
     var runs = 0
     func run(_ f: ScenarioFile) -> RunReport? {
@@ -60,7 +70,12 @@ public enum Shrinker {
       let target = kind ?? (original.violations.first { $0.kind != .divergence } ?? original.violations.first)?.kind,
       original.count(target) > 0
     else { return nil }
-    func fails(_ f: ScenarioFile) -> Bool { run(f).map { $0.count(target) > 0 } ?? false }
+    var bestViolations = original.violations
+    func fails(_ f: ScenarioFile) -> Bool {
+      guard let report = run(f), report.count(target) > 0 else { return false }
+      bestViolations = report.violations
+      return true
+    }
 
     var best = base
     var progress = true
@@ -121,14 +136,14 @@ public enum Shrinker {
       // A run with an app ignores the policy line (its server and oracle are always set up as
       // `AppUnderTest.judgedAs`); the app itself is chosen on the command line.
       best.about =
-        "Shrunk by sim-cli from \(file.name) (seed \(seed), app \(app.name): run it with --app \(app.name)): it must show no violations, and reports \(target.rawValue)."
+        "Shrunk by \(ToolName.current) from \(file.name) (seed \(seed), app \(app.name): run it with --app \(app.name)): it must show no violations, and reports \(target.rawValue)."
     } else {
       best.about =
-        "Shrunk by sim-cli from \(file.name) (seed \(seed), policy \(customPolicy?.name ?? best.policy.description)): it must show no violations, and reports \(target.rawValue)."
+        "Shrunk by \(ToolName.current) from \(file.name) (seed \(seed), policy \(customPolicy?.name ?? best.policy.description)): it must show no violations, and reports \(target.rawValue)."
     }
     best.expectations = [Expectation(kind: .noViolations, text: "expect no violations", location: SourceLocation(line: 0, column: 0))]
     best.source = best.name + ".scenario"
-    return Result(file: best, kind: target, runs: runs)
+    return Result(file: best, kind: target, runs: runs, violations: bestViolations)
   }
 
   /// The file without the given timeline lines, and without lines that use a record whose
@@ -172,7 +187,8 @@ public enum Shrinker {
     for (i, e) in file.timeline.enumerated() {
       switch e.action {
       case .create(let d, _, _, _), .set(let d, _, _), .append(let d, _, _, _), .replace(let d, _, _, _, _), .delete(let d, _),
-        .sync(let d), .kill(let d), .background(let d, _), .clockJump(let d, _), .deleteZone(let d), .purgeZone(let d), .signOut(let d),
+        .sync(let d), .send(let d), .fetch(let d), .kill(let d), .background(let d, _), .clockJump(let d, _), .deleteZone(let d), .purgeZone(let d),
+        .signOut(let d),
         .signIn(let d, _, _):
         if d == device { indices.append(i) }
       default: break

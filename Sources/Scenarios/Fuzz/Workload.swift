@@ -15,6 +15,13 @@ public struct WorkloadShape: Sendable {
   /// (zone deletions and sign-outs included) — no text replacements, references, clock jumps,
   /// background windows or app upgrades. The default schema is then ``appSchema``.
   public var forApps = false
+  /// The schema the workload is drawn from, when not the base scenario's or the default: a
+  /// user's app's own (set by the app forms of the fuzzer and campaign from
+  /// ``AppUnderTest/schema``).
+  public var schema: Schema?
+  /// Whether the workload for apps follows some deletes with a create of the same name (a
+  /// record made again): only for an app that reuses names (``AppUnderTest/reusesNames``).
+  public var recreates = true
 
   /// A shape: `base` supplies the devices and schema (nil: the built-in default), with `intents`
   /// per seed; `deviceCounts` applies to the default shape only.
@@ -45,6 +52,16 @@ public struct WorkloadShape: Sendable {
 
   /// How fuzz records and comparisons name the workload: the base scenario's name, or `default`.
   public var name: String { base?.name ?? "default" }
+
+  /// The shape for a user's app: the workload for apps, drawn from the app's own schema when it
+  /// states one, with records made again only when it reuses names.
+  package func forApp(_ app: AppUnderTest) -> WorkloadShape {
+    var shape = self
+    shape.forApps = true
+    if let schema = app.schema { shape.schema = schema }
+    shape.recreates = app.reusesNames
+    return shape
+  }
 
   /// The essay's schema: a Note whose only truly mutable field is the title, its body written
   /// by the device that made it, append-only strokes (deleted with their note), and a mutable

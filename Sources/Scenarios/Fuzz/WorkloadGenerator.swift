@@ -20,7 +20,7 @@ public enum WorkloadGenerator {
       let n = Int(faults.int(in: Int64(shape.deviceCounts.lowerBound)...Int64(shape.deviceCounts.upperBound)))
       devices = (0..<n).map { i in i < WorkloadShape.deviceNames.count ? WorkloadShape.deviceNames[i] : "d\(i)" }
     }
-    var schema = shape.base?.schema ?? (shape.forApps ? WorkloadShape.appSchema : WorkloadShape.essaySchema)
+    var schema = shape.schema ?? shape.base?.schema ?? (shape.forApps ? WorkloadShape.appSchema : WorkloadShape.essaySchema)
 
     // The swarm profile.
     let duration: SimDuration = pick(&faults, [(.seconds(20), 3), (.minutes(2), 4), (.minutes(10), 2), (.hours(1), 1)])
@@ -94,13 +94,14 @@ public enum WorkloadGenerator {
     }
 
     // Intents.
-    var intents = IntentDrafter(schema: schema, devices: devices, shaped: shape.base == nil && !shape.forApps, forApps: shape.forApps)
+    var intents = IntentDrafter(
+      schema: schema, devices: devices, shaped: shape.base == nil && shape.schema == nil && !shape.forApps, forApps: shape.forApps)
     let times = (0..<shape.intents).map { _ in randomTime(&work) }.sorted()
     // Real schemas, from a stream of their own (the default shape only): folders that notes
     // are filed in (references with a delete rule), a settings singleton every device creates
     // at first launch (uniqueness), and a second schema version rolled out one device at a time
     // (app versions).
-    var real = RealSchemaDrafter(seed: seed, devices: devices, duration: duration, enabled: shape.base == nil && !shape.forApps)
+    var real = RealSchemaDrafter(seed: seed, devices: devices, duration: duration, enabled: shape.base == nil && shape.schema == nil && !shape.forApps)
     real.extend(&schema)
     let checksReferences = real.checksReferences
     for (t, action) in real.launches { at(t, action) }
@@ -111,7 +112,7 @@ public enum WorkloadGenerator {
     for t in times {
       if let action = intents.next(&work, device: device(&work)) {
         at(t, action)
-        if shape.forApps, case .delete(let d, let id) = action, recreates.chance(1, outOf: 3),
+        if shape.forApps, shape.recreates, case .delete(let d, let id) = action, recreates.chance(1, outOf: 3),
           let again = intents.recreate(id, by: d, &recreates)
         {
           at(t + .milliseconds(recreates.int(in: 1...5_000)), again)

@@ -161,6 +161,15 @@ public enum TraceExport {
         o["fact"] = "stalled"
         o["records"] = .array(keys.map { .string(words.record($0)) })
         if let error { o["error"] = .string(error.rawValue) }
+      case .appDropped(let keys, let cause):
+        o["fact"] = "app-dropped"
+        o["records"] = .array(keys.map { .string(words.record($0)) })
+        switch cause {
+        case .notPersistedBeforeKill(let killed): o["cause"] = .string("not persisted before the kill at \(killed)")
+        case .clearedInFlight: o["cause"] = "cleared in flight"
+        case .afterError(let code): o["cause"] = .string("after \(code)")
+        case .removed: o["cause"] = "removed"
+        }
       }
       return o
     case .settleStarted:
@@ -236,6 +245,21 @@ public enum TraceExport {
         })
     case .notify:
       break
+    case .zones(let id, let changes, _):
+      o["request"] = .uint(id)
+      o["zones"] = .array(changes.map { .object(["zone": .int(Int64($0.zone)), "delete": .bool($0.isDelete)]) })
+    case .zonesReply(let id, let results):
+      o["request"] = .uint(id)
+      o["results"] = .array(
+        results.map { r in
+          switch r {
+          case .done: return .object(["outcome": .string("done")])
+          case .failed(let error, let retryAfter):
+            var x: [String: JSONValue] = ["outcome": .string("failed"), "error": .string(error.rawValue)]
+            if let retryAfter { x["retryAfter"] = .string(retryAfter.description) }
+            return .object(x)
+          }
+        })
     }
   }
 

@@ -142,6 +142,8 @@ extension Oracle {
         return wipedCause(at: e.time)
       case .setAside(let keys, let account) where keys.contains(key):
         return setAsideCause(account, device: e.device)
+      case .appDropped(let keys, let cause) where keys.contains(key):
+        return Self.appDropCause(cause, at: e.time)
       default:
         continue
       }
@@ -321,7 +323,7 @@ extension Oracle {
         what.append(
           "is waiting on \(w.error)" + (w.retryAfter.map { " (retry after \(VirtualTime.zero + $0))" } ?? "")
             + " after \(w.attempts) failed attempt\(w.attempts == 1 ? "" : "s") since \(w.since)"
-            + Self.waitAdvice(w.error, world.config.policy.settings))
+            + (judgesAnApp ? Self.appWaitAdvice(w.error) : Self.waitAdvice(w.error, world.config.policy.settings)))
       } else if !world.facts.settled {
         what[what.count - 1] += ": the run did not settle — \(world.facts.unsettledReason ?? "sync did not reach quiescence")"
       }
@@ -330,6 +332,16 @@ extension Oracle {
           kind: .stalledSync, record: unsent.first.map(recordRef), devices: [deviceRef(device.config.index)],
           at: device.waitingOn?.since ?? world.facts.settleStart,
           explanation: "after settle, with every fault healed, \(device.config.name) " + what.joined(separator: " and ") + "."))
+    }
+  }
+
+  /// What keeps a user's app waiting on `error`, in a clause: what its code did not do.
+  static func appWaitAdvice(_ error: CloudKitError) -> String {
+    switch error {
+    case .zoneNotFound, .userDeletedZone:
+      ": the app's code never saved the zone its records go to (CloudKit saves no record in a zone the database does not have; Apple's sample adds .saveZone to the state's pendingDatabaseChanges on zoneNotFound, and sends the record again)"
+    case .quotaExceeded: ": the account's iCloud storage is full, and only the user can free it"
+    default: ""
     }
   }
 

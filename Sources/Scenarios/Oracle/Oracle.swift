@@ -139,10 +139,26 @@ package struct Oracle {
         return wipedCause(at: e.time)
       case .setAside(let keys, let account) where keys.contains(i.record):
         return setAsideCause(account, device: e.device)
+      case .appDropped(let keys, let cause) where keys.contains(i.record):
+        return Self.appDropCause(cause, at: e.time)
       default:
         continue
       }
     }
     return nil
+  }
+
+  /// Why a user's app never sent a change it still showed (``AppDropCause``), in words.
+  static func appDropCause(_ cause: AppDropCause, at time: VirtualTime) -> String {
+    switch cause {
+    case .notPersistedBeforeKill(let killed):
+      "the app was killed at \(killed) before its engine's state with this change pending was on disk, and relaunched without it (the app persists every stateUpdate's stateSerialization, or loses what it has not sent)"
+    case .clearedInFlight:
+      "the app's code took the acknowledgement of an earlier save of the record, at \(time), for this change, made while that save was on its way, and cleared it"
+    case .afterError(let code):
+      "the app's code dropped its pending change after \(code) at \(time), while still showing the change"
+    case .removed:
+      "the app's code removed its pending change at \(time), while still showing the change"
+    }
   }
 }

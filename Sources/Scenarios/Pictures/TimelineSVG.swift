@@ -351,6 +351,11 @@ struct TimelineDrawing {
           "\(who): settle gave up with \(keys.map(history.names.record).joined(separator: ", ")) still unsent"
             + (error.map { ", waiting on \($0)" } ?? "")
         )
+      case .appDropped(let keys, let cause):
+        return (
+          "unsent change dropped (\(keys.count))",
+          "\(who): \(keys.map(history.names.record).joined(separator: ", ")) no longer pending, never sent: " + Oracle.appDropCause(cause, at: m.time)
+        )
       }
     }
   }

@@ -32,6 +32,32 @@ public struct RunStats: Hashable, Sendable {
   public var convergedAfter: SimDuration? = nil
 }
 
+/// With a user's app: how many of the intents it was given it made, and which it refused. A
+/// refusal on a record the device did not show is the scenario's doing; any other is the app
+/// failing to make a change of its own schema, and fails the run (a run whose changes the app
+/// refuses tests nothing).
+public struct AppIntentCounts: Hashable, Sendable {
+  /// Intents the app made.
+  public var applied: Int
+  /// Intents refused on a record the device did not show (expected).
+  public var refusedAsExpected: Int
+  /// Intents refused although the device showed the record (or creates), each in words:
+  /// `i7 (iPad set n1 at 3.000s): the app refused it though it shows n1`.
+  public var refused: [String]
+  /// Intents the simulator does not give an app yet (text replacements): skipped.
+  public var notSimulated: Int
+
+  /// `41 applied, 3 refused as expected (the record was not on the device)`, with the
+  /// unexpected refusals when there are any.
+  public var summary: String {
+    var parts = ["\(applied) applied"]
+    if refusedAsExpected > 0 { parts.append("\(refusedAsExpected) refused as expected (the record was not on the device)") }
+    if !refused.isEmpty { parts.append("\(refused.count) refused unexpectedly") }
+    if notSimulated > 0 { parts.append("\(notSimulated) not simulated for an app (text replacements)") }
+    return parts.joined(separator: ", ")
+  }
+}
+
 /// What a run lost: the report `sim-cli run` prints and tests assert on.
 public struct RunReport: Hashable, Sendable {
   /// The scenario's name.
@@ -71,9 +97,14 @@ public struct RunReport: Hashable, Sendable {
   /// The device stopped there; the run fails.
   public var appErrors: [String] = []
   /// With an app: the faults its devices ignored because they are not simulated for an app yet
-  /// (background budgets, clock jumps, zone deletions, account changes, upgrades), once per
-  /// device and kind, with when each first came.
+  /// (background budgets, clock jumps, upgrades), once per device and kind, with when each
+  /// first came.
   public var notSimulated: [String] = []
+  /// With an app: the intents it made and refused (nil for a policy).
+  public var appIntents: AppIntentCounts?
+  /// With an app whose schema the scenario was bound to (a lesson on another schema): how its
+  /// types and fields were mapped (`Note → Reminder (title → title, tag → priority)`).
+  public var boundTo: String?
 
   /// Count per kind, every kind present, in report order: `report.counts[.lostEdit]`.
   public var counts: AnomalyCounts { AnomalyCounts(byOrdinal: countsByKind) }
@@ -161,6 +192,19 @@ public struct RunReport: Hashable, Sendable {
     if !appErrors.isEmpty {
       results.append(
         ExpectationResult(line: 0, text: "the app's code runs to the end", passed: false, actual: appErrors.joined(separator: "; ")))
+    }
+    if !world.drivers.isEmpty {
+      let tally = world.drivers.reduce(AppIntentTally()) { $0 + ($1?.driver.tally ?? AppIntentTally()) }
+      let counts = AppIntentCounts(
+        applied: tally.applied, refusedAsExpected: tally.refusedAsExpected, refused: tally.refused, notSimulated: tally.notSimulated)
+      appIntents = counts
+      if !tally.refused.isEmpty {
+        let shown = tally.refused.prefix(5).joined(separator: "; ") + (tally.refused.count > 5 ? "; … and \(tally.refused.count - 5) more" : "")
+        results.append(
+          ExpectationResult(
+            line: 0, text: "the app makes the changes of its own schema", passed: false,
+            actual: "it refused \(tally.refused.count) of \(tally.applied + tally.refusedAsExpected + tally.refused.count): \(shown)"))
+      }
     }
     expectations = results
   }

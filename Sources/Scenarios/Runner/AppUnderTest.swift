@@ -11,13 +11,41 @@ import Replica
 public struct AppUnderTest: Sendable {
   /// The app's name in reports (`app NotesApp`) and on the command line (`--app NotesApp`).
   public let name: String
+  /// The record types and fields the app stores, when it states them (nil: any types — a
+  /// scenario runs on its own schema, and the fuzzer draws notes): the fuzzer draws the app's
+  /// workload from it, and a scenario on another schema is bound to it (its types and fields
+  /// mapped by the roles they play).
+  public let schema: Schema?
+  /// Why the app's stated schema could not be read, if it could not: nothing runs, and the
+  /// helpers and `sim-cli` say this.
+  public let schemaProblem: String?
+  /// Whether the app may name a record again after it was deleted (names from content): the
+  /// fuzzer then follows some deletes with a create of the same name, and a lesson that does so
+  /// applies to it.
+  public let reusesNames: Bool
   /// Per run: the drivers of that run's devices (they share what the run needs to share).
   package let drivers: @Sendable (AppRunContext) -> (Int) -> any AppDriver
 
   /// An app under test called `name`, whose devices are driven by `drivers(run)(device)`.
-  package init(name: String, drivers: @escaping @Sendable (AppRunContext) -> (Int) -> any AppDriver) {
+  package init(
+    name: String, schema: Schema? = nil, schemaProblem: String? = nil, reusesNames: Bool = true,
+    drivers: @escaping @Sendable (AppRunContext) -> (Int) -> any AppDriver
+  ) {
     self.name = name
+    self.schema = schema
+    self.schemaProblem = schemaProblem
+    self.reusesNames = reusesNames
     self.drivers = drivers
+  }
+
+  /// A scenario made to run on the app: as written when the app takes any types, or when the
+  /// scenario is on the app's schema; else bound to the app's schema (its types and fields
+  /// mapped by the roles they play), or the reason it cannot be — including an app whose stated
+  /// schema could not be read.
+  package func bind(_ file: ScenarioFile) -> Result<LessonBinding, LessonMismatch> {
+    if let schemaProblem { return .failure(LessonMismatch(message: "\(name)'s schema cannot be used: \(schemaProblem)")) }
+    guard let schema else { return .success(LessonBinding(file: file, types: [], summary: nil)) }
+    return file.bound(to: schema, appName: name, reusesNames: reusesNames)
   }
 
   /// The policy a user's app is judged under: the server and oracle settings of a
@@ -150,7 +178,8 @@ extension ScenarioRunner {
   /// One run's steps and trace hash.
   package static func behaviour(of file: ScenarioFile, app: AppUnderTest, seed: UInt64?) -> ([AppBehaviourLog.Step], String) {
     let log = AppBehaviourLog()
-    let report = _run(prepare(file), seed: seed, spec: AppUnderTest.judgedAs, custom: nil, app: app, behaviour: log).report
+    let bound = (try? app.bind(file).get())?.file ?? file
+    let report = _run(prepare(bound), seed: seed, spec: AppUnderTest.judgedAs, custom: nil, app: app, behaviour: log).report
     return (log.steps, report.traceHash)
   }
 

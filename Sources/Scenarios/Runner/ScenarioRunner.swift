@@ -28,6 +28,8 @@ public enum ScenarioRunner {
     public var file: ScenarioFile
     /// Record ids in the order of their `create` lines; a record's key is its index here.
     public var recordNames: [String]
+    /// Each record's type (an index into the schema's types), by key: its first create's.
+    public var recordTypes: [Int32] = []
     var clocks: [DeviceClock]
     var actions: [(time: VirtualTime, action: WorldAction)]
     var settleAt: VirtualTime
@@ -75,8 +77,34 @@ public enum ScenarioRunner {
   /// ``AppUnderTest``; `SimSyncEngine` makes one from an app type). Values in the scenario must be
   /// unique per intent: the app stores values, not who wrote them, and the oracle finds the
   /// intent from the value.
+  ///
+  /// A scenario on another schema than the app's is bound to it first (its types and fields
+  /// played by the app's: ``RunReport/boundTo`` says how); one that cannot be is not run, and
+  /// the report fails with the reason (the role the app's schema lacks).
   public static func run(_ file: ScenarioFile, app: AppUnderTest, seed: UInt64? = nil, keepEvents: Bool = false) -> Result {
-    _run(prepare(file), seed: seed, spec: AppUnderTest.judgedAs, custom: nil, keepEvents: keepEvents, app: app)
+    _runBound(file, app: app) { bound in _run(prepare(bound), seed: seed, spec: AppUnderTest.judgedAs, custom: nil, keepEvents: keepEvents, app: app) }
+  }
+
+  /// Binds `file` to the app and runs it with `body`; a file that cannot be bound gives a
+  /// report that fails with the reason, from a run of nothing.
+  package static func _runBound(_ file: ScenarioFile, app: AppUnderTest, _ body: (ScenarioFile) -> Result) -> Result {
+    switch app.bind(file) {
+    case .success(let binding):
+      var result = body(binding.file)
+      result.report.boundTo = binding.summary
+      return result
+    case .failure(let mismatch):
+      var empty = file
+      empty.timeline = []
+      empty.expectations = []
+      var result = _run(prepare(empty), seed: nil, spec: AppUnderTest.judgedAs, custom: nil, app: nil)
+      result.report.app = app.name
+      result.report.policy = app.policyName
+      result.report.expectations = [
+        ExpectationResult(line: 0, text: "the scenario runs on \(app.name)", passed: false, actual: mismatch.message)
+      ]
+      return result
+    }
   }
 
   /// The one run behind the overloads: `custom` when given, else `spec`, else the file's policy.
@@ -151,6 +179,7 @@ public enum ScenarioRunner {
       if let i = file.devices.firstIndex(of: c.device) { clocks[i] = DeviceClock(skew: c.skew, driftPPM: c.driftPPM) }
     }
     var names: [String] = []
+    var recordTypes: [Int32] = []
     var keys: [String: RecordKey] = [:]
     var types: [String: Int32] = [:]
     keys.reserveCapacity(file.timeline.count)
@@ -160,6 +189,7 @@ public enum ScenarioRunner {
         keys[id] = RecordKey(names.count)
         names.append(id)
         types[id] = Int32(file.schema.typeIndex(named: type) ?? 0)
+        recordTypes.append(types[id]!)
       }
     }
     let device = { (name: String) -> Int32 in Int32(file.devices.firstIndex(of: name) ?? 0) }
@@ -203,6 +233,8 @@ public enum ScenarioRunner {
         guard let key = keys[id] else { continue }
         action = .intent(device: device(d), .delete(key: key))
       case .sync(let d): action = .sync(device: device(d))
+      case .send(let d): action = .send(device: device(d))
+      case .fetch(let d): action = .fetch(device: device(d))
       case .kill(let d): action = .kill(device: device(d))
       case .background(let d, let budget): action = .background(device: device(d), budget: budget)
       case .clockJump(let d, let by): action = .clockJump(device: device(d), by: by)
@@ -235,7 +267,7 @@ public enum ScenarioRunner {
       if case .intent = $1.action { return $0 + 1 }
       return $0
     }
-    return Plan(file: file, recordNames: names, clocks: clocks, actions: actions, settleAt: end, intentCount: intents)
+    return Plan(file: file, recordNames: names, recordTypes: recordTypes, clocks: clocks, actions: actions, settleAt: end, intentCount: intents)
   }
 
   /// A scenario literal as a field value of the given kind.

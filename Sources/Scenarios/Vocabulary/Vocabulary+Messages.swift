@@ -44,6 +44,15 @@ extension Vocabulary {
       return (list.isEmpty ? "no changes" : list.joined(separator: "; ")) + "; next token \(token)" + (more ? ", more to come" : "")
     case .notify:
       return "something changed"
+    case .zones(_, let changes, _):
+      return changes.map { "\($0.isDelete ? "delete" : "save") zone \($0.zone)" }.joined(separator: "; ")
+    case .zonesReply(_, let results):
+      return results.map { r in
+        switch r {
+        case .done: "done"
+        case .failed(let error, let retryAfter): "failed: \(Vocabulary.error(error, retryAfter: retryAfter))"
+        }
+      }.joined(separator: "; ")
     }
   }
 

@@ -156,6 +156,12 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     engine = SyncEngine(.init(database: device.database, stateSerialization: state, delegate: self))
   }
 
+  /// Asks the engine to save the app's zone (when it is gone, or not found): the server saves no
+  /// record in a zone the database does not have.
+  func saveZone() {
+    engine.state.add(pendingDatabaseChanges: [.saveZone(SyncRecordZone(zoneID: device.zoneID))])
+  }
+
   /// Sets a row (nil: removes it); the next save writes it.
   func put(_ name: String, _ row: Row?) {
     guard rows[name] != row else { return }  // unchanged: nothing to write
@@ -228,16 +234,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   /// A text field of a fetched or refused record, merged into the row: the union of both sides'
   /// pieces, less those either side removed. The field is clean when the server has it all.
   func mergeText(_ f: String, from server: SyncRecord, into row: inout Row) {
-    var theirs: [Piece] = []
-    if case .strings(let flat)? = server.fields[Self.piecesKey(f)] {
-      for i in stride(from: 0, to: flat.count - 1, by: 2) {
-        if let version = Version(.string(flat[i])) { theirs.append(Piece(version: version, text: flat[i + 1])) }
-      }
-    } else if case .string(let text)? = server.fields[f], !text.isEmpty {
-      theirs = [Piece(version: Version(server.fields[Self.versionKey(f)]) ?? .none, text: text)]
-    }
-    var theirRemoved: Set<Version> = []
-    if case .strings(let flat)? = server.fields[Self.removedKey(f)] { theirRemoved = Set(flat.compactMap { Version(.string($0)) }) }
+    let (theirs, theirRemoved) = serverPieces(f, of: server)
     for piece in theirs { clock = max(clock, piece.version.counter) }
     let ours = pieces(of: f, in: row)
     let removed = theirRemoved.union(row.removed[f] ?? [])
@@ -250,6 +247,21 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     row.removed[f] = removed.isEmpty ? nil : removed.sorted()
     if let newest = all.last?.version { row.versions[f] = max(row.versions[f] ?? .none, newest) }
     if serverHasAll { row.dirty.remove(f) }
+  }
+
+  /// A text field's pieces as a server record holds them, and the versions of those it removed.
+  func serverPieces(_ f: String, of server: SyncRecord) -> (pieces: [Piece], removed: Set<Version>) {
+    var theirs: [Piece] = []
+    if case .strings(let flat)? = server.fields[Self.piecesKey(f)] {
+      for i in stride(from: 0, to: flat.count - 1, by: 2) {
+        if let version = Version(.string(flat[i])) { theirs.append(Piece(version: version, text: flat[i + 1])) }
+      }
+    } else if case .string(let text)? = server.fields[f], !text.isEmpty {
+      theirs = [Piece(version: Version(server.fields[Self.versionKey(f)]) ?? .none, text: text)]
+    }
+    var theirRemoved: Set<Version> = []
+    if case .strings(let flat)? = server.fields[Self.removedKey(f)] { theirRemoved = Set(flat.compactMap { Version(.string($0)) }) }
+    return (theirs, theirRemoved)
   }
 
   /// Makes the user's change in the store and adds the pending change for it.
@@ -282,6 +294,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       for name in rows.keys.sorted() { put(name, nil) }
       engine.state.remove(pendingRecordZoneChanges: engine.state.pendingRecordZoneChanges)
       startOver()
+      // (The zone is deleted on the server already; the next notes need it again.)
+      saveZone()
     }
     persistState()
     save()
@@ -402,11 +416,34 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       // way deleted notes come back in real apps.)
       fetchedDeletion(recordID, syncEngine: syncEngine)
     case .zoneNotFound, .userDeletedZone:
-      // The zone is gone: the next fetch says why (`fetchedDatabaseChanges`), and whether the
-      // row goes with it or is uploaded again. Until then the change stays.
+      // The zone is gone (or was never saved): the next fetch says why (`fetchedDatabaseChanges`),
+      // and whether the row goes with it or is uploaded again. Until then the change stays; a
+      // zone that is not found is saved again (not one the user deleted in Settings: the fetch
+      // says what to do then).
+      if failure.error.code == .zoneNotFound { saveZone() }
       if rows[recordID.recordName] != nil { syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
+    case .serverRejectedRequest:
+      break  // refused for good: nothing to send again
     default:
-      break  // transient errors stay pending in the engine, which sends them again
+      // The engine retries only what Apple lists (network, throttling, account, zone busy);
+      // anything else — full storage, a lost answer, a reference not there yet, a failed atomic
+      // batch — is the app's to send again.
+      if !failure.error.code.isRetriedByTheEngine, rows[recordID.recordName] != nil {
+        syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      }
+    }
+  }
+
+  /// A delete failed: sent again, unless the record or its zone is gone already, or the engine
+  /// retries it itself.
+  func failedDelete(_ recordID: SyncRecordID, _ error: SyncError, syncEngine: SyncEngine) {
+    switch error.code {
+    case .unknownItem, .zoneNotFound, .userDeletedZone, .serverRejectedRequest:
+      break
+    default:
+      if !error.code.isRetriedByTheEngine, rows[recordID.recordName] == nil {
+        syncEngine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
+      }
     }
   }
 
@@ -432,6 +469,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     syncEngine.state.remove(
       pendingRecordZoneChanges: syncEngine.state.pendingRecordZoneChanges.filter { if case .deleteRecord = $0 { true } else { false } })
     startOver()
+    // What is still to send goes to the zone made again.
+    saveZone()
   }
 
   /// The next fetch starts from nothing: it brings every record of the (new) zone.
@@ -549,6 +588,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     case .sentRecordZoneChanges(let sent):
       for r in sent.savedRecords { saved(r, syncEngine: syncEngine) }
       for f in sent.failedRecordSaves { failed(f, syncEngine: syncEngine) }
+      for (recordID, error) in sent.failedRecordDeletes { failedDelete(recordID, error, syncEngine: syncEngine) }
     case .fetchedDatabaseChanges(let changes):
       for deletion in changes.deletions where deletion.zoneID == device.zoneID { zoneDeleted(deletion.reason, syncEngine: syncEngine) }
     case .accountChange(let change):
@@ -563,7 +603,15 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   public func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
     -> SyncEngine.RecordZoneChangeBatch?
   {
-    await SyncEngine.RecordZoneChangeBatch(pendingChanges: syncEngine.state.pendingRecordZoneChanges) { self.record(for: $0) }
+    let changes = syncEngine.state.pendingRecordZoneChanges.filter { context.options.scope.contains($0) }
+    return await SyncEngine.RecordZoneChangeBatch(pendingChanges: changes) { recordID in
+      guard let record = self.record(for: recordID) else {
+        // A row that is gone: its save is no longer wanted (the engine would keep it pending).
+        syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
+        return nil
+      }
+      return record
+    }
   }
 }
 
@@ -571,6 +619,15 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
 /// edit made here and not yet sent is overwritten by the server's older value (`lost-edit`).
 public final class NotesAppOverwritingPendingEdits: NotesApp, @unchecked Sendable {
   override func keepsLocal(dirty: Bool, local: Version, server: Version) -> Bool { false }
+  /// A text field too: the server's pieces replace the row's, appends not yet sent included.
+  override func mergeText(_ f: String, from server: SyncRecord, into row: inout Row) {
+    let (theirs, theirRemoved) = serverPieces(f, of: server)
+    for piece in theirs { clock = max(clock, piece.version.counter) }
+    setPieces(theirs.filter { !theirRemoved.contains($0.version) }, of: f, in: &row)
+    row.removed[f] = theirRemoved.isEmpty ? nil : theirRemoved.sorted()
+    if let newest = theirs.last?.version { row.versions[f] = newest }
+    row.dirty.remove(f)
+  }
 }
 
 /// Planted bug: the engine's state serialization is never written to disk (neither from

@@ -4,11 +4,11 @@ import Replica
 /// `at TIME ACTION` lines, standalone `settle`, and unknown statements.
 extension TimelineParser {
   static let deviceActions = [
-    "create", "set", "append", "replace", "delete", "sync", "kill", "background", "clock", "delete-zone", "purge-zone", "sign-out",
-    "sign-in", "switch-account", "upgrade",
+    "create", "set", "append", "replace", "delete", "sync", "send", "fetch", "kill", "background", "clock", "delete-zone", "purge-zone",
+    "sign-out", "sign-in", "switch-account", "upgrade",
   ]
   static let deviceActionList =
-    "create, set, append, replace, delete, sync, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account or upgrade"
+    "create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account or upgrade"
 
   mutating func reportUnknownStatement(_ i: Int, _ head: ScenarioToken) {
     let word = head.text
@@ -252,10 +252,12 @@ extension TimelineParser {
       guard checkName(i, t[4], "record id"), recordType(t[4].text, i, at: t[4].start) != nil else { return nil }
       guard expectEnd(i, after: 4, usage: usage) else { return nil }
       return .delete(device: device, id: t[4].text)
-    case "sync", "kill", "delete-zone", "purge-zone", "sign-out":
+    case "sync", "send", "fetch", "kill", "delete-zone", "purge-zone", "sign-out":
       guard expectEnd(i, after: 3, usage: "DEVICE \(verb.text)") else { return nil }
       switch verb.text {
       case "sync": return .sync(device: device)
+      case "send": return .send(device: device)
+      case "fetch": return .fetch(device: device)
       case "kill": return .kill(device: device)
       case "delete-zone": return .deleteZone(device: device)
       case "sign-out": return .signOut(device: device)

@@ -1,0 +1,104 @@
+import Foundation
+import Replica
+import Scenarios
+@_spi(Kernel) import Simulator
+
+/// Fetching, in the order of `CKSyncEngine`'s class overview: `willFetchChanges`;
+/// `fetchedDatabaseChanges` when zones were deleted; for each zone with changes
+/// `willFetchRecordZoneChanges`, then `fetchedRecordZoneChanges` per page (records of several
+/// zones may share a page, as Apple's event has no zone), then `didFetchRecordZoneChanges`;
+/// `didFetchChanges`.
+extension SyncEngineDriver {
+  func startFetch(_ context: SyncEngine.FetchChangesContext, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    _ = launched()
+    fetchFirst = false
+    operation = .fetching(context, zones: [])
+    deliver(.willFetchChanges(.init(context: context)))
+    requestFetch(view, effects: &effects)
+  }
+
+  /// The next request of the fetch under way, with the options the delegate gives for it.
+  func requestFetch(_ view: DeviceState, effects: inout [DeviceEffect]) {
+    guard failure == nil, case .fetching(let context, _) = operation else { return }
+    let engine = launched().syncEngine
+    do { _ = try engine.nextFetchOptions(context) } catch {
+      fail(error.description)
+      return
+    }
+    guard link.online, view.account != nil else { return finishFetch(error: .networkUnavailable, effects: &effects) }
+    let id = nextRequest
+    nextRequest += 1
+    inFlight = .fetch(id)
+    effects.append(.send(.fetch(requestID: id, token: engine.state.changeToken, zone: view.zoneEpoch)))
+    awaitAnswer(view, effects: &effects)
+  }
+
+  /// The fetch ends: `didFetchRecordZoneChanges` for each zone it announced, `didFetchChanges`;
+  /// with changes pending, the engine sends next.
+  func finishFetch(error: SyncError.Code?, effects: inout [DeviceEffect]) {
+    guard case .fetching(let context, let zones) = operation else { return }
+    operation = .idle
+    for zone in zones { deliver(.didFetchRecordZoneChanges(.init(zoneID: zone, error: error.map { SyncError($0) }))) }
+    deliver(.didFetchChanges(.init(context: context)))
+    if error == nil, automatic, let app, !app.syncEngine.state.pendingRecordZoneChanges.isEmpty || !app.syncEngine.state.pendingDatabaseChanges.isEmpty {
+      enqueue(.send(.init()), .scheduled)
+    }
+  }
+
+  /// The zone a fetched record is in: the one it was saved in.
+  func zone(of key: RecordKey) -> SyncRecordZoneID { recordID(key).zoneID }
+
+  func fetched(_ reply: FetchReply, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    let engine = launched().syncEngine
+    switch reply {
+    case .changes(let records, let token, let more):
+      var modifications: [SyncEngine.Event.FetchedRecordZoneChanges.Modification] = []
+      var deletions: [SyncEngine.Event.FetchedRecordZoneChanges.Deletion] = []
+      for r in records {
+        took(r, effects: &effects)
+        let zone = zone(of: r.key)
+        if case .fetching(let context, var zones) = operation, !zones.contains(zone) {
+          zones.append(zone)
+          operation = .fetching(context, zones: zones)
+          deliver(.willFetchRecordZoneChanges(.init(zoneID: zone)))
+        }
+        if r.isDeleted {
+          deletions.append(.init(recordID: recordID(r.key), recordType: r.typeName(in: schema)))
+        } else {
+          modifications.append(.init(record: syncRecord(r)))
+        }
+      }
+      if !records.isEmpty { deliver(.fetchedRecordZoneChanges(.init(modifications: modifications, deletions: deletions))) }
+      if engine.state.changeToken != token {
+        engine.state.changeToken = token
+        link.stateChanged = true
+      }
+      if more { requestFetch(view, effects: &effects) } else { finishFetch(error: nil, effects: &effects) }
+    case .tokenExpired:
+      engine.state.changeToken = nil
+      link.stateChanged = true
+      requestFetch(view, effects: &effects)
+    case .failed(let error, let after):
+      finishFetch(error: syncCode(error), effects: &effects)
+      if automatic { retry(after: max(.seconds(5), after ?? .zero), env: env, effects: &effects) }
+    case .zoneDeleted(let reason, let epoch):
+      // The zones went since this device last fetched: the engine tells the app — every zone
+      // of the app's it knows, with why — and starts over from no change token.
+      let before = shownKeys()
+      engine.state.changeToken = nil
+      link.stateChanged = true
+      view.driverSetZoneEpoch(epoch)
+      serverCopies = [:]
+      let why: SyncEngine.Event.FetchedDatabaseChanges.Deletion.Reason =
+        switch reason {
+        case .deleted: .deleted
+        case .purged: .purged
+        case .encryptedDataReset: .encryptedDataReset
+        }
+      let zones = knownZones.isEmpty ? [appSchema.zone(forType: "")] : knownZones
+      deliver(.fetchedDatabaseChanges(.init(deletions: zones.map { .init(zoneID: $0, reason: why) })))
+      zoneGone(reason, shownBefore: before, effects: &effects)
+      requestFetch(view, effects: &effects)
+    }
+  }
+}

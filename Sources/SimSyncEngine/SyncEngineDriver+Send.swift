@@ -1,0 +1,309 @@
+import Foundation
+import Replica
+import Scenarios
+@_spi(Kernel) import Simulator
+
+/// Sending, in the order of `CKSyncEngine`'s class overview: `willSendChanges`; pending zone
+/// saves and deletes, then `sentDatabaseChanges`; batches of record changes from the delegate,
+/// each answered with `sentRecordZoneChanges`; `didSendChanges`.
+extension SyncEngineDriver {
+  func startSend(_ context: SyncEngine.SendChangesContext, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    let engine = launched().syncEngine
+    let state = engine.state
+    // Nothing to send: a scheduled send does nothing (no events); one the app or the scenario
+    // asked for still tells the delegate it ran.
+    if context.reason == .scheduled, state.pendingRecordZoneChanges.isEmpty, state.pendingDatabaseChanges.isEmpty,
+      !state.hasPendingUntrackedChanges
+    {
+      if fetchAfterSend { enqueue(.fetch(.init()), .scheduled) }
+      return
+    }
+    operation = .sending(context)
+    deliver(.willSendChanges(.init(context: context)))
+    sendNext(&view, env: env, effects: &effects)
+  }
+
+  /// A scheduled send is followed by a fetch (the engine's own schedule: it fetches after it
+  /// sends, as well as when a push notification comes).
+  var fetchAfterSend: Bool { automatic }
+
+  /// The next request of the send under way: zone changes first, then the delegate's next batch;
+  /// when there is nothing left, the send ends.
+  func sendNext(_ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    guard failure == nil, case .sending(let context) = operation else { return }
+    guard link.online, view.account != nil else { return finishSend(effects: &effects) }
+    let engine = launched().syncEngine
+    let zoneChanges = engine.state.pendingDatabaseChanges.filter { context.options.scope.contains($0) }
+    if !zoneChanges.isEmpty {
+      var changes: [ZoneChange] = []
+      var echoes = true
+      for change in zoneChanges {
+        let zone = change.zoneID
+        if !knownZones.contains(zone) { knownZones.append(zone) }
+        if case .deleteZone = change {
+          changes.append(ZoneChange(zone: provenance.zoneNumber(zone), isDelete: true))
+          if !deletedByTheUser.contains(zone) { echoes = false }
+        } else {
+          changes.append(ZoneChange(zone: provenance.zoneNumber(zone), isDelete: false))
+          deletedByTheUser.removeAll { $0 == zone }
+        }
+      }
+      let id = nextRequest
+      nextRequest += 1
+      inFlight = .zones(id, zoneChanges)
+      // The app's delete of a zone the user's "delete all data" deleted already (the world
+      // deletes it at the intent) names the zone as it was then: the server has nothing more to
+      // delete, even if the zone was made again since.
+      let epoch = echoes && changes.contains(where: \.isDelete) ? view.zoneEpoch - 1 : view.zoneEpoch
+      if epoch != view.zoneEpoch { deletedByTheUser.removeAll { zone in zoneChanges.contains { $0.zoneID == zone } } }
+      effects.append(.send(.zones(requestID: id, changes: changes, zone: epoch)))
+      awaitAnswer(view, effects: &effects)
+      return
+    }
+    let batch: SyncEngine.RecordZoneChangeBatch?
+    do { batch = try engine.nextBatch(context) } catch {
+      fail(error.description)
+      return
+    }
+    if let misuse = link.misuse { return fail(misuse) }
+    guard let batch, !batch.recordsToSave.isEmpty || !batch.recordIDsToDelete.isEmpty else { return finishSend(effects: &effects) }
+    var writes: [RecordWrite] = []
+    var changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)] = []
+    var records: [SyncRecord] = []
+    for record in batch.recordsToSave where writes.count < batchLimit {
+      guard let key = keys[record.recordID.recordName] else {
+        notSimulated("a record the scenario did not make (\(record.recordType) \(record.recordID.recordName)), which is not sent")
+        continue
+      }
+      guard let type = schema.typeIndex(named: record.recordType) else {
+        notSimulated("a record of a type the scenario does not declare (\(record.recordType)), which is not sent")
+        continue
+      }
+      let state = recordState(key, type: Int32(type), values: record.fields)
+      var changed = FieldMask()
+      for name in record.changedKeys() { if let f = schema.types[type].fields.firstIndex(where: { $0.name == name }) { changed.insert(.field(f)) } }
+      if record.recordChangeTag == nil { changed = .all }
+      var write = RecordWrite(record: state, changed: changed, isDelete: false, baseTag: Int64(record.recordChangeTag ?? "") ?? 0)
+      write.zone = zoneNumber(of: record.recordID, key: key)
+      writes.append(write)
+      let names = schema.types[type].fields.map(\.name)
+      let extras = record.fields.filter { !names.contains($0.key) }
+      if !extras.isEmpty || provenance.extras[key]?[state.fields.map(\.value)] != nil {
+        provenance.extras[key, default: [:]][state.fields.map(\.value)] = extras
+      }
+      let change = SyncEngine.PendingRecordZoneChange.saveRecord(record.recordID)
+      changes.append((change, engine.state.additions[change] ?? 0))
+      records.append(record.copy())
+    }
+    for id in batch.recordIDsToDelete where writes.count < batchLimit {
+      guard let key = keys[id.recordName] else {
+        notSimulated("a delete of a record the scenario did not make (\(id.recordName)), which is not sent")
+        continue
+      }
+      let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : (view.store.type(of: key) ?? 0)
+      var state = recordState(key, type: type, values: [:])
+      state.deletedBy = ownDeletes[key] ?? deleters[key] ?? 0
+      if provenance.recreated.contains(key), let creator = provenance.incarnations[state.deletedBy] {
+        // The incarnation the delete was made on.
+        state.creator = creator
+        state.creatorDevice = provenance.incarnationDevices[creator] ?? state.creatorDevice
+      }
+      var write = RecordWrite(record: state, changed: [], isDelete: true, baseTag: 0)
+      write.zone = zoneNumber(of: id, key: key)
+      writes.append(write)
+      let change = SyncEngine.PendingRecordZoneChange.deleteRecord(id)
+      changes.append((change, engine.state.additions[change] ?? 0))
+      records.append(SyncRecord(recordType: schema.types[Int(type)].name, recordID: id))
+    }
+    guard !writes.isEmpty else { return finishSend(effects: &effects) }
+    let id = nextRequest
+    nextRequest += 1
+    inFlight = .push(id, changes, records: records)
+    effects.append(.send(.push(requestID: id, writes: writes, zone: view.zoneEpoch)))
+    awaitAnswer(view, effects: &effects)
+  }
+
+  /// The number of the zone a record is sent to, noting it as the record's zone.
+  func zoneNumber(of id: SyncRecordID, key: RecordKey) -> Int32 {
+    if !knownZones.contains(id.zoneID) { knownZones.append(id.zoneID) }
+    let n = provenance.zoneNumber(id.zoneID)
+    provenance.zoneOf[key] = n
+    return n
+  }
+
+  /// The send ends: `didSendChanges`; a scheduled one is followed by a fetch.
+  func finishSend(effects: inout [DeviceEffect]) {
+    guard case .sending(let context) = operation else { return }
+    operation = .idle
+    deliver(.didSendChanges(.init(context: context)))
+    if context.reason == .scheduled, fetchAfterSend { enqueue(.fetch(.init()), .scheduled) }
+  }
+
+  /// What the engine makes of a CloudKit error: the same code, as `CKError.Code` names it.
+  func syncCode(_ error: CloudKitError) -> SyncError.Code { SyncError.Code(rawValue: error.rawValue) ?? .serverRejectedRequest }
+
+  func pushed(
+    _ changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)], _ records: [SyncRecord], _ results: [WriteResult],
+    _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]
+  ) {
+    let engine = launched().syncEngine
+    var saved: [SyncRecord] = []
+    var failedSaves: [SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave] = []
+    var deleted: [SyncRecordID] = []
+    var failedDeletes: [(SyncRecordID, SyncError)] = []
+    var retryAfter: SimDuration?
+    var split = false
+    var anyFailure = false
+    var lastError: CloudKitError?
+    for ((sent, record), result) in zip(zip(changes, records), results) {
+      let id = sent.change.recordID
+      let key = keys[id.recordName]
+      func failedWith(_ error: SyncError) {
+        anyFailure = true
+        if let key { stepErrors[key] = error.code.rawValue }
+        if error.code.isRetriedByTheEngine {
+          // The engine keeps the change pending and sends it again, after the retry-after.
+          retryAfter = max(retryAfter ?? .seconds(5), error.retryAfterSeconds.map { .nanoseconds(Int64($0 * 1e9)) } ?? .zero)
+        } else {
+          // Left to the delegate: the change is no longer pending (it adds it again to retry).
+          engine.state.remove(pendingRecordZoneChanges: [sent.change])
+        }
+        if case .deleteRecord = sent.change { failedDeletes.append((id, error)) } else { failedSaves.append(.init(record: record, error: error)) }
+      }
+      switch result {
+      case .saved(let server):
+        took(server, effects: &effects)
+        saved.append(syncRecord(server))
+        engine.state.acknowledge(sent.change, additionsThen: sent.additions)
+        if let key { stepAcknowledged.insert(key) }
+      case .deleted:
+        deleted.append(id)
+        engine.state.acknowledge(sent.change, additionsThen: sent.additions)
+        if let key { stepAcknowledged.insert(key) }
+      case .conflict(let server), .refusedDeleted(let server) where !server.isDeleted:
+        // (Refused as deleted with a live record: the record was deleted and created again, and
+        // this save was of the deleted incarnation — to the app, a changed server record, as
+        // CloudKit answers a change tag it does not have.)
+        took(server, effects: &effects)
+        failedWith(SyncError(.serverRecordChanged, serverRecord: syncRecord(server), clientRecord: record))
+      case .refusedDeleted(let tombstone):
+        took(tombstone, effects: &effects)
+        failedWith(SyncError(.unknownItem))
+      case .rejected:
+        failedWith(SyncError(.serverRejectedRequest))
+      case .failed(.limitExceeded, _):
+        // The engine splits the batch and sends again; the app is not told.
+        split = true
+      case .failed(let error, let after):
+        lastError = error
+        failedWith(SyncError(syncCode(error), retryAfterSeconds: after.map { Double($0.nanoseconds) / 1e9 }))
+      }
+    }
+    if let lastError { view.driverSetWaiting(lastError, at: env.now) } else if !anyFailure { view.driverSetWaiting(nil, at: env.now) }
+    if !saved.isEmpty || !failedSaves.isEmpty || !deleted.isEmpty || !failedDeletes.isEmpty {
+      deliver(
+        .sentRecordZoneChanges(
+          .init(savedRecords: saved, failedRecordSaves: failedSaves, deletedRecordIDs: deleted, failedRecordDeletes: SyncErrors(failedDeletes))))
+    }
+    if split { batchLimit = max(1, changes.count / 2) }
+    failedPushes = anyFailure ? failedPushes + 1 : 0
+    if anyFailure { fetchFirst = true }
+    if let retryAfter {
+      finishSend(effects: &effects)
+      if automatic { retry(after: retryAfter, env: env, effects: &effects) }
+    } else if failedPushes > 0 && !split {
+      finishSend(effects: &effects)
+      if automatic { retry(after: .seconds(Int64(1) << Int64(min(failedPushes - 1, 6))), env: env, effects: &effects) }
+    } else {
+      sendNext(&view, env: env, effects: &effects)
+    }
+  }
+
+  /// Zone saves and deletes answered: `sentDatabaseChanges`, then the send goes on.
+  func zonesAnswered(
+    _ changes: [SyncEngine.PendingDatabaseChange], _ results: [ZoneChangeResult], _ view: inout DeviceState, env: DeviceEnvironment,
+    effects: inout [DeviceEffect]
+  ) {
+    let engine = launched().syncEngine
+    var savedZones: [SyncRecordZone] = []
+    var failedSaves: [SyncEngine.Event.SentDatabaseChanges.FailedZoneSave] = []
+    var deletedZones: [SyncRecordZoneID] = []
+    var failedDeletes: [(SyncRecordZoneID, SyncError)] = []
+    var retryAfter: SimDuration?
+    for (change, result) in zip(changes, results) {
+      switch result {
+      case .done:
+        engine.state.remove(pendingDatabaseChanges: [change])
+        switch change {
+        case .saveZone(let zone): savedZones.append(zone)
+        case .deleteZone(let id): deletedZones.append(id)
+        }
+      case .failed(let error, let after):
+        let failure = SyncError(syncCode(error), retryAfterSeconds: after.map { Double($0.nanoseconds) / 1e9 })
+        if failure.code.isRetriedByTheEngine {
+          retryAfter = max(retryAfter ?? .seconds(5), after ?? .zero)
+        } else {
+          engine.state.remove(pendingDatabaseChanges: [change])
+        }
+        switch change {
+        case .saveZone(let zone): failedSaves.append(.init(zone: zone, error: failure))
+        case .deleteZone(let id): failedDeletes.append((id, failure))
+        }
+      }
+    }
+    deliver(
+      .sentDatabaseChanges(
+        .init(savedZones: savedZones, failedZoneSaves: failedSaves, deletedZoneIDs: deletedZones, failedZoneDeletes: SyncErrors(failedDeletes))))
+    if let retryAfter {
+      finishSend(effects: &effects)
+      if automatic { retry(after: retryAfter, env: env, effects: &effects) }
+    } else {
+      sendNext(&view, env: env, effects: &effects)
+    }
+  }
+
+  /// What is under way stops (offline, no answer in time, cancelled): the delegate hears that
+  /// what was in flight failed with `error` — it stays pending — and the operation ends.
+  func interrupt(error code: SyncError.Code, effects: inout [DeviceEffect]) {
+    switch inFlight {
+    case .push(_, let changes, let records):
+      var failedSaves: [SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave] = []
+      var failedDeletes: [(SyncRecordID, SyncError)] = []
+      for (sent, record) in zip(changes, records) {
+        if case .deleteRecord(let id) = sent.change { failedDeletes.append((id, SyncError(code))) } else {
+          failedSaves.append(.init(record: record, error: SyncError(code)))
+        }
+      }
+      inFlight = .none
+      deliver(
+        .sentRecordZoneChanges(.init(savedRecords: [], failedRecordSaves: failedSaves, deletedRecordIDs: [], failedRecordDeletes: SyncErrors(failedDeletes))))
+    case .zones(_, let changes):
+      var failedSaves: [SyncEngine.Event.SentDatabaseChanges.FailedZoneSave] = []
+      var failedDeletes: [(SyncRecordZoneID, SyncError)] = []
+      for change in changes {
+        switch change {
+        case .saveZone(let zone): failedSaves.append(.init(zone: zone, error: SyncError(code)))
+        case .deleteZone(let id): failedDeletes.append((id, SyncError(code)))
+        }
+      }
+      inFlight = .none
+      deliver(
+        .sentDatabaseChanges(.init(savedZones: [], failedZoneSaves: failedSaves, deletedZoneIDs: [], failedZoneDeletes: SyncErrors(failedDeletes))))
+    case .fetch:
+      inFlight = .none
+    case .none:
+      break
+    }
+    switch operation {
+    case .sending(let context):
+      operation = .idle
+      deliver(.didSendChanges(.init(context: context)))
+    case .fetching(let context, let zones):
+      operation = .idle
+      for zone in zones { deliver(.didFetchRecordZoneChanges(.init(zoneID: zone, error: SyncError(code)))) }
+      deliver(.didFetchChanges(.init(context: context)))
+    case .idle:
+      break
+    }
+  }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Replica
+import Scenarios
+@_spi(Kernel) import Simulator
+
+/// What the world sees of the device after every step, and the records as the app sees them.
+extension SyncEngineDriver {
+  /// After a step: starts what is queued, then tells the world what the app shows (records with
+  /// their provenance), which records have changes not yet sent, the token, whether a request is
+  /// out — and which unsent changes the app dropped while still showing them.
+  func update(_ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    pump(&view, env: env, effects: &effects)
+    guard let app else { return }  // killed: the store on disk is what it was
+    var shown: [RecordState] = []
+    for record in inApp({ [app = Unchecked(app)] in await app.value.shownRecords() }) ?? [] {
+      guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
+      shown.append(recordState(key, type: Int32(type), values: record.fields))
+    }
+    shown.sort { $0.key < $1.key }
+    let pending = pendingKeys(app)
+    noteDropped(shown: shown, pending: Set(pending), effects: &effects)
+    // Nothing left to send: the engine waits on no error.
+    if pending.isEmpty, view.waitingOn != nil { view.driverSetWaiting(nil, at: env.now) }
+    let busy: Bool
+    if case .none = inFlight { busy = false } else { busy = true }
+    view.driverUpdate(shown: shown, pending: pending, token: app.syncEngine.state.changeToken, busy: busy, effects: &effects)
+    stateChanged(effects: &effects)
+    if relaunchedWithPending {
+      relaunchedWithPending = false
+      scheduleSend(view, effects: &effects)
+    }
+    if let log = provenance.behaviour { log.steps.append(step(app, shown: shown, at: stepTime, effects: effects)) }
+  }
+
+  /// Records whose change was pending before the step and is not now, though the server never
+  /// acknowledged what the app shows of them: the change will never be sent
+  /// (``DeviceFact/appDropped(_:cause:)``). Why: the app relaunched without it after a kill; an
+  /// earlier save of the record was acknowledged in the step; a CloudKit error met it; or the
+  /// app removed it.
+  func noteDropped(shown: [RecordState], pending: Set<RecordKey>, effects: inout [DeviceEffect]) {
+    defer {
+      lastPending = pending
+      stepAcknowledged = []
+      stepErrors = [:]
+      accountChangedThisStep = false
+    }
+    guard !accountChangedThisStep else { return }
+    var byCause: [(AppDropCause, [RecordKey])] = []
+    func note(_ key: RecordKey, _ cause: AppDropCause) {
+      if let i = byCause.firstIndex(where: { $0.0 == cause }) { byCause[i].1.append(key) } else { byCause.append((cause, [key])) }
+    }
+    var dropped = lastPending.subtracting(pending)
+    if let forgotten {
+      for key in forgotten.keys.sorted() where !pending.contains(key) && showsUnsent(key, shown) { note(key, .notPersistedBeforeKill(at: forgotten.at)) }
+      dropped.subtract(forgotten.keys)
+      self.forgotten = nil
+    }
+    for key in dropped.sorted() where showsUnsent(key, shown) {
+      if stepAcknowledged.contains(key) {
+        note(key, .clearedInFlight)
+      } else if let code = stepErrors[key] {
+        note(key, .afterError(code))
+      } else {
+        note(key, .removed)
+      }
+    }
+    for (cause, keys) in byCause { effects.append(.fact(.appDropped(keys, cause: cause))) }
+  }
+
+  /// Whether the app shows something of a record the server does not have, as far as this
+  /// device knows: a value the last copy from the server does not hold, a record the server
+  /// never had, or no record where the server has one.
+  func showsUnsent(_ key: RecordKey, _ shown: [RecordState]) -> Bool {
+    let mine = shown.first { $0.key == key }
+    let server = serverCopies[key].flatMap { $0.isDeleted ? nil : $0 }
+    switch (mine, server) {
+    case (nil, nil): return false
+    case (nil, _?), (_?, nil): return true
+    case (let mine?, let server?):
+      guard mine.fields.count == server.fields.count else { return true }
+      for (a, b) in zip(mine.fields, server.fields) {
+        switch (a.value, b.value) {
+        case (.text(let x), .text(let y)): if x.string != y.string { return true }
+        default: if a.value != b.value { return true }
+        }
+      }
+      return false
+    }
+  }
+
+  /// The device took in a copy of a record from the server.
+  func took(_ copy: RecordState, effects: inout [DeviceEffect]) {
+    effects.append(.took(copy))
+    serverCopies[copy.key] = copy
+  }
+
+  /// The behaviour log's line for the step just made: what the app shows, has pending and sent,
+  /// and what its disk holds (as a digest of its files).
+  func step(_ app: App, shown: [RecordState], at now: VirtualTime, effects: [DeviceEffect]) -> AppBehaviourLog.Step {
+    var text = "shows"
+    for r in shown { text += " \(names[Int(r.key)]){" + r.fields.map { "\($0.value)" }.joined(separator: ",") + "}" }
+    let pending = app.syncEngine.state.pendingRecordZoneChanges.map { "\($0)" }.sorted()
+    text += "; pending " + pending.joined(separator: " ")
+    for case .send(.push(_, let writes, _)) in effects {
+      text +=
+        "; sends "
+        + writes.map { w in
+          "\(names[Int(w.record.key)])" + (w.isDelete ? "(delete)" : "{" + w.record.fields.map { "\($0.value)" }.joined(separator: ",") + "}")
+        }.joined(separator: " ")
+    }
+    var disk = StableHasher()
+    for name in self.disk.names {
+      disk.combine(name)
+      for byte in self.disk[name] ?? Data() { disk.combine(byte: byte) }
+    }
+    return .init(time: now, device: name, input: stepInput, outcome: text, disk: "\(self.disk.names.count) files #" + String(disk.value, radix: 16))
+  }
+
+  /// An input, as the behaviour log names it.
+  static func describe(_ input: DeviceInput) -> String {
+    switch input {
+    case .kill: "kill"
+    case .connectivity(let up): up ? "online" : "offline"
+    case .syncNow: "sync"
+    case .sendNow: "send"
+    case .fetchNow: "fetch"
+    case .timer(let kind, _): "timer \(kind)"
+    case .message(.notify): "push notification"
+    case .message(.pushReply): "push reply"
+    case .message(.fetchReply): "fetch reply"
+    case .message(.zonesReply): "zones reply"
+    default: "\(input)"
+    }
+  }
+
+  func recordState(_ key: RecordKey, type: Int32, values: [String: SyncValue]) -> RecordState {
+    let spec = schema.types[Int(type)]
+    var fields: [FieldValue] = []
+    for (f, field) in spec.fields.enumerated() {
+      if field.kind == .text, case .string(let shown)? = values[field.name] {
+        let (text, writer) = provenance.text(shown, field: Int32(f), of: key)
+        fields.append(FieldValue(value: .text(text), writer: writer, stamp: .origin))
+        continue
+      }
+      let value = values[field.name].map(simValue) ?? field.initialValue
+      let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
+      fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
+    }
+    var creator = creators[key] ?? 0
+    var creatorDevice = provenance.creatorDevices[key] ?? Int32(index)
+    if !provenance.recreated.isEmpty, provenance.recreated.contains(key),
+      let latest = fields.compactMap({ provenance.incarnations[$0.writer] }).max()
+    {
+      // A record created again after a delete: the copy is of the latest incarnation any of its
+      // values was written in.
+      creator = latest
+      creatorDevice = provenance.incarnationDevices[latest] ?? creatorDevice
+    }
+    return RecordState(key: key, type: type, creator: creator, creatorDevice: creatorDevice, fields: fields, stamp: .origin)
+  }
+
+  func syncValue(_ v: Value) -> SyncValue {
+    switch v {
+    case .null: .strings([])
+    case .string(let s): .string(s)
+    case .int(let n): .int(n)
+    case .bool(let b): .bool(b)
+    case .date(let ns): .date(ns)
+    case .ref(let k): .reference(SyncRecord.Reference(recordID: recordID(k), action: .none))
+    case .text(let t): .string(t.string)
+    }
+  }
+
+  func simValue(_ v: SyncValue) -> Value {
+    switch v {
+    case .string(let s): .string(s)
+    case .int(let n): .int(n)
+    case .double(let d): .int(Int64(d))
+    case .bool(let b): .bool(b)
+    case .date(let ns): .date(ns)
+    case .data(let d): .string(d.base64EncodedString())
+    case .reference(let r): keys[r.recordID.recordName].map(Value.ref) ?? .null
+    case .strings(let s): s.isEmpty ? .null : .string(s.joined(separator: ","))
+    }
+  }
+
+  /// A record as the server has it, for the app: its fields, the app's own extra fields saved
+  /// with it, its change tag and the server-set dates.
+  func syncRecord(_ r: RecordState) -> SyncRecord {
+    let record = SyncRecord(recordType: r.typeName(in: schema), recordID: recordID(r.key))
+    for (f, field) in schema.types[Int(r.type)].fields.enumerated() where r.fields[f].value != .null {
+      record.fields[field.name] = syncValue(r.fields[f].value)
+    }
+    for (key, value) in provenance.extras[r.key]?[r.fields.map(\.value)] ?? [:] { record.fields[key] = value }
+    record.system.recordChangeTag = String(r.changeTag)
+    if r.stamp.device == Stamp.serverDates {
+      record.system.modificationDate = r.stamp.clock
+      record.system.creationDate = r.stamp.hlcWall
+    }
+    return record
+  }
+}
+
+extension RecordState {
+  func typeName(in schema: Schema) -> String { schema.types[Int(type)].name }
+}
