@@ -54,6 +54,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   /// again under the same name is another note, and the two are told apart by it.
   static let createdKey = "@created"
 
+  /// Any record types and fields (the app stores what it is given), kept in zone `Records`, under
+  /// names that may come back: a note deleted may be made again under its name (the app tells the
+  /// two apart by the version of each one's create).
+  public class var schema: AppSchema { .anyTypes(recordNames: .reused) }
+
   /// The fields the app treats as text from the start (a field the user appends to is text too).
   /// A set of one of them removes the text it replaced; a field that is not declared and has
   /// not been appended to yet is replaced whole.
@@ -131,6 +136,12 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   var hasFetched = false
   /// During the first fetch: the records it brought (or that were saved meanwhile).
   var firstFetch: Set<String>?
+  /// What the disk says of the first fetch: ``hasFetched`` and ``firstFetch`` as of the engine
+  /// state last stored with them. Written only with that state (a `stateUpdate`, or the state
+  /// the app takes with a change): a first fetch that ended after it is one the engine will make
+  /// again after a kill, from the token stored — so it must be judged again too, or a row deleted
+  /// meanwhile, which a fetch from no token does not report, stays.
+  var committed: (hasFetched: Bool, firstFetch: Set<String>?) = (false, nil)
   /// Per name, the versions of the creates of the notes deleted here: a fetched note of that name
   /// and another create is another note (made again elsewhere), not one to keep out; a fetched
   /// copy of a deleted note is kept out of the note made again here.
@@ -151,6 +162,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       state = saved.state
       hasFetched = saved.hasFetched
       firstFetch = saved.firstFetch
+      committed = (hasFetched, firstFetch)
       deleted = saved.deleted ?? [:]
     }
     engine = SyncEngine(.init(database: device.database, stateSerialization: state, delegate: self))
@@ -179,7 +191,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     touched = []
     // Written only when it changed: most events change no state (half of a fuzz run's time
     // went to re-encoding the same state).
-    let saved = Saved(clock: clock, state: state, hasFetched: hasFetched, firstFetch: firstFetch, deleted: deleted.isEmpty ? nil : deleted)
+    let saved = Saved(
+      clock: clock, state: state, hasFetched: committed.hasFetched, firstFetch: committed.firstFetch, deleted: deleted.isEmpty ? nil : deleted)
     guard saved != lastSaved else { return }
     device.disk["notes"] = try? encoder.encode(saved)
     lastSaved = saved
@@ -312,7 +325,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
 
   /// Keeps the engine's current state with the rows (so that a kill right after a change does
   /// not lose the pending change).
-  func persistState() { state = engine.state.serialization }
+  func persistState() {
+    state = engine.state.serialization
+    committed = (hasFetched, firstFetch)
+  }
 
   /// The rows, by record name, with the user's fields.
   public func shownRecords() -> [SyncRecord] {
@@ -563,6 +579,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     switch event {
     case .stateUpdate(let update):
       state = update.stateSerialization
+      committed = (hasFetched, firstFetch)
     case .willFetchChanges:
       if !hasFetched && firstFetch == nil { firstFetch = [] }
     case .fetchedRecordZoneChanges(let changes):
