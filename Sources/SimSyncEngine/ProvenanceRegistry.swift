@@ -40,6 +40,8 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   var seed: UInt64 = 0
   /// Each record's type, by key (its first create's).
   var types: [Int32] = []
+  /// Whether the app states its schema (and so carries out the schema's delete rules itself).
+  var appStatesSchema = false
   /// The zones the apps of the run saved records in, by number (zone `n` is `zones[n - 1]`).
   var zones: [SyncRecordZoneID] = []
   /// The zone each record was last saved in, by number: fetched copies are in it.

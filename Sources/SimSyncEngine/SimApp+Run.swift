@@ -17,6 +17,7 @@ extension AppUnderTest {
     case .success(let s): schema = s
     case .failure(let e): problem = e.message
     }
+    let statesSchema = schema != nil
     self.init(name: String(describing: App.self), schema: schema, schemaProblem: problem, reusesNames: declared.recordNames == .reused) { run in
       // One registry per run, shared by its devices: which intent wrote which value.
       let provenance = ProvenanceRegistry()
@@ -24,6 +25,7 @@ extension AppUnderTest {
       provenance.behaviour = run.behaviour
       let plan = run.plan
       provenance.types = plan.recordTypes
+      provenance.appStatesSchema = statesSchema
       let file = plan.file
       return { d in
         SyncEngineDriver<App>(

@@ -140,6 +140,8 @@ final class DeviceLink: @unchecked Sendable {
   var cancelRequested = false
   /// Whether the engine is calling the delegate now.
   var inDelegateCall = false
+  /// Calls into the delegate so far.
+  var delegateCalls = 0
   /// Whether the app (or the engine) changed the engine's state since the last `stateUpdate`.
   var stateChanged = false
   /// A call the real engine would deadlock on, in words: the run fails with it.

@@ -133,6 +133,7 @@ public final class SyncEngine: @unchecked Sendable {
   /// called (a task the call starts runs after it, not inside it).
   func call<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(DelegateFailure) -> T {
     let link = database.link
+    link?.delegateCalls &+= 1
     do {
       return try runner.run {
         link?.inDelegateCall = true

@@ -47,11 +47,12 @@ extension SyncEngineDriver {
   /// gone already (the world deletes them at the intent); the app deletes its rows and pending
   /// changes — and may ask its engine to delete the zones, which then deletes nothing more —
   /// and the engine starts over from no change token.
-  func deletedZone(epoch: Int32, _ view: inout DeviceState, effects: inout [DeviceEffect]) {
+  func deletedZone(epoch: Int32, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     let app = launched()
     let before = shownKeys()
     cutOff(&view, error: .operationCancelled, effects: &effects)
     deletedByTheUser = knownZones.isEmpty ? [appSchema.zone(forType: "")] : knownZones
+    noteZoneDeletes(env)
     let zone = appSchema.zone(forType: "")
     _ = inApp { [app = Unchecked(app)] in await app.value.perform(.deleteZone(zoneID: zone)) }
     let engine = launched().syncEngine

@@ -38,10 +38,35 @@ extension SyncEngineDriver {
   func finishFetch(error: SyncError.Code?, effects: inout [DeviceEffect]) {
     guard case .fetching(let context, let zones) = operation else { return }
     operation = .idle
-    for zone in zones { deliver(.didFetchRecordZoneChanges(.init(zoneID: zone, error: error.map { SyncError($0) }))) }
+    if let error { return failFetch(context, announced: zones, error: error) }
+    for zone in zones { deliver(.didFetchRecordZoneChanges(.init(zoneID: zone, error: nil))) }
     deliver(.didFetchChanges(.init(context: context)))
     if error == nil, automatic, let app, !app.syncEngine.state.pendingRecordZoneChanges.isEmpty || !app.syncEngine.state.pendingDatabaseChanges.isEmpty {
       enqueue(.send(.init()), .scheduled)
+    }
+  }
+
+  /// A fetch that failed tells the delegate so: `didFetchRecordZoneChanges` with the error for
+  /// each of the app's zones (announced first with `willFetchRecordZoneChanges` if the failure
+  /// came before any of their records: the simulated server answers all zones at once, where
+  /// CloudKit fetches zone by zone), then `didFetchChanges` — the only way an app can tell a
+  /// fetch that failed from one that found nothing.
+  func failFetch(_ context: SyncEngine.FetchChangesContext, announced: [SyncRecordZoneID], error: SyncError.Code) {
+    var zones = announced
+    for zone in knownZones.isEmpty ? [appSchema.zone(forType: "")] : knownZones where !zones.contains(zone) {
+      deliver(.willFetchRecordZoneChanges(.init(zoneID: zone)))
+      zones.append(zone)
+    }
+    for zone in zones { deliver(.didFetchRecordZoneChanges(.init(zoneID: zone, error: SyncError(error)))) }
+    deliver(.didFetchChanges(.init(context: context)))
+  }
+
+  /// The deletes a zone deletion made: the records the app drops for it are deleted by them, and
+  /// the app's delete rules for it name them.
+  func noteZoneDeletes(_ env: DeviceEnvironment) {
+    for (key, delete) in env.context.zoneDeletes {
+      knownDeletes[key] = delete
+      stepDeleted.insert(key)
     }
   }
 
@@ -89,6 +114,8 @@ extension SyncEngineDriver {
       link.stateChanged = true
       view.driverSetZoneEpoch(epoch)
       serverCopies = [:]
+      // What the zone deletion deleted: the app's delete rules for it name those deletes.
+      noteZoneDeletes(env)
       let why: SyncEngine.Event.FetchedDatabaseChanges.Deletion.Reason =
         switch reason {
         case .deleted: .deleted

@@ -55,7 +55,6 @@ extension SyncEngineDriver {
       // deletes it at the intent) names the zone as it was then: the server has nothing more to
       // delete, even if the zone was made again since.
       let epoch = echoes && changes.contains(where: \.isDelete) ? view.zoneEpoch - 1 : view.zoneEpoch
-      if epoch != view.zoneEpoch { deletedByTheUser.removeAll { zone in zoneChanges.contains { $0.zoneID == zone } } }
       effects.append(.send(.zones(requestID: id, changes: changes, zone: epoch)))
       awaitAnswer(view, effects: &effects)
       return
@@ -236,7 +235,9 @@ extension SyncEngineDriver {
         engine.state.remove(pendingDatabaseChanges: [change])
         switch change {
         case .saveZone(let zone): savedZones.append(zone)
-        case .deleteZone(let id): deletedZones.append(id)
+        case .deleteZone(let id):
+          deletedZones.append(id)
+          deletedByTheUser.removeAll { $0 == id }
         }
       case .failed(let error, let after):
         let failure = SyncError(syncCode(error), retryAfterSeconds: after.map { Double($0.nanoseconds) / 1e9 })
@@ -300,8 +301,7 @@ extension SyncEngineDriver {
       deliver(.didSendChanges(.init(context: context)))
     case .fetching(let context, let zones):
       operation = .idle
-      for zone in zones { deliver(.didFetchRecordZoneChanges(.init(zoneID: zone, error: SyncError(code)))) }
-      deliver(.didFetchChanges(.init(context: context)))
+      failFetch(context, announced: zones, error: code)
     case .idle:
       break
     }

@@ -9,14 +9,21 @@ extension SyncEngineDriver {
   /// their provenance), which records have changes not yet sent, the token, whether a request is
   /// out — and which unsent changes the app dropped while still showing them.
   func update(_ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    if runsItsOwnDeleteRules, let app {
+      // The delete rules the app carried out in the step, before anything is sent: a delete it
+      // sends must carry its intent.
+      noteRules(shown: shownRecords(of: app), effects: &effects)
+    }
+    let calls = deliveries
     pump(&view, env: env, effects: &effects)
     guard let app else { return }  // killed: the store on disk is what it was
-    var shown: [RecordState] = []
-    for record in inApp({ [app = Unchecked(app)] in await app.value.shownRecords() }) ?? [] {
-      guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
-      shown.append(recordState(key, type: Int32(type), values: record.fields))
-    }
-    shown.sort { $0.key < $1.key }
+    // (Read again only when starting a send or fetch called the app's code.)
+    let shown = runsItsOwnDeleteRules && deliveries == calls ? lastShownList : shownRecords(of: app)
+    lastShown = [:]
+    for r in shown { lastShown[r.key] = r }
+    lastShownList = shown
+    stepDeleted = []
+    stepTaken = []
     let pending = pendingKeys(app)
     noteDropped(shown: shown, pending: Set(pending), effects: &effects)
     // Nothing left to send: the engine waits on no error.
@@ -30,6 +37,66 @@ extension SyncEngineDriver {
       scheduleSend(view, effects: &effects)
     }
     if let log = provenance.behaviour { log.steps.append(step(app, shown: shown, at: stepTime, effects: effects)) }
+  }
+
+  /// What the app shows, as records with their provenance, in key order.
+  func shownRecords(of app: App) -> [RecordState] {
+    var shown: [RecordState] = []
+    for record in inApp({ [app = Unchecked(app)] in await app.value.shownRecords() }) ?? [] {
+      guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
+      shown.append(recordState(key, type: Int32(type), values: record.fields))
+    }
+    shown.sort { $0.key < $1.key }
+    if runsItsOwnDeleteRules { lastShownList = shown }
+    return shown
+  }
+
+  /// The delete rules of the schema the app carried out in the step: a record it no longer
+  /// shows, deleted by no intent or fetched deletion, whose `cascade` reference named a record
+  /// the device knows deleted; a `nullify` reference cleared when the record it named was. Each
+  /// is logged as the rule's intent (``DeviceEffect/ruleIntent(_:)``), with the ids that follow
+  /// the world's next.
+  func noteRules(shown: [RecordState], effects: inout [DeviceEffect]) {
+    var now: [RecordKey: RecordState] = [:]
+    for r in shown { now[r.key] = r }
+    // What the app showed, and what it was given in the step (a fetched record it dropped at
+    // once because its parent is deleted; a newer copy of one it showed, which it went by).
+    var candidates = lastShown
+    var newer: [RecordKey: RecordState] = [:]
+    for copy in stepTaken where !copy.isDeleted {
+      if candidates[copy.key] == nil { candidates[copy.key] = copy } else { newer[copy.key] = copy }
+    }
+    for (key, shownBefore) in candidates.sorted(by: { $0.key < $1.key }) where !stepDeleted.contains(key) {
+      let fields = schema.types[Int(shownBefore.type)].fields
+      if now[key] == nil {
+        for (f, field) in fields.enumerated() where field.onDelete == .cascade {
+          // The copy whose reference names a deleted record: the newer one the step brought,
+          // else the one shown.
+          func deletedParent(_ copy: RecordState) -> RecordKey? {
+            if case .ref(let p) = copy.fields[f].value, knownDeletes[p] != nil { return p }
+            return nil
+          }
+          guard let parent = newer[key].flatMap(deletedParent) ?? deletedParent(shownBefore), let by = knownDeletes[parent] else { continue }
+          let id = nextRuleID
+          nextRuleID += 1
+          effects.append(.ruleIntent(RuleIntent(id: id, record: key, field: Int32(f), parent: parent, trigger: by, cascade: true)))
+          deleters[key] = id
+          ownDeletes[key] = id
+          knownDeletes[key] = id
+          provenance.incarnations[id] = shownBefore.creator
+          break
+        }
+      } else if let after = now[key] {
+        for (f, field) in fields.enumerated() where field.onDelete == .nullify {
+          guard case .ref(let parent) = shownBefore.fields[f].value, after.fields[f].value == .null, let by = knownDeletes[parent] else { continue }
+          let id = nextRuleID
+          nextRuleID += 1
+          effects.append(.ruleIntent(RuleIntent(id: id, record: key, field: Int32(f), parent: parent, trigger: by, cascade: false)))
+          written[key, default: []].append((Int32(f), .null, id))
+          provenance.incarnations[id] = shownBefore.creator
+        }
+      }
+    }
   }
 
   /// Records whose change was pending before the step and is not now, though the server never
@@ -92,20 +159,26 @@ extension SyncEngineDriver {
   func took(_ copy: RecordState, effects: inout [DeviceEffect]) {
     effects.append(.took(copy))
     serverCopies[copy.key] = copy
+    if copy.isDeleted {
+      knownDeletes[copy.key] = copy.deletedBy
+      stepDeleted.insert(copy.key)
+    } else if runsItsOwnDeleteRules {
+      stepTaken.append(copy)
+    }
   }
 
   /// The behaviour log's line for the step just made: what the app shows, has pending and sent,
   /// and what its disk holds (as a digest of its files).
   func step(_ app: App, shown: [RecordState], at now: VirtualTime, effects: [DeviceEffect]) -> AppBehaviourLog.Step {
     var text = "shows"
-    for r in shown { text += " \(names[Int(r.key)]){" + r.fields.map { "\($0.value)" }.joined(separator: ",") + "}" }
+    for r in shown { text += " \(ids[Int(r.key)]){" + r.fields.map { "\($0.value)" }.joined(separator: ",") + "}" }
     let pending = app.syncEngine.state.pendingRecordZoneChanges.map { "\($0)" }.sorted()
     text += "; pending " + pending.joined(separator: " ")
     for case .send(.push(_, let writes, _)) in effects {
       text +=
         "; sends "
         + writes.map { w in
-          "\(names[Int(w.record.key)])" + (w.isDelete ? "(delete)" : "{" + w.record.fields.map { "\($0.value)" }.joined(separator: ",") + "}")
+          "\(ids[Int(w.record.key)])" + (w.isDelete ? "(delete)" : "{" + w.record.fields.map { "\($0.value)" }.joined(separator: ",") + "}")
         }.joined(separator: " ")
     }
     var disk = StableHasher()

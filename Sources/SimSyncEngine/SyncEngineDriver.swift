@@ -19,6 +19,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// keys by name.
   let names: [String]
   var keys: [String: RecordKey] = [:]
+  /// The scenario's ids, by key (reports name records by them).
+  let ids: [String]
   /// The app's stated zones and naming.
   let appSchema: AppSchema
   let disk = SimDisk()
@@ -124,6 +126,22 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   var killed: (at: VirtualTime, pending: Set<RecordKey>)?
   /// Whether the account changed in this step (what was pending went with the old database).
   var accountChangedThisStep = false
+  /// Whether the app states its schema, and so carries out its delete rules itself.
+  package var runsItsOwnDeleteRules: Bool { provenance.appStatesSchema }
+  /// What the app showed after the last step (for the delete rules it carries out), by key and
+  /// in key order.
+  var lastShown: [RecordKey: RecordState] = [:]
+  var lastShownList: [RecordState] = []
+  /// The deletes this device knows of, by record: its own and those it fetched.
+  var knownDeletes: [RecordKey: IntentID] = [:]
+  /// Records deleted in this step by an intent or a fetched deletion.
+  var stepDeleted: Set<RecordKey> = []
+  /// Live copies the device took in during this step.
+  var stepTaken: [RecordState] = []
+  /// The id the next delete rule the app carries out is logged with.
+  var nextRuleID: IntentID = 1
+  /// Calls into the delegate so far.
+  var deliveries: Int { link.delegateCalls }
 
   package init(
     index: Int, name: String, schema: Schema, recordNames: [String], accountNames: [String] = ["icloud"], provenance: ProvenanceRegistry
@@ -134,6 +152,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     self.name = name
     self.schema = schema
     appSchema = App.schema
+    ids = recordNames
     names = recordNames.map { Self.name(for: $0, naming: App.schema.recordNames) }
     for (k, n) in names.enumerated() { keys[n] = RecordKey(k) }
   }
@@ -234,6 +253,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   package func perform(_ intent: UserIntent, id: IntentID, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) -> Intent {
     now = env.now
+    nextRuleID = id + 1
     clock.deviceTime = view.clock.read(at: env.now)
     if provenance.behaviour != nil { (stepInput, stepTime) = ("intent i\(id)", env.now) }
     let app = launched()
@@ -266,6 +286,12 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       return made(id, key, kind, view, env, ignored: "text replacements are not yet simulated for a user's app (appends are)")
     }
     let (target, change) = (Unchecked(app), appIntent)
+    // A reference the user makes names a record the device shows (one it does not show is one
+    // the user could not pick): an intent naming another is not the app's to make.
+    if let missing = missingReference(intent, view) {
+      tally.refusedAsExpected += 1
+      return made(id, key, kind, view, env, ignored: "it refers to \(ids[Int(missing)]), which is not on this device")
+    }
     let done = inApp { await target.value.perform(change) } ?? false
     guard done else {
       update(&view, env: env, effects: &effects)
@@ -292,6 +318,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case .delete:
       deleters[key] = id
       ownDeletes[key] = id
+      knownDeletes[key] = id
+      stepDeleted.insert(key)
     case .append(_, let field, let text):
       provenance.wrote(text, to: field, of: key, by: id)
     case .replace:
@@ -307,11 +335,24 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     return made(id, key, kind, view, env, ignored: nil)
   }
 
+  /// A record an intent's reference names that the device does not show, if any.
+  func missingReference(_ intent: UserIntent, _ view: DeviceState) -> RecordKey? {
+    let values: [FieldWrite]
+    switch intent {
+    case .create(_, _, let v), .set(_, let v): values = v
+    default: return nil
+    }
+    for w in values {
+      if case .ref(let target) = w.value, view.visibleRecord(target) == nil { return target }
+    }
+    return nil
+  }
+
   /// An intent the app refused: expected when the device did not show the record (a set,
   /// delete or append of a record it never got, or already deleted); otherwise the app failed to
   /// make a change of its own schema, which the report counts against it.
   func refused(_ id: IntentID, _ key: RecordKey, _ kind: IntentKind, _ view: DeviceState, _ env: DeviceEnvironment, expected: Bool, shows: Bool) -> Intent {
-    let record = key < RecordKey(names.count) ? names[Int(key)] : "record \(key)"
+    let record = key < RecordKey(ids.count) ? ids[Int(key)] : "record \(key)"
     if expected {
       tally.refusedAsExpected += 1
       return made(id, key, kind, view, env, ignored: "the app does not show \(record)")
@@ -351,6 +392,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   package func handle(_ input: DeviceInput, view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     guard failure == nil else { return }
     now = env.now
+    nextRuleID = env.nextIntentID
     clock.deviceTime = view.clock.read(at: env.now)
     if provenance.behaviour != nil { (stepInput, stepTime) = (Self.describe(input), env.now) }
     switch input {
@@ -433,7 +475,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case .clockJump:
       notSimulated("a clock jump")
     case .deletedZone(let epoch):
-      deletedZone(epoch: epoch, &view, effects: &effects)
+      deletedZone(epoch: epoch, &view, env: env, effects: &effects)
     case .accountChanged(let account):
       changeAccount(to: account, &view, env: env, effects: &effects)
     case .upgraded:

@@ -126,12 +126,44 @@ package enum DeviceEffect: Sendable {
   /// The device took in a copy of a record — applied it, or merged it under its own pending
   /// edits — and so received every intent it carries (only with ``DeviceConfig/reportsCopies``).
   case took(RecordState)
+  /// A user's app carried out a delete rule of the schema on its own (it deleted a record
+  /// whose parent was deleted, or cleared its reference): the world logs it as the rule's
+  /// intent, made on the device, as the built-in engine's rules are.
+  case ruleIntent(RuleIntent)
+}
+
+/// A delete rule a user's app carried out (``DeviceEffect/ruleIntent(_:)``).
+package struct RuleIntent: Hashable, Sendable {
+  /// The intent's id, as the driver gives it (the world's next: ``DeviceEnvironment/nextIntentID``
+  /// and on).
+  package var id: IntentID
+  /// The record the rule changed (a child of the deleted record).
+  package var record: RecordKey
+  /// Its field that referred to the deleted record.
+  package var field: Int32
+  /// The deleted record.
+  package var parent: RecordKey
+  /// The delete of the parent that set the rule off.
+  package var trigger: IntentID
+  /// A cascade (the record deleted) rather than a nullify (the reference cleared).
+  package var cascade: Bool
+  package init(id: IntentID, record: RecordKey, field: Int32, parent: RecordKey, trigger: IntentID, cascade: Bool) {
+    self.id = id
+    self.record = record
+    self.field = field
+    self.parent = parent
+    self.trigger = trigger
+    self.cascade = cascade
+  }
 }
 
 /// What a device's handlers read besides the device's own state: the time, and the policy with
 /// its schema. One value per world, its time set before each input.
 package struct DeviceEnvironment: Sendable {
   package var now: VirtualTime
+  /// For an app driver: the id the next intent the world logs will have (a delete rule the app
+  /// carries out is logged with the ids that follow).
+  package var nextIntentID: IntentID = 1
   package let policy: any SyncPolicy
   /// `policy.settings`, read once.
   package let settings: PolicySettings

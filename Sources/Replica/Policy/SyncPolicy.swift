@@ -12,6 +12,10 @@ public struct MergeContext: Sendable {
   /// records have copies of more than one incarnation (creating intent), told apart by
   /// ``RecordState/creator``; empty in a run without re-creates.
   package var recreatedKeys: [Bool] = []
+  /// Per record: the delete a zone deletion made of it (the latest). A user's app that learns
+  /// its zone was deleted and carries out a delete rule for it names this delete as the rule's
+  /// trigger; nothing decides by it.
+  package var zoneDeletes: [RecordKey: IntentID] = [:]
 
   /// Whether record `key` was created again after a delete in this run (so far).
   package func isRecreated(_ key: RecordKey) -> Bool { Int(key) < recreatedKeys.count && recreatedKeys[Int(key)] }

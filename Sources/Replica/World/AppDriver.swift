@@ -22,6 +22,10 @@ package protocol AppDriver: AnyObject {
   /// The zones (by the run's numbers) the app's database has when the run starts: those it
   /// declares, as on an account that has used the app before. Others it must save first.
   var initialZones: [Int32] { get }
+  /// Whether the app carries out the schema's delete rules itself (an app that states its
+  /// schema: its driver reports each as a ``DeviceEffect/ruleIntent(_:)``); otherwise the world
+  /// makes each rule's intents on the device, as a store's rules would.
+  var runsItsOwnDeleteRules: Bool { get }
 }
 
 /// How many intents an app applied and refused on a device: a refusal on a record the device

@@ -278,7 +278,10 @@ package struct SyncWorld: Sendable {
         if refusal == nil { markRecreated(key) }
       }
       let intent = performIntent(device: d, resolvingNames(userIntent, device: d), trigger: 0, refused: refusal)
-      if case .delete = userIntent, intent.ignored == nil { runDeleteRules(device: d, deleted: intent.record, by: intent.id) }
+      // (A user's app carries out the schema's delete rules itself: its driver reports them.)
+      if case .delete = userIntent, intent.ignored == nil, drivers.isEmpty || drivers[Int(d)]?.driver.runsItsOwnDeleteRules != true {
+        runDeleteRules(device: d, deleted: intent.record, by: intent.id)
+      }
     case .sync(let d):
       deliverToDevice(d, .syncNow)
     case .send(let d):
@@ -352,7 +355,10 @@ package struct SyncWorld: Sendable {
     trace.record(WorldTrace.lifecycle, at: now, node: d ?? serverNode.rawValue, 10, reason.code)
     note(.zoneDeleted(by: d, reason))
     let a = d.flatMap { devices[Int($0)].account }.map(Int.init) ?? 0
-    if let d { deleteEverything(by: d, reason: reason, account: a) }
+    if let d {
+      deleteEverything(by: d, reason: reason, account: a)
+      env.context = context
+    }
     facts.zoneDeletions.append((now, d, reason))
     servers[a].deleteZone(reason)
     if tellingTheApp, let d, reason == .deleted { deliverToDevice(d, .deletedZone(epoch: servers[a].zoneEpoch)) }
@@ -395,6 +401,7 @@ package struct SyncWorld: Sendable {
       if reason != .deleted { facts.settingsDeletes.append(intent.id) }
       // The server applies it: the zone goes with everything in it.
       if config.trackCausality { facts.reachedServer.append(true) }
+      if !drivers.isEmpty { context.zoneDeletes[key] = intent.id }
       if server.records.isLive(key) { facts.serverEvents.append(.deleted(key, by: intent.id, at: now)) }
       if config.recordObservations { facts.observations.append(.intent(intent.id)) }
       trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), 0)
@@ -402,10 +409,32 @@ package struct SyncWorld: Sendable {
     }
   }
 
+  /// A delete rule a user's app carried out, logged as the rule's intent on the device (as
+  /// ``runDeleteRules(device:deleted:by:type:)`` makes them for the built-in engine).
+  mutating func logRule(_ rule: RuleIntent, device d: Int32) {
+    let kind: IntentKind = rule.cascade ? .delete : .set([FieldWrite(field: rule.field, value: .null)])
+    var intent = Intent(
+      id: log.nextID, device: d, trueTime: now, deviceTime: devices[Int(d)].clock.read(at: now), record: rule.record, kind: kind, ordinal: 0,
+      context: CausalContext(), ignored: nil)
+    assert(intent.id == rule.id, "an app driver gave rule intent \(rule.id) the id \(intent.id) will have")
+    intent.trigger = rule.trigger
+    ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: rule.record), tracking: config.trackCausality)
+    log.append(intent)
+    if rule.cascade {
+      facts.cascades.append(Cascade(intent: intent.id, parent: rule.parent, field: rule.field))
+      if env.hasReferences, config.trackCausality { noteDeleteKnowledge(intent, device: d) }
+    }
+    if config.trackCausality { facts.reachedServer.append(false) }
+    if config.recordObservations { facts.observations.append(.intent(intent.id)) }
+    trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), 0)
+    note(.intent(intent.id))
+  }
+
   mutating func deliverToDevice(_ d: Int32, _ input: DeviceInput) {
     var buffer = takeEffectsBuffer()
     env.now = now
     if !drivers.isEmpty, let box = drivers[Int(d)] {
+      env.nextIntentID = log.nextID
       box.driver.handle(input, view: &devices[Int(d)], env: env, effects: &buffer)
       carryOut(buffer, device: d)
       effects = buffer
@@ -484,6 +513,8 @@ package struct SyncWorld: Sendable {
       case .took(let copy):
         if config.recordObservations { facts.observations.append(.received(device: d, copy: copy, at: now)) }
         if config.trackCausality { ledgerTook(copy, device: d) }
+      case .ruleIntent(let rule):
+        logRule(rule, device: d)
       }
     }
   }

@@ -47,6 +47,8 @@ public enum Shrinker {
     app: AppUnderTest? = nil
   ) -> Result? {
     var base = file
+    // A scenario on another schema than the app's is shrunk as bound to it.
+    if let app, let bound = try? app.bind(file).get() { base = bound.file }
     base.seed = seed
     if app != nil {
       // A run with an app is judged as the app, whatever the policy line says: the minimal
@@ -63,7 +65,9 @@ public enum Shrinker {
       runs += 1
       // Write and read back: only what a file can say counts.
       guard case .success(let parsed) = Scenario.parse(f.rendered(), source: f.source) else { return nil }
-      return ScenarioRunner._run(ScenarioRunner.prepare(parsed), seed: nil, spec: nil, custom: customPolicy, app: app).report
+      return ScenarioRunner._run(
+        ScenarioRunner.prepare(parsed), seed: nil, spec: app != nil ? AppUnderTest.judgedAs : nil, custom: customPolicy, app: app
+      ).report
     }
     // Keep the most specific kind: divergence only when nothing else explains the failure.
     guard let original = run(base),

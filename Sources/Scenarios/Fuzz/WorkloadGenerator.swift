@@ -459,6 +459,8 @@ struct IntentDrafter {
 
   /// Every id created so far, in order (deleted ones too: a `reject` line may name them).
   var createdIDs: [String] = []
+  /// For the workload for apps: the records each `record.field` reference ever named.
+  var referred: [String: [String]] = [:]
   /// The type of every id created so far.
   var typeOf: [String: Int] = [:]
 
@@ -556,9 +558,16 @@ struct IntentDrafter {
     if roll < 30 || live.isEmpty {
       let type = r.int(in: 0..<schema.types.count)
       let fields = schema.types[type].fields.compactMap { f -> Assignment? in
-        literal(for: f, &r).map { assign(f.name, $0) }
+        literal(for: f, &r, device: device, record: "#new").map { assign(f.name, $0) }
       }
-      return create(type, by: device, fields: fields)
+      let action = create(type, by: device, fields: fields)
+      if forApps, case .create(_, _, let id, _) = action {
+        // The references the create named are its record's.
+        for field in schema.types[type].fields where referred["#new." + field.name] != nil {
+          referred[id + "." + field.name] = referred.removeValue(forKey: "#new." + field.name)
+        }
+      }
+      return action
     }
     let target = live[r.int(in: 0..<live.count)]
     let type = schema.types[target.type]
@@ -573,18 +582,31 @@ struct IntentDrafter {
           ? .append(device: device, id: target.id, field: f.name, text: " +\(counter)")
           : .replace(device: device, id: target.id, field: f.name, old: "+", new: "*\(counter)")
       }
-      guard let value = literal(for: f, &r) else { return nil }
+      guard let value = literal(for: f, &r, device: device, record: target.id) else { return nil }
       return .set(device: device, id: target.id, fields: [assign(f.name, value)])
     }
     remove(target.id)
     return .delete(device: device, id: target.id)
   }
 
-  mutating func literal(for field: FieldSpec, _ r: inout SimRandom) -> Literal? {
+  mutating func literal(for field: FieldSpec, _ r: inout SimRandom, device: String? = nil, record: String? = nil) -> Literal? {
     counter += 1
     if forApps {
       switch field.kind {
-      case .bool, .ref: return nil
+      case .bool: return nil
+      case .ref(let target):
+        // For an app, values are unique per intent: a reference names a record of the target
+        // type this field of this record never named (the app's values say who wrote them),
+        // mostly one the device made (it shows it); none when there is no such record.
+        guard let t = schema.typeIndex(named: target), let record else { return nil }
+        let used = referred[record + "." + field.name] ?? []
+        let pool = liveOf(t).filter { !used.contains($0.id) }
+        let mine = pool.filter { $0.creator == device }
+        let from = !mine.isEmpty && r.chance(2, outOf: 3) ? mine : pool
+        guard !from.isEmpty else { return nil }
+        let id = from[r.int(in: 0..<from.count)].id
+        referred[record + "." + field.name, default: []].append(id)
+        return .identifier(id)
       default: break
       }
     }

@@ -54,8 +54,9 @@ enum FuzzCommand {
       app != nil
       ? AppUnderTest.judgedAs : try ScenarioOptions.policy(args, spec: spec, console: console) ?? (try! PolicySpec.parse("append-only").get())
     var shape = WorkloadShape()
-    shape.forApps = app != nil
     if let s = args.value("--scenario") { shape.base = try ScenarioOptions.workloadBase(s, console: console) }
+    // An app's workload: drawn from its own schema when it states one.
+    if let app { shape = shape.forApp(app) }
     shape.intents = Int(try IntegerOption.require(args, "--intents", default: UInt64(shape.intents), in: 1...1_000_000, spec: spec, console: console))
 
     // Seeds, time, shard.

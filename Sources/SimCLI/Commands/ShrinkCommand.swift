@@ -60,10 +60,10 @@ enum ShrinkCommand {
         return .usage
       }
       var shape = WorkloadShape()
-      shape.forApps = app != nil
       if subject != "default" {
         do throws(CommandExit) { shape.base = try ScenarioOptions.workloadBase(subject, console: console) } catch { return error.code }
       }
+      if let app { shape = shape.forApp(app) }
       file = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy ?? (try! PolicySpec.parse("append-only").get())).file
     } else {
       do throws(CommandExit) { file = try ScenarioOptions.load(subject, console: console) } catch { return error.code }

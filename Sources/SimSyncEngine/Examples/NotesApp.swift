@@ -136,6 +136,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   var hasFetched = false
   /// During the first fetch: the records it brought (or that were saved meanwhile).
   var firstFetch: Set<String>?
+  /// Whether the fetch under way failed (a zone's `didFetchRecordZoneChanges` had an error).
+  var fetchFailed = false
   /// What the disk says of the first fetch: ``hasFetched`` and ``firstFetch`` as of the engine
   /// state last stored with them. Written only with that state (a `stateUpdate`, or the state
   /// the app takes with a change): a first fetch that ended after it is one the engine will make
@@ -582,6 +584,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       committed = (hasFetched, firstFetch)
     case .willFetchChanges:
       if !hasFetched && firstFetch == nil { firstFetch = [] }
+      fetchFailed = false
+    case .didFetchRecordZoneChanges(let done):
+      if done.error != nil { fetchFailed = true }
     case .fetchedRecordZoneChanges(let changes):
       for m in changes.modifications {
         firstFetch?.insert(m.record.recordID.recordName)
@@ -594,6 +599,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
         fetchedDeletion(d.recordID, syncEngine: syncEngine)
       }
     case .didFetchChanges:
+      // A fetch that failed brought only part of what the server has: nothing is judged
+      // deleted, and the first fetch goes on with the next.
+      guard !fetchFailed else { break }
       if let seen = firstFetch {
         for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.system != nil && !seen.contains(name) {
           let id = id(name)
@@ -770,5 +778,7 @@ public var exampleApps: [any SimApp.Type] {
     NotesApp.self, NotesAppOverwritingPendingEdits.self, NotesAppNotPersistingState.self, NotesAppForgettingFailedSaves.self,
     NotesAppGivingUpOnTransientErrors.self, NotesAppClearingInFlightEdits.self, NotesAppCoalescingAwayDeletes.self,
     NotesAppKeepingOneDevicesText.self, NotesAppWipingOnSignOut.self, NotesAppIgnoringZoneDeletions.self, NotesAppCoalescingReinserts.self,
+    RemindersApp.self, RemindersAppNotCascading.self, RemindersAppIgnoringFailedDeletes.self, RemindersAppNotSavingItsZone.self,
+    RemindersAppKeepingOneDevicesNotes.self,
   ]
 }
