@@ -437,7 +437,15 @@ package struct SyncWorld: Sendable {
       env.nextIntentID = log.nextID
       box.driver.handle(input, view: &devices[Int(d)], env: env, effects: &buffer)
       carryOut(buffer, device: d)
+      // An app that takes any types is a store without rules of its own: the deletions it took
+      // in run the schema's delete rules there, as intents it makes (as they do for the
+      // built-in engine).
+      var deletions: [RecordState] = []
+      if env.hasReferences, !box.driver.runsItsOwnDeleteRules {
+        for case .took(let copy) in buffer where copy.isDeleted { deletions.append(copy) }
+      }
       effects = buffer
+      for copy in deletions where !devices[Int(d)].shows(copy.key) { runDeleteRules(device: d, deleted: copy.key, by: copy.deletedBy, type: copy.type) }
       return
     }
     devices[Int(d)].handle(input, in: env, effects: &buffer)
