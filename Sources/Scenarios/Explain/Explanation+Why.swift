@@ -19,6 +19,10 @@ extension Explainer {
       return whyStranded(a, key: key)
     case .droppedEvent:
       return whyDropped(a, key: key)
+    case .danglingReference where isApp:
+      return [
+        "A reference is a record name stored in the referring record; CloudKit does not follow it. When the record it names is deleted, the schema's delete rule (cascade or nullify) is the app's to carry out on every device that holds a referring record — on the deletes it makes and fetches, and on referring records it fetches after the delete — going by the latest copy it has (a child moved to another parent is not the deleted parent's any more)."
+      ]
     case .danglingReference:
       return [
         "A reference is a record name stored in the referring record; CloudKit does not follow it (unless the server checks references, and then only at save time). When the record it names is deleted, the schema's delete rule (cascade or nullify) has to run on every device that holds a referring record — on the deletes it fetches, and on referring records it fetches after the delete — or the reference is left naming nothing. \(settings.references == .localOnly ? "references=local-only: the rules ran only on the device where the user deleted." : "") A cascade must also go by what the device knows once a fetched batch is applied: a child moved to another parent before the delete is not the deleted parent's any more\(settings.references == .eager ? " (references=eager ran the rules on the fetched deletes before the rest of the batch)" : "")."
@@ -35,6 +39,7 @@ extension Explainer {
   /// Why an edit never reached the server, from the policy's axes.
   func neverSentWhy(_ loser: Intent) -> String {
     let lead = "i\(loser.id) never reached the server, so no merge rule decided against it: "
+    if isApp { return lead + "the app no longer had a change of it pending, though it still showed the edit (the sentence above says why)." }
     if settings.retry == .never {
       return lead
         + "retry=never: the engine gives up on a change after any CloudKit error, and a transient one (zoneBusy, a rate limit, a full storage the user frees later) needed only a retry after its retry-after. The app showed the edit as synced."
@@ -55,6 +60,7 @@ extension Explainer {
     var out = [
       "The settle phase heals every fault — the server up, the network clean, every device online and in the foreground, every `reject` line ended — and then waits for sync to finish; it cannot free the user's iCloud storage or lift the server's throttling, and it gives up after its bound. \(a.explanation)"
     ]
+    if isApp { return out }
     switch settings.retryAfter {
     case .ignore:
       out.append(
@@ -83,6 +89,7 @@ extension Explainer {
     let lPush = history.firstPush(carrying: loser.id, key: key)
     let decisive = history.decisiveStore(key: key, field: f, loser: loser.id)
     let unit = settings.granularity == .record ? "record" : "field"
+    if isApp { return whyOverwrittenByAnApp(loser: loser, winner: winner, field: f, place: place, lPush: lPush, decisive: decisive) }
 
     // The policy's rule, and how it applied here.
     switch settings.winner {
@@ -150,6 +157,33 @@ extension Explainer {
     return out
   }
 
+  /// For a user's app: no merge rule of a preset decided, the app's code did — the server only
+  /// refuses a save whose change tag is not current; which value ends up in the record is how
+  /// the app merged after `serverRecordChanged`, or applied a fetched record.
+  func whyOverwrittenByAnApp(
+    loser: Intent, winner: Intent, field f: Int, place: String, lPush: (message: RunHistory.Message, store: RunHistory.Store?)?,
+    decisive: RunHistory.Store?
+  ) -> [String] {
+    var out = [
+      "The server takes a save only when it carries the current change tag, and answers any other with serverRecordChanged and its own version: which value of \(place) ends up in the record is the app's code — how it merged after that error, and how it applied the records it fetched."
+    ]
+    if loser.isConcurrent(with: winner) {
+      out.append("i\(loser.id) and i\(winner.id) were concurrent, so neither device could have taken the other's edit into account.")
+    } else if winner.happenedBefore(loser) {
+      out.append("i\(loser.id) had already seen i\(winner.id), so the older value should not have won: the app's code put it back.")
+    }
+    if let d = decisive {
+      let sent = names.fields(d.write.record, only: f, stamps: false)
+      let held = d.stored.map { names.fields($0, only: f, stamps: false) } ?? ""
+      out.append(
+        "Decisive step: at \(time(d.time)) the server handled push #\(d.seq) from \(names.node(d.device)), which sent \(sent), and kept \(held) (tag \(d.stored?.changeTag ?? 0))."
+      )
+    } else if lPush == nil {
+      out.append("i\(loser.id) never left \(names.node(Int(loser.device))) in a push that reached the server.")
+    }
+    return out
+  }
+
   /// A stamp as text and as numbers, from the first push that carried the intent's write.
   func stamp(of i: Intent, field f: Int, key: RecordKey) -> (text: String, clock: Int64?, hlc: (Int64, Int64)?) {
     if let s = history.firstPush(carrying: i.id, key: key)?.store {
@@ -176,7 +210,9 @@ extension Explainer {
     var out: [String] = []
     if let (push, store) = history.firstPush(carrying: d.id, key: key), let store {
       let kept =
-        settings.delete == .hard
+        isApp
+        ? "the server keeps a tombstone for the retention window, as CloudKit does"
+        : settings.delete == .hard
         ? "delete=hard: the server keeps no tombstone that could stop a later save from recreating the record"
         : "delete=tombstone: the server keeps a tombstone for the retention window (retention=\(settings.retention))"
       out.append("i\(d.id)'s delete reached the server at \(time(store.time)) in push #\(push.seq), and the server \(storeWords(store)); \(kept).")
@@ -245,7 +281,9 @@ extension Explainer {
 
   func whyConflict(_ a: Anomaly, key: RecordKey) -> [String] {
     let rule =
-      settings.conflict == .deleteWins
+      isApp
+      ? "Which side wins is the app's: the server refuses a save of a record it holds a tombstone of, and the app decides whether to give way to the delete or make the record again."
+      : settings.conflict == .deleteWins
       ? "conflict=delete-wins: once the tombstone is on the server, saves of the record are refused and the devices drop their copies."
       : "conflict=update-wins: a save the deleting device had not seen beats the delete and revives the record."
     var out = [rule]
@@ -269,7 +307,7 @@ extension Explainer {
             + (p.stores.first { $0.key == key }.map { "; the server \(storeWords($0))" } ?? "") + ".")
       }
     }
-    switch (settings.outbox, settings.unit) {
+    switch isApp ? (.durable, .resumable) : (settings.outbox, settings.unit) {
     case (.memory, _):
       out.append("outbox=memory: pending uploads live in memory, so a kill before they are sent loses them for good.")
     case (_, .markFirst):
@@ -311,6 +349,7 @@ extension Explainer {
         }
       }
     }
+    if isApp { return out }
     out.append(
       settings.token == .beforeApply
         ? "token=before-apply: the device saves the change token when the reply arrives, before applying the records; when applying is cut off, the next fetch starts after them and never returns them again."

@@ -31,6 +31,8 @@ struct Explainer {
   let report: RunReport
   let settings: PolicySettings
   var names: Vocabulary { history.names }
+  /// Whether the run was of a user's app: its code is the policy, so no preset axis is named.
+  var isApp: Bool { report.app != nil }
 
   init(_ result: ScenarioRunner.Result) {
     history = RunHistory(result)
@@ -41,7 +43,13 @@ struct Explainer {
   func text() -> String {
     var out = "\(report.scenario) — policy \(report.policy), seed \(report.seed)\n"
     out += "found \(report.verdict) · \(report.converged ? "converged" : "not converged") · trace \(report.traceHash)\n"
-    out += "policy settings: " + settings.pairs.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "\n"
+    if let app = report.app {
+      out +=
+        "app \(app): its code is the policy — the server takes a save only with the current change tag (as for CKSyncEngine) and keeps deletions as tombstones; what wins a conflict is the app's merge\n"
+      if let boundTo = report.boundTo { out += "on \(app)'s schema: \(boundTo)\n" }
+    } else {
+      out += "policy settings: " + settings.pairs.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "\n"
+    }
     out += "device clocks: \(clocks)\n"
     if !history.hasEvents { out += "(no trace kept: messages are not shown; run with the full trace)\n" }
     if report.anomalies.isEmpty {

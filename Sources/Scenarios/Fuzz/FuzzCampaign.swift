@@ -58,6 +58,9 @@ public struct FuzzOutcome: Sendable {
   public var violations: [Anomaly]
   /// The shrunk scenario of a failing seed, when shrinking is on.
   public var shrunk: Shrinker.Result?
+  /// With an app: the intents of its own schema it refused, and why its code could not run to
+  /// the end, in words (empty when it did what it was asked).
+  public var appProblems: [String] = []
 }
 
 /// Runs many seeds on several threads and hands the outcomes over in seed order, so that a
@@ -115,7 +118,9 @@ public struct FuzzCampaign: Sendable {
     if shrink, c.record.failed {
       shrunk = Shrinker._shrink(c.file, seed: seed, policy: policy, custom: customPolicy, kind: nil, maxRuns: 3_000, app: app)
     }
-    return FuzzOutcome(record: c.record, profile: c.profile, violations: c.report.violations, shrunk: shrunk)
+    var outcome = FuzzOutcome(record: c.record, profile: c.profile, violations: c.report.violations, shrunk: shrunk)
+    outcome.appProblems = (c.report.appIntents?.refused ?? []) + c.report.appErrors
+    return outcome
   }
 
   /// Runs the plan. `emit` is called once per seed, in seed order, one call at a time; it

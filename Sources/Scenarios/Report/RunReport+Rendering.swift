@@ -51,6 +51,13 @@ extension RunReport {
     if app != nil {
       o["appErrors"] = .array(appErrors.map { .string($0) })
       o["notSimulated"] = .array(notSimulated.map { .string($0) })
+      if let counts = appIntents {
+        o["appIntents"] = [
+          "applied": .int(Int64(counts.applied)), "refusedAsExpected": .int(Int64(counts.refusedAsExpected)),
+          "refused": .array(counts.refused.map { .string($0) }), "notSimulated": .int(Int64(counts.notSimulated)),
+        ]
+      }
+      o["boundTo"] = boundTo.map { .string($0) } ?? .null
     }
     return .object(o)
   }
@@ -84,6 +91,7 @@ extension RunReport {
   /// The text report: verdict, anomalies grouped by kind, expectations, figures, reproduction.
   public var text: String {
     var out = "\(scenario) — policy \(policy), seed \(seed)\n"
+    if let boundTo { out += "on \(app ?? "the app")'s schema: \(boundTo)\n" }
     out += "\(outcome) — found \(verdict) · \(converged ? "converged" : "not converged") · trace \(traceHash)\n"
     for kind in AnomalyKind.allCases {
       let group = anomalies.filter { $0.kind == kind }
@@ -107,6 +115,7 @@ extension RunReport {
       let line = e.line > 0 ? "line \(e.line)" : "implied"
       out += "  \(e.passed ? "✓" : "✗") \(line): \(e.text)\(e.actual.map { " — found \($0)" } ?? "")\n"
     }
+    if let counts = appIntents { out += "\nthe app's intents: \(counts.summary)\n" }
     out +=
       "\n\(stats.intents) intents · \(stats.events) events · \(stats.messages) messages · \(stats.simulatedTime) simulated · "
       + (stats.convergedAfter.map { "sync quiet \(VirtualTime.zero + $0) into settle" } ?? "sync never quiet in settle") + "\n"

@@ -57,8 +57,14 @@ extension FuzzCommand {
         shown += 1
       }
       if outcome.violations.count > shown { out += "  … and \(outcome.violations.count - shown) more\n" }
+      for problem in outcome.appProblems.prefix(3) { out += "  • \(problem)\n" }
+      if outcome.appProblems.count > 3 { out += "  … and \(outcome.appProblems.count - 3) more the app refused or could not run\n" }
     }
-    out += minimalScenarioLines(shrunk, scenario, appArgument: context.appArgument)
+    if signature.kinds.isEmpty {
+      out += "  minimal scenario: not shrunk (no violation to keep: the seed itself replays what the app refused)\n"
+    } else {
+      out += minimalScenarioLines(shrunk, scenario, appArgument: context.appArgument)
+    }
     out += "  again:     \(againCommand(seed: seed, context: context))\n"
     return out
   }
@@ -73,6 +79,7 @@ extension FuzzCommand {
       out += "  • \(anomaly.kind.rawValue) \(anomaly.place): \(anomaly.explanation)\n"
     }
     if outcome.violations.count > 5 { out += "  … and \(outcome.violations.count - 5) more\n" }
+    for problem in outcome.appProblems.prefix(3) { out += "  • \(problem)\n" }
     out += "  signature: \(signature.text)\(firstSeed == seed ? "" : " (first at seed \(firstSeed))")\n"
     out += "  again:     \(againCommand(seed: seed, context: context))\n"
     return out
@@ -81,15 +88,17 @@ extension FuzzCommand {
   static func minimalScenarioLines(_ shrunk: Shrinker.Result?, _ scenario: MinimalScenario, appArgument: String = "") -> String {
     guard let shrunk else { return "  minimal scenario: the shrinker could not reproduce the failure\n" }
     let what = "minimal scenario (\(shrunk.file.timeline.count) timeline lines, keeps \(shrunk.kind.rawValue))"
+    // What the minimal scenario itself reports (the seed may have lost more, or otherwise).
+    let own = shrunk.violations.first { $0.kind == shrunk.kind }.map { "  in it: \($0.kind.rawValue) \($0.place): \($0.explanation)\n" } ?? ""
     switch scenario {
     case .written(let path):
-      return "  \(what): \(path)\n  reproduce: \(ToolName.current) run \(CrashReport.shellWord(path))\(appArgument)\n"
+      return "  \(what): \(path)\n" + own + "  reproduce: \(ToolName.current) run \(CrashReport.shellWord(path))\(appArgument)\n"
     case .inline:
       var out = "  \(what):\n"
       for line in shrunk.text.split(separator: "\n", omittingEmptySubsequences: false) { out += "    | \(line)\n" }
-      return out
+      return out + own
     case .withheld:
-      return "  \(what): not printed; pass --minimize-to DIR to save one per signature\n"
+      return "  \(what): not printed; pass --minimize-to DIR to save one per signature\n" + own
     }
   }
 

@@ -152,7 +152,7 @@ enum FuzzCommand {
         let kindsSeen = session.findings.kindsSeen
         var shrunk: Shrinker.Result?
         var shown = MinimalScenario.inline
-        if case .new(let signature, let keep) = finding, shrinks {
+        if case .new(let signature, let keep?) = finding, shrinks {
           shrunk = minimalScenario(seed: record.seed, signature: signature, keep: keep, shape: workload, policy: policy, app: app)
           if let shrunk, let dir = minimizeTo {
             let path = (dir as NSString).appendingPathComponent(shrunk.file.source)
@@ -231,7 +231,13 @@ enum FuzzCommand {
         seedsPerSecond: Int(rate.rounded()),
         failures: session.failed, signatures: session.findings.groups.map(SignatureSummary.init),
         convergedAfter: session.findings.convergencePercentiles, notConverged: session.findings.unconverged,
-        stoppedBy: stoppedBy.map(InterruptWatch.name), continueWith: continuation?.command)
+        stoppedBy: stoppedBy.map(InterruptWatch.name), continueWith: continuation?.command,
+        appIntents: app == nil
+          ? nil
+          : [
+            "applied": session.findings.appIntents.applied, "refusedAsExpected": session.findings.appIntents.refusedAsExpected,
+            "refused": session.findings.appIntents.refused,
+          ])
       console.out(summary.jsonLine + "\n")
       if let continuation { console.err(continuation.message) }
     } else {
@@ -241,6 +247,13 @@ enum FuzzCommand {
       if mode.verbose && session.written > 0 { text += session.swarmText(seeds: session.written) + "\n" }
       if let continuation { text += continuation.message }
       let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
+      if app != nil {
+        // What the app made of its workload: a campaign whose intents it refused tests nothing.
+        let i = session.findings.appIntents
+        text +=
+          "the app's intents: \(BenchCommand.group(Double(i.applied))) applied · \(BenchCommand.group(Double(i.refusedAsExpected))) refused as expected (the record was not on the device) · \(BenchCommand.group(Double(i.refused))) refused"
+          + (i.refused > 0 ? " — each fails its seed\n" : "\n")
+      }
       text +=
         "fuzz \(app?.policyName ?? policy.description) on \(shape.name): \(done) seeds\(resumed), \(session.findings.failing) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")"
       text += stoppedBy.map { " · stopped by \(InterruptWatch.name($0))\n" } ?? "\n"
@@ -326,6 +339,8 @@ struct CampaignSummary: Encodable {
   var notConverged: Int
   var stoppedBy: String?
   var continueWith: String?
+  /// With an app: its intents over all seeds (`applied`, `refusedAsExpected`, `refused`).
+  var appIntents: [String: Int]?
 
   var jsonLine: String {
     let e = JSONEncoder()

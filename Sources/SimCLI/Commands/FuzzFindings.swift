@@ -17,8 +17,8 @@ struct FuzzFindings: Sendable {
     var firstSeed: UInt64
     /// How many seeds have this signature.
     var seeds = 1
-    /// The kind the first seed's shrink keeps.
-    var kept: AnomalyKind
+    /// The kind the first seed's shrink keeps (nil: not shrunk — the app refused intents).
+    var kept: AnomalyKind?
     /// Where the first seed's minimal scenario was written, if it was.
     var minimized: String?
     /// Timeline lines of the minimal scenario, when it was shrunk in this run.
@@ -35,16 +35,16 @@ struct FuzzFindings: Sendable {
     case passed
     /// A signature seen before, at `groups[index]`.
     case known(index: Int)
-    /// A new signature, whose first seed is to be shrunk keeping `keep`.
-    case new(FuzzSignature, keep: AnomalyKind)
+    /// A new signature, whose first seed is to be shrunk keeping `keep` (nil: not shrunk).
+    case new(FuzzSignature, keep: AnomalyKind?)
   }
 
   /// The settings of the policy under test (they decide the signatures' axes).
   let settings: PolicySettings
   /// Groups in the order of their first seeds.
   private(set) var groups: [Group] = []
-  /// `groups` by kinds, for lookup only (never iterated: its order is per process).
-  private var groupIndex: [[AnomalyKind]: Int] = [:]
+  /// `groups` by signature key, for lookup only (never iterated: its order is per process).
+  private var groupIndex: [[String]: Int] = [:]
   /// The kinds kept by the groups' minimal scenarios so far, in the order they were chosen.
   private(set) var covered: [AnomalyKind] = []
   /// The kinds of all groups so far, in the order they first came.
@@ -65,6 +65,8 @@ struct FuzzFindings: Sendable {
 
   /// Whether the seeds ran a user's app (signatures then name no policy axis).
   var app = false
+  /// With an app: its intents over all seeds — made, refused as expected, refused.
+  private(set) var appIntents = (applied: 0, refusedAsExpected: 0, refused: 0)
 
   init(settings: PolicySettings, app: Bool = false) {
     self.settings = settings
@@ -99,7 +101,7 @@ struct FuzzFindings: Sendable {
   /// What `record` would add, without adding it.
   func finding(for record: FuzzRecord) -> Finding {
     guard let signature = FuzzSignature(record: record, settings: settings, app: app) else { return .passed }
-    if let index = groupIndex[signature.kinds] { return .known(index: index) }
+    if let index = groupIndex[signature.key] { return .known(index: index) }
     return .new(signature, keep: signature.kindToKeep(covered: covered))
   }
 
@@ -111,6 +113,11 @@ struct FuzzFindings: Sendable {
   {
     let finding = finding(for: record)
     seeds += 1
+    if let tally = record.app {
+      appIntents.applied += tally.applied
+      appIntents.refusedAsExpected += tally.refusedAsExpected
+      appIntents.refused += tally.refused
+    }
     if let d = record.convergedAfter { convergence.append(d.nanoseconds) } else if record.neverConverged { unconverged += 1 }
     for (index, count) in record.counts.enumerated() where index < totalsByKind.count && count > 0 {
       seedsByKind[index] += 1
@@ -124,8 +131,8 @@ struct FuzzFindings: Sendable {
       groups[index].seeds += 1
     case .new(let signature, let keep):
       failing += 1
-      groupIndex[signature.kinds] = groups.count
-      if !covered.contains(keep) { covered.append(keep) }
+      groupIndex[signature.key] = groups.count
+      if let keep, !covered.contains(keep) { covered.append(keep) }
       for kind in signature.kinds where !kindsSeen.contains(kind) { kindsSeen.append(kind) }
       groups.append(
         Group(

@@ -17,16 +17,28 @@ struct FuzzSignature: Hashable, Sendable {
   var axes: [String]
   /// Whether the seeds ran a user's app: no policy axis is to blame, the app's code is.
   var app = false
+  /// With an app: how the seeds failed besides violations — `refused intents` (of its own
+  /// schema), `app code stopped` (a delegate call that could not finish).
+  var appFailures: [String] = []
 
-  /// The signature of a failing record, or nil when the record found no violation; for a
-  /// user's app (`app`), without axes.
+  /// What groups seeds: the kinds, and the app's failures.
+  var key: [String] { kinds.map(\.rawValue) + appFailures }
+
+  /// The signature of a failing record, or nil when the record did not fail; for a user's app
+  /// (`app`), without axes, and with the intents it refused.
   init?(record: FuzzRecord, settings: PolicySettings, app: Bool = false) {
     var kinds: [AnomalyKind] = []
     for (index, kind) in AnomalyKind.allCases.enumerated() where kind.isViolation && index < record.counts.count && record.counts[index] > 0 {
       kinds.append(kind)
     }
-    guard !kinds.isEmpty else { return nil }
+    var failures: [String] = []
+    if let tally = record.app {
+      if tally.refused > 0 { failures.append("refused intents") }
+      if tally.errors > 0 { failures.append("app code stopped") }
+    }
+    guard !kinds.isEmpty || !failures.isEmpty else { return nil }
     self.init(kinds: kinds, settings: settings)
+    appFailures = failures
     if app {
       self.app = true
       axes = []
@@ -49,12 +61,12 @@ struct FuzzSignature: Hashable, Sendable {
 
   /// For people: `lost-edit + stranded-record (unit=mark-first, granularity=record)`.
   var text: String {
-    kinds.map(\.rawValue).joined(separator: " + ") + " ("
+    key.joined(separator: " + ") + " ("
       + (app ? "in the app's code" : axes.isEmpty ? "no usual policy axis" : axes.joined(separator: ", ")) + ")"
   }
 
   /// For file names: the kinds joined by `+`, e.g. `lost-edit+stale-overwrite`.
-  var slug: String { kinds.map(\.rawValue).joined(separator: "+") }
+  var slug: String { key.map { $0.replacingOccurrences(of: " ", with: "-") }.joined(separator: "+") }
 
   /// One policy setting that usually causes a kind of violation.
   struct Axis: Sendable {
@@ -118,8 +130,10 @@ struct FuzzSignature: Hashable, Sendable {
   /// earlier signature's minimal scenario keeps (`covered`), so that the files together show
   /// as many kinds as possible, else its first. Divergence comes last: it is kept only when
   /// nothing more specific explains the failure (as the shrinker itself chooses).
-  func kindToKeep(covered: [AnomalyKind]) -> AnomalyKind {
+  /// The kind a shrink keeps: nil when the seeds failed with no violation (an app that refused
+  /// intents: the seed itself is what replays it).
+  func kindToKeep(covered: [AnomalyKind]) -> AnomalyKind? {
     let preferred = kinds.filter { $0 != .divergence } + kinds.filter { $0 == .divergence }
-    return preferred.first { !covered.contains($0) } ?? preferred[0]
+    return preferred.first { !covered.contains($0) } ?? preferred.first
   }
 }
