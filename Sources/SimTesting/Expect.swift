@@ -40,6 +40,22 @@ public func expectScenarioHolds(
   _record(_Checks.holds(nameOrPath, seed: seed, .custom(policy), near: filePath), sourceLocation)
 }
 
+/// Runs a scenario with your app and its `SyncEngine` on every device and records an issue when
+/// any of its `expect` lines fails — the lesson's own checks (`expect n1.title == "…"`,
+/// `expect converged`), not only its violations — or when the app refused intents of its own
+/// schema, or the scenario cannot be bound to the app's schema (the role it lacks is named).
+///
+///     expectScenarioHolds(app: RemindersApp.self, scenario: "app-conflicting-save")
+///
+/// Returns the report, or nil when the scenario could not be loaded.
+@discardableResult
+public func expectScenarioHolds<App: SimApp>(
+  app: App.Type, scenario nameOrPath: String, seed: UInt64? = nil, filePath: String = #filePath,
+  sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> RunReport? {
+  _record(_Checks.holds(nameOrPath, seed: seed, .app(AppUnderTest(app)), near: filePath), sourceLocation)
+}
+
 /// Records an issue when an expectation of the report's scenario failed. Returns whether all held.
 ///
 ///     expectScenarioHolds(ScenarioRunner.run(file).report)

@@ -169,7 +169,11 @@ extension SimTestFailure {
     guard let first = s.failures.first else { return "fuzzing \(s.policyName) passed" }
     let seed = first.record.seed
     let workload = s.shape.base.map { "workload \($0.name)" } ?? "the default workload"
-    var out = "fuzzing \(s.policyName) on \(workload): seed \(seed) lost data: \(_kindCounts(first.violations))\n\n"
+    let what =
+      first.violations.isEmpty
+      ? "the app refused intents of its own schema (a run whose changes the app refuses tests nothing)"
+      : "lost data: \(_kindCounts(first.violations))" + (first.appProblems.isEmpty ? "" : "; and the app refused intents")
+    var out = "fuzzing \(s.policyName) on \(workload): seed \(seed) \(what)\n\n"
     out += "  − expected: no violations on seeds \(s.seeds.lowerBound)...\(s.seeds.upperBound)\n"
     if s.stoppedAtFirstFailure {
       let before = s.seedsRun - 1
@@ -181,6 +185,11 @@ extension SimTestFailure {
     }
     out += "profile of seed \(seed): \(first.profile)\n\n"
     out += _anomalies(first.violations, perKind: 3)
+    if !first.appProblems.isEmpty {
+      out += "the app's code\n"
+      for problem in first.appProblems.prefix(5) { out += "  • \(problem)\n" }
+      if first.appProblems.count > 5 { out += "  … and \(first.appProblems.count - 5) more\n" }
+    }
 
     let minimal: String?
     if let shrunk = first.shrunk {
@@ -193,7 +202,9 @@ extension SimTestFailure {
     } else {
       minimal = nil
       out +=
-        "\n(seed \(seed) could not be shrunk: its written scenario did not fail the same way within the shrink budget; replay the seed instead)\n"
+        first.violations.isEmpty
+        ? "\n(seed \(seed) is not shrunk: no violation to keep; replay the seed)\n"
+        : "\n(seed \(seed) could not be shrunk: its written scenario did not fail the same way within the shrink budget; replay the seed instead)\n"
     }
 
     out += "\nreproduce:\n"

@@ -30,7 +30,13 @@ public enum SimTestFailure: Error, Sendable, CustomStringConvertible {
   /// The failure for `report`, or nil when it has no violations (informational anomalies and
   /// the scenario's own `expect` lines do not count: see ``checkExpectations(_:)``).
   public static func check(_ report: RunReport) -> SimTestFailure? {
-    report.violations.isEmpty ? nil : .violations(report)
+    if !report.violations.isEmpty { return .violations(report) }
+    // With an app: its code could not run, it refused intents of its own schema, or the
+    // scenario could not be bound to its schema — a run that tests nothing is no pass.
+    if report.expectations.contains(where: { $0.line == 0 && !$0.passed && $0.text != "expect no violations" }) {
+      return .expectationsFailed(report)
+    }
+    return nil
   }
 
   /// The failure for `report`, or nil when every expectation of its scenario held — the file's

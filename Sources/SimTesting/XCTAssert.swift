@@ -27,6 +27,19 @@ public func XCTAssertScenarioHolds(
   _fail(_Checks.holds(nameOrPath, seed: seed, .custom(policy), near: "\(file)"), file, line)
 }
 
+/// Runs a scenario with your app on every device and fails when any of its `expect` lines fails,
+/// when the app refused intents of its own schema, or when the scenario cannot be bound to the
+/// app's schema. A name is looked up next to the calling test file first, as for the other
+/// helpers.
+///
+///     XCTAssertScenarioHolds(app: RemindersApp.self, scenario: "app-conflicting-save")
+@discardableResult
+public func XCTAssertScenarioHolds<App: SimApp>(
+  app: App.Type, scenario nameOrPath: String, seed: UInt64? = nil, file: StaticString = #filePath, line: UInt = #line
+) -> RunReport? {
+  _fail(_Checks.holds(nameOrPath, seed: seed, .app(AppUnderTest(app)), near: "\(file)"), file, line)
+}
+
 /// Fails when an expectation of the report's scenario failed.
 @discardableResult
 public func XCTAssertScenarioHolds(_ report: RunReport, file: StaticString = #filePath, line: UInt = #line) -> Bool {

@@ -17,7 +17,9 @@ enum SelftestCommand {
       causality from the run's raw observations, and compares anomaly kinds per record and field.
       With --workload app, the seeds are drawn from the workload for a user's app (values unique
       per intent, records deleted and created again under their names) and still run under every
-      preset. Exit 0 when they agree on every run, 1 with the first difference (seed order).
+      preset. With --app NAME (or all), each seed runs the app on every device, on the workload
+      for that app (its own schema when it states one). Exit 0 when they agree on every run, 1
+      with the first difference (seed order).
       """,
     options: [
       .value("--seed", "N", "The kernel workload's seed (default 1)."),
@@ -26,6 +28,7 @@ enum SelftestCommand {
       .value("--seeds", "A..B", "With --oracles: the seeds (default 1..300)."),
       .value("--jobs", "N", "With --oracles: parallel workers (default: the core count)."),
       .value("--workload", "default|app", "With --oracles: the fuzzer's workload (default) or the one for apps."),
+      .value("--app", "NAME|all", "With --oracles: run this app (or every one this tool was built with) on the workload for it, instead of the presets."),
       Formats.option,
     ],
     examples: ["sim-cli selftest --seed 1", "sim-cli selftest --oracles --seeds 1..100000"],
@@ -73,7 +76,21 @@ enum SelftestCommand {
       return .usage
     }
     let workload = shape
-    let presets = OracleAgreement.presets
+    // The subjects each seed runs under: every preset, or the apps asked for.
+    var apps: [AppUnderTest] = []
+    if let name = args.value("--app") {
+      apps = name == "all" ? SimCLI.apps : SimCLI.apps.filter { $0.name == name }
+      guard !apps.isEmpty else {
+        let reason =
+          SimCLI.apps.isEmpty ? "this tool was built without apps" : "expected all or one of: \(SimCLI.apps.map(\.name).joined(separator: ", "))"
+        console.err(
+          UsageError.invalidValue(option: "--app", value: name, reason: reason, suggestion: Suggestion.closest(to: name, in: SimCLI.apps.map(\.name)))
+            .render(command: spec))
+        return .usage
+      }
+    }
+    let subjects = apps
+    let presets = subjects.isEmpty ? OracleAgreement.presets : []
     let clock = WallClock()
     let seeds = Array(range.lower...range.upper)
     // Chunks in seed order, so the first difference reported is the first in seed order.
@@ -92,6 +109,12 @@ enum SelftestCommand {
               break
             }
           }
+          for app in subjects {
+            if let d = OracleAgreement.compare(seed: slice[i], app: app, shape: workload) {
+              found.set(i, d)
+              break
+            }
+          }
         }
       }
       if let first = found.first {
@@ -102,13 +125,18 @@ enum SelftestCommand {
       start += chunk
       if clock.elapsedSeconds - lastTick >= 30 {
         lastTick = clock.elapsedSeconds
-        console.err("selftest --oracles: \(done)/\(seeds.count) seeds × \(presets.count) presets agree · \(Int(clock.elapsedSeconds))s\n")
+        console.err(
+          "selftest --oracles: \(done)/\(seeds.count) seeds × \(presets.count + subjects.count) \(subjects.isEmpty ? "presets" : "apps") agree · \(Int(clock.elapsedSeconds))s\n")
       }
     }
-    let runs = seeds.count * presets.count
+    let runs = seeds.count * (presets.count + subjects.count)
     let rate = Double(runs) / max(clock.elapsedSeconds, 1e-9)
+    let what =
+      subjects.isEmpty
+      ? "\(presets.count) presets\(shape.forApps ? " (workload for apps)" : "")"
+      : subjects.count == 1 ? "app \(subjects[0].name)" : "\(subjects.count) apps"
     console.out(
-      "oracles agree on \(runs) runs: seeds \(range.lower)..\(range.upper) × \(presets.count) presets\(shape.forApps ? " (workload for apps)" : ""), \(BenchCommand.group(rate)) runs/s with \(jobs) job\(jobs == 1 ? "" : "s")\n"
+      "oracles agree on \(runs) runs: seeds \(range.lower)..\(range.upper) × \(what), \(BenchCommand.group(rate)) runs/s with \(jobs) job\(jobs == 1 ? "" : "s")\n"
     )
     return .success
   }

@@ -51,6 +51,36 @@ package enum OracleAgreement {
         ? "sim-cli selftest --oracles --workload app --seeds \(seed)..\(seed)" : "sim-cli fuzz --seeds \(seed)..\(seed) --policy '\(policy)'")
   }
 
+  /// Runs fuzz seed `seed` of the workload for `app` with the app on every device and compares
+  /// the oracles.
+  package static func compare(seed: UInt64, app: AppUnderTest, shape: WorkloadShape = WorkloadShape()) -> Difference? {
+    let shape = shape.forApp(app)
+    let policy = AppUnderTest.judgedAs
+    let (file, _) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
+    let result = ScenarioRunner._run(ScenarioRunner.prepare(file), seed: seed, spec: policy, custom: nil, recordObservations: true, app: app)
+    let mine = verdicts(result)
+    let theirs = ReferenceOracle.judge(result.world)
+    guard mine != theirs else { return nil }
+    return difference(mine, theirs, result, file, seed: seed, subject: app.policyName, reproduction: "\(ToolName.current) selftest --oracles --app \(app.name) --seeds \(seed)..\(seed)")
+  }
+
+  /// The verdicts only one oracle reached, in words.
+  static func difference(
+    _ mine: [Verdict], _ theirs: [Verdict], _ result: ScenarioRunner.Result, _ file: ScenarioFile, seed: UInt64, subject: String,
+    reproduction: String
+  ) -> Difference {
+    func describe(_ v: Verdict) -> String {
+      let record = v.record.map { Int($0) < result.recordNames.count ? result.recordNames[Int($0)] : "r\($0)" }
+      let field = v.field.flatMap { f in
+        v.record.flatMap { k in result.world.serverRecord(k).map { file.schema.types[Int($0.type)].fields[f].name } } ?? "f\(f)"
+      }
+      return v.kind + (record.map { " " + $0 } ?? "") + (field.map { "." + $0 } ?? "")
+    }
+    return Difference(
+      seed: seed, policy: subject, onlyOracle: multisetDifference(mine, theirs).map(describe),
+      onlyReference: multisetDifference(theirs, mine).map(describe), reproduction: reproduction)
+  }
+
   /// `a` minus `b`, counting repeats (both sorted).
   static func multisetDifference(_ a: [Verdict], _ b: [Verdict]) -> [Verdict] {
     var rest = b
