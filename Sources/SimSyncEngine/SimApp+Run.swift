@@ -30,7 +30,7 @@ extension AppUnderTest {
       return { d in
         SyncEngineDriver<App>(
           index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, accountNames: file.accountPlan.names,
-          provenance: provenance)
+          atomicBatches: file.server.atomic, provenance: provenance)
       }
     }
   }

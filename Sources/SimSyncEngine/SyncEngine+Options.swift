@@ -127,6 +127,9 @@ extension SyncEngine {
     public var recordIDsToDelete: [SyncRecordID]
     /// Whether the whole batch fails when one change fails (in an atomic zone).
     public var atomicByZone: Bool
+    /// Whether the batch was built by ``init(pendingChanges:maxCount:recordProvider:)``, whose
+    /// atomicity Apple does not document: the scenario's `zone atomic` decides it.
+    var builtFromPendingChanges = false
 
     /// A batch of exactly these changes.
     public init(recordsToSave: [SyncRecord] = [], recordIDsToDelete: [SyncRecordID] = [], atomicByZone: Bool = false) {
@@ -155,6 +158,7 @@ extension SyncEngine {
       }
       guard !saves.isEmpty || !deletes.isEmpty else { return nil }
       self.init(recordsToSave: saves, recordIDsToDelete: deletes)
+      builtFromPendingChanges = true
     }
   }
 }

@@ -66,6 +66,9 @@ extension SyncEngineDriver {
     }
     if let misuse = link.misuse { return fail(misuse) }
     guard let batch, !batch.recordsToSave.isEmpty || !batch.recordIDsToDelete.isEmpty else { return finishSend(effects: &effects) }
+    // Atomic as the batch says — one built from the pending changes, whose atomicity Apple
+    // does not document, as the scenario's `zone atomic` says.
+    let atomic = batch.builtFromPendingChanges ? atomicBatches : batch.atomicByZone
     var writes: [RecordWrite] = []
     var changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)] = []
     var records: [SyncRecord] = []
@@ -84,6 +87,7 @@ extension SyncEngineDriver {
       if record.recordChangeTag == nil { changed = .all }
       var write = RecordWrite(record: state, changed: changed, isDelete: false, baseTag: Int64(record.recordChangeTag ?? "") ?? 0)
       write.zone = zoneNumber(of: record.recordID, key: key)
+      write.atomic = atomic
       writes.append(write)
       let names = schema.types[type].fields.map(\.name)
       let extras = record.fields.filter { !names.contains($0.key) }
@@ -109,6 +113,7 @@ extension SyncEngineDriver {
       }
       var write = RecordWrite(record: state, changed: [], isDelete: true, baseTag: 0)
       write.zone = zoneNumber(of: id, key: key)
+      write.atomic = atomic
       writes.append(write)
       let change = SyncEngine.PendingRecordZoneChange.deleteRecord(id)
       changes.append((change, engine.state.additions[change] ?? 0))

@@ -143,9 +143,14 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Calls into the delegate so far.
   var deliveries: Int { link.delegateCalls }
 
+  /// Whether a batch built from the pending changes is atomic by zone (the scenario's `zone atomic`).
+  let atomicBatches: Bool
+
   package init(
-    index: Int, name: String, schema: Schema, recordNames: [String], accountNames: [String] = ["icloud"], provenance: ProvenanceRegistry
+    index: Int, name: String, schema: Schema, recordNames: [String], accountNames: [String] = ["icloud"], atomicBatches: Bool = false,
+    provenance: ProvenanceRegistry
   ) {
+    self.atomicBatches = atomicBatches
     self.accountNames = accountNames
     self.provenance = provenance
     self.index = index

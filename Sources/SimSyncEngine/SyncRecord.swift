@@ -260,6 +260,31 @@ public final class SyncRecord: @unchecked Sendable, CustomStringConvertible {
     }
   }
 
+  /// The value of field `key` (`CKRecord.object(forKey:)`).
+  public func object(forKey key: String) -> (any SyncRecordValue)? { self[key] }
+
+  /// Sets field `key` (`CKRecord.setObject(_:forKey:)`); nil removes it.
+  public func setObject(_ value: (any SyncRecordValue)?, forKey key: String) { self[key] = value }
+
+  /// The record's encrypted fields (`CKRecord.encryptedValues`): read and written as its other
+  /// fields are. In this version they share the record's fields (the simulated server keeps
+  /// them as it keeps the others, and the oracle judges them the same way); what CloudKit does
+  /// differently with them — they are lost with the zone's data after an encrypted-data reset —
+  /// is not simulated yet.
+  ///
+  ///     record.encryptedValues["name"] = contact.name
+  public var encryptedValues: EncryptedValues { EncryptedValues(record: self) }
+
+  /// `CKRecord.encryptedValues`, as ``encryptedValues`` gives it.
+  public struct EncryptedValues {
+    let record: SyncRecord
+    /// The value of encrypted field `key`, or nil; setting it marks the field changed.
+    public subscript(key: String) -> (any SyncRecordValue)? {
+      get { record[key] }
+      nonmutating set { record[key] = newValue }
+    }
+  }
+
   /// The names of the fields that have a value, sorted.
   public func allKeys() -> [String] { fields.keys.sorted() }
 

@@ -249,12 +249,12 @@ import Testing
     ("at 1s iPad sync now", "unexpected 'now'; write 'DEVICE sync'"),
     (
       "at 1s iPad",
-      "expected an action after 'iPad': create, set, append, replace, delete, sync, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account or upgrade"
+      "expected an action after 'iPad': create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account or upgrade"
     ),
     ("at 1s iPad crate Note n9", "unknown action 'crate'; did you mean 'create'?"),
     (
       "at 1s iPad explode",
-      "unknown action 'explode'; a device can create, set, append, replace, delete, sync, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account or upgrade"
+      "unknown action 'explode'; a device can create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account or upgrade"
     ),
     ("at 1s snyc", "unknown action 'snyc'; did you mean 'sync'?"),
     ("at 1s ofline iPad", "unknown action 'ofline'; did you mean 'offline'?"),

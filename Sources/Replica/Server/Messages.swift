@@ -14,6 +14,9 @@ public struct RecordWrite: Hashable, Sendable {
   /// For a user's app: the named zone the record is saved in (a number the run gives each zone
   /// name, from 1); 0 for the built-in engine, whose records live in the world's one zone.
   public var zone: Int32 = 0
+  /// For a user's app: whether its batch is atomic by zone (one failed change fails the others
+  /// with `batchRequestFailed`), as the batch says; nil: as the server's `zone atomic` says.
+  public var atomic: Bool? = nil
 
   /// A write as a device sends it (for testing a policy's `serverSave` and `serverDelete`
   /// directly).

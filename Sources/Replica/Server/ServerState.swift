@@ -207,7 +207,8 @@ package struct ServerState: Sendable {
     if writes.count > conditions.maxRecordsPerRequest || overByteLimit(writes) {
       return (Array(repeating: .failed(.limitExceeded, retryAfter: nil), count: writes.count), false, [])
     }
-    let before = conditions.atomic ? self : nil
+    // (An app's batch says whether it is atomic; the built-in engine's follow `zone atomic`.)
+    let before = (writes.first?.atomic ?? conditions.atomic) ? self : nil
     var results: [WriteResult] = []
     results.reserveCapacity(writes.count)
     var changed = false

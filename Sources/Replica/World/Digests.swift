@@ -81,6 +81,7 @@ extension Message {
         h.combine(w.isDelete)
         h.combine(w.baseTag)
         if w.zone != 0 { h.combine(0x2016e as UInt64 | UInt64(w.zone) << 20) }
+        if let atomic = w.atomic { h.combine(atomic ? 0xa7 as UInt64 : 0xa6) }
         w.record.fold(into: &h)
       }
     case .pushReply(let id, let results):
