@@ -15,7 +15,7 @@ import Testing
     RecordType(
       name: "Reminder",
       fields: [
-        FieldSpec(name: "list", kind: .ref("List"), optional: true),
+        FieldSpec(name: "list", kind: .ref("List"), optional: true, onDelete: .cascade),
         FieldSpec(name: "title", kind: .string, defaultValue: .string(""), mutable: true),
         FieldSpec(name: "priority", kind: .int, defaultValue: .int(0), mutable: true),
         FieldSpec(name: "notes", kind: .text, optional: true),
@@ -47,6 +47,8 @@ import Testing
     "app-signed-out-offline": "Note → Reminder (title → title)",
     "app-zone-busy": "Note → Reminder (title → title)",
     "app-zone-deleted": "Note → Reminder (title → title)",
+    "app-list-deleted": "Folder → List (name → name); Item → Reminder (folder → list, title → title)",
+    "app-delete-in-failed-batch": "Note → Reminder (title → title)",
   ]
 
   // MARK: - Every app lesson

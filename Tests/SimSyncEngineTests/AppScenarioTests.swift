@@ -148,7 +148,7 @@ import Testing
   static let appScenarios = [
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
     "app-delete-after-edit", "app-concurrent-appends", "app-signed-out-offline", "app-zone-deleted",
-    "app-reinserted-note",
+    "app-reinserted-note", "app-list-deleted", "app-delete-in-failed-batch",
   ]
 
   /// A planted-bug app, the named scenario that catches it, the kind it must report there, and
@@ -158,20 +158,26 @@ import Testing
     (NotesAppOverwritingPendingEdits.self, "app-edit-under-fetch", .lostEdit, 2),
     (NotesAppNotPersistingState.self, "app-killed-before-sync", .strandedRecord, 2),
     (NotesAppForgettingFailedSaves.self, "app-conflicting-save", .lostEdit, 2),
-    (NotesAppGivingUpOnTransientErrors.self, "app-zone-busy", .divergence, 2),
-    (NotesAppClearingInFlightEdits.self, "app-edit-while-sending", .divergence, 6),
+    (NotesAppGivingUpOnTransientErrors.self, "app-zone-busy", .lostEdit, 1),
+    (NotesAppClearingInFlightEdits.self, "app-edit-while-sending", .lostEdit, 6),
     (NotesAppCoalescingAwayDeletes.self, "app-delete-after-edit", .resurrection, 6),
-    (NotesAppKeepingOneDevicesText.self, "app-concurrent-appends", .lostEdit, 4),
-    (NotesAppWipingOnSignOut.self, "app-signed-out-offline", .lostEdit, 57),
+    (NotesAppKeepingOneDevicesText.self, "app-concurrent-appends", .lostEdit, 2),
+    (NotesAppWipingOnSignOut.self, "app-signed-out-offline", .lostEdit, 10),
     (NotesAppIgnoringZoneDeletions.self, "app-zone-deleted", .resurrection, 20),
     (NotesAppCoalescingReinserts.self, "app-reinserted-note", .lostEdit, 5),
+    (RemindersAppNotCascading.self, "app-list-deleted", .danglingReference, 3),
+    (RemindersAppIgnoringFailedDeletes.self, "app-delete-in-failed-batch", .resurrection, 31),
+    (RemindersAppNotSavingItsZone.self, "app-zone-deleted", .strandedRecord, 20),
+    (RemindersAppKeepingOneDevicesNotes.self, "app-concurrent-appends", .lostEdit, 2),
   ]
 
   @Test func everyPlantedAppHasAScenarioHere() {
     let names = Set(Self.planted.map { String(describing: $0.app) })
-    let examples = Set(exampleApps.map { String(describing: $0) }).subtracting(["NotesApp"])
+    let examples = Set(exampleApps.map { String(describing: $0) }).subtracting(["NotesApp", "RemindersApp"])
     #expect(names == examples)
     #expect(Set(Self.planted.map(\.scenario)) == Set(Self.appScenarios))
+    // Every named app lesson is here.
+    #expect(Set(Scenario.builtInNames.filter { $0.hasPrefix("app-") }) == Set(Self.appScenarios))
   }
 
   @Test(arguments: appScenarios)
@@ -179,6 +185,22 @@ import Testing
     let report = ScenarioRunner.run(try Scenario.load(name), app: AppUnderTest(NotesApp.self)).report
     #expect(report.passed, "\(report.text)")
     #expect(report.converged)
+  }
+
+  /// The second reference app, on another schema (lists and reminders, UUID names): every
+  /// lesson bound to it passes; the one that makes a record again under a deleted one's name
+  /// does not apply to an app that gives every record a name of its own.
+  @Test(arguments: appScenarios)
+  func theRemindersAppPassesEveryLessonThatApplies(name: String) throws {
+    let report = ScenarioRunner.run(try Scenario.load(name), app: AppUnderTest(RemindersApp.self)).report
+    if name == "app-reinserted-note" {
+      #expect(!report.passed)
+      #expect(report.expectations.contains { $0.actual?.contains("gives every record a name of its own") == true })
+      return
+    }
+    #expect(report.passed, "\(report.text)")
+    #expect(report.converged)
+    #expect(report.appIntents?.refused == [], "\(report.text)")
   }
 
   @Test(arguments: planted.indices)

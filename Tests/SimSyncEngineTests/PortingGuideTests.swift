@@ -60,12 +60,16 @@ import Testing
   /// and has no handler for `fetchedDatabaseChanges` (it keeps the notes of a deleted zone).
   static let portedLosses: [String: AnomalyKind] = [
     "app-concurrent-appends": .lostEdit, "app-signed-out-offline": .lostEdit, "app-zone-deleted": .resurrection,
+    "app-delete-in-failed-batch": .resurrection,
   ]
 
   @Test(arguments: PlantedAppTests.appScenarios)
-  func thePortedAppPassesTheAppScenariosButThree(_ name: String) throws {
+  func thePortedAppPassesTheAppScenariosButFour(_ name: String) throws {
     let report = ScenarioRunner.run(try Scenario.load(name), app: PortedNotesApp.self).report
-    if let kind = Self.portedLosses[name] {
+    if name == "app-reinserted-note" {
+      // The port does not say it reuses names (no `schema`): the lesson does not apply to it.
+      #expect(report.expectations.contains { $0.actual?.contains("gives every record a name of its own") == true }, "\(report.text)")
+    } else if let kind = Self.portedLosses[name] {
       #expect(!report.passed)
       #expect(report.counts[kind] >= 1, "\(report.text)")
     } else {
@@ -73,11 +77,13 @@ import Testing
     }
   }
 
-  /// The guide says fuzzing finds what the first port loses: the ported delegate, which keeps
-  /// the body as one string, loses an append at seed 4 (191 of seeds 1...400 fail).
+  /// The guide says fuzzing finds what the first port loses: the ported delegate, which sends
+  /// nothing again after an error CKSyncEngine leaves to it, strands a note after a failed
+  /// atomic batch at seed 1 (209 of seeds 1...400 fail).
   @Test func fuzzingFindsWhatThePortedDelegateLoses() {
-    let summary = SimTesting.fuzz(app: PortedNotesApp.self, seeds: 1...4, shrinkRuns: 0)
-    #expect(summary.failingSeeds == [4])
-    #expect(summary.failures.first?.violations.first?.kind == .lostEdit)
+    let summary = SimTesting.fuzz(app: PortedNotesApp.self, seeds: 1...1, shrinkRuns: 0)
+    #expect(summary.failingSeeds == [1])
+    #expect(summary.failures.first?.violations.first?.kind == .strandedRecord)
+    #expect(summary.failures.first?.violations.first?.explanation.contains("after batchRequestFailed") == true)
   }
 }

@@ -141,7 +141,9 @@ extension _LessonSearch {
     var refers: [String] = []
     for used in uses.types {
       for field in used.fields {
-        if let target = field.spec.referencedType { refers.append("its \(used.spec.name)'s \(field.spec.name) referring to its \(target)") }
+        if let target = field.spec.referencedType {
+          refers.append("its \(used.spec.name)'s \(field.spec.name) referring to its \(target) (on-delete \(field.spec.onDelete.rawValue))")
+        }
       }
     }
     var fits: [String] = []
@@ -191,7 +193,9 @@ extension _LessonSearch {
     case .bool:
       head = n == 1 ? "a bool field" : "\(Self.word(n)) bool fields"
     case .reference(let target):
-      head = (n == 1 ? "a reference" : "\(Self.word(n)) references") + " to the type that plays its \(target)"
+      let rules = Set(group.fields.map(\.spec.onDelete))
+      let rule = rules.count == 1 ? " with on-delete \(rules.first!.rawValue)" : ""
+      head = (n == 1 ? "a reference" : "\(Self.word(n)) references") + " to the type that plays its \(target)\(rule)"
     }
     let names = "its \(typeName)'s " + Self.listed(group.fields.map(\.spec.name))
     return head.hasSuffix(")") ? head + ", as " + names : head + " (\(names))"

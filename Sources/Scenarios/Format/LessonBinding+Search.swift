@@ -74,6 +74,9 @@ struct _LessonSearch {
     let field = type.fields[g]
     let points = Self.kindPoints(lesson.kind, field.kind, refs: refs)
     guard points > 0 else { return nil }
+    // A reference plays one with the same delete rule: what the lesson expects of a delete
+    // (the children gone, or their reference cleared) is the rule's.
+    if lesson.referencedType != nil, lesson.onDelete != field.onDelete { return nil }
     if case .fields(let lessonUnique)? = used.spec.uniqueness, case .fields(let unique)? = type.uniqueness {
       let lessonIndex = used.spec.fieldIndex(named: lesson.name) ?? -1
       guard lessonUnique.contains(lessonIndex) == unique.contains(g) else { return nil }

@@ -44,8 +44,9 @@ public struct AppUnderTest: Sendable {
   /// schema could not be read.
   package func bind(_ file: ScenarioFile) -> Result<LessonBinding, LessonMismatch> {
     if let schemaProblem { return .failure(LessonMismatch(message: "\(name)'s schema cannot be used: \(schemaProblem)")) }
-    guard let schema else { return .success(LessonBinding(file: file, types: [], summary: nil)) }
-    return file.bound(to: schema, appName: name, reusesNames: reusesNames)
+    // (An app of any types runs the scenario on its own schema; a record made again under a
+    // deleted one's name still needs an app that reuses names.)
+    return file.bound(to: schema ?? file.schema, appName: name, reusesNames: reusesNames)
   }
 
   /// The policy a user's app is judged under: the server and oracle settings of a
