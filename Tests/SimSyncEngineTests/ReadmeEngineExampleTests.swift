@@ -48,8 +48,8 @@ import Testing
 
   @Test func theReadmeSampleRunIsWhatTheRunnerPrints() throws {
     let blocks = try Self.blocks()
-    let shown = try #require(blocks.first { $0.language.isEmpty && $0.text.hasPrefix("app-edit-under-fetch") }).text
-    let report = ScenarioRunner.run(try Scenario.load("app-edit-under-fetch"), app: NotesAppOverwritingPendingEdits.self).report
+    let shown = try #require(blocks.first { $0.language.isEmpty && $0.text.hasPrefix("app-list-deleted") }).text
+    let report = ScenarioRunner.run(try Scenario.load("app-list-deleted"), app: RemindersAppNotCascading.self).report
     // As the example's own tool prints it: its reproduce line names the tool.
     let text = ToolName.$current.withValue("notes-sim") { report.text }
     let printed = text.hasSuffix("\n") ? String(text.dropLast()) : text
