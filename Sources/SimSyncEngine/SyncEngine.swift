@@ -164,6 +164,25 @@ public struct SyncDatabase: Hashable, Sendable {
   public func hash(into hasher: inout Hasher) { hasher.combine(device) }
 }
 
+extension SyncDatabase {
+  /// The names CloudKit gives a fetched zone change (`CKDatabase.DatabaseChange`), so that a
+  /// port's `CKDatabase.DatabaseChange.Deletion` renames to this one.
+  public enum DatabaseChange {
+    /// A zone saved on the server.
+    public typealias Modification = SyncEngine.Event.FetchedDatabaseChanges.Modification
+    /// A zone deleted on the server, with why.
+    public typealias Deletion = SyncEngine.Event.FetchedDatabaseChanges.Deletion
+  }
+
+  /// The names CloudKit gives a fetched record change (`CKDatabase.RecordZoneChange`).
+  public enum RecordZoneChange {
+    /// A record saved on the server.
+    public typealias Modification = SyncEngine.Event.FetchedRecordZoneChanges.Modification
+    /// A record deleted on the server.
+    public typealias Deletion = SyncEngine.Event.FetchedRecordZoneChanges.Deletion
+  }
+}
+
 extension DeviceLink {
   /// Throws what `CKSyncEngine` answers a send or fetch with when it cannot reach the server;
   /// notes a call from inside a delegate call, where `CKSyncEngine` deadlocks.

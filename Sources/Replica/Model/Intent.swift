@@ -28,6 +28,11 @@ package enum IntentKind: Hashable, Sendable {
     case .delete: "delete"
     }
   }
+
+  /// The type a create makes; nil for the other kinds.
+  package var createdType: Int32? {
+    if case .create(let type, _) = self { type } else { nil }
+  }
 }
 
 /// One user intent, as the oracle sees it: who, when (true time and the device's clock), what,

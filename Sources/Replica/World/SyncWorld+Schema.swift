@@ -146,6 +146,11 @@ extension SyncWorld {
     return log.intents.last { $0.record == key && $0.kind == .delete && $0.ignored == nil }?.id
   }
 
+  /// The type of record `key` as its last create in the log made it.
+  func typeFromLog(_ key: RecordKey) -> Int32? {
+    log.intents.last(where: { $0.record == key && $0.kind.createdType != nil })?.kind.createdType
+  }
+
   /// The type of record `key`, from any copy of it (a device's or a server's).
   func typeOfRecord(_ key: RecordKey) -> Int32? {
     for d in devices { if let t = d.store.type(of: key) { return t } }

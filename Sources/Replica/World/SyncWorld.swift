@@ -280,7 +280,8 @@ package struct SyncWorld: Sendable {
       let intent = performIntent(device: d, resolvingNames(userIntent, device: d), trigger: 0, refused: refusal)
       // (A user's app carries out the schema's delete rules itself: its driver reports them.)
       if case .delete = userIntent, intent.ignored == nil, drivers.isEmpty || drivers[Int(d)]?.driver.runsItsOwnDeleteRules != true {
-        runDeleteRules(device: d, deleted: intent.record, by: intent.id)
+        // (An app keeps no tombstone: a record never sent may be nowhere now but in the log.)
+        runDeleteRules(device: d, deleted: intent.record, by: intent.id, type: drivers.isEmpty ? nil : typeFromLog(intent.record))
       }
     case .sync(let d):
       deliverToDevice(d, .syncNow)
@@ -440,12 +441,26 @@ package struct SyncWorld: Sendable {
       // An app that takes any types is a store without rules of its own: the deletions it took
       // in run the schema's delete rules there, as intents it makes (as they do for the
       // built-in engine).
+      // So do the records a zone deletion took from it: what stays (a record made since,
+      // not yet sent) must not refer to them.
       var deletions: [RecordState] = []
+      var wipedByZone: [RecordKey] = []
       if env.hasReferences, !box.driver.runsItsOwnDeleteRules {
-        for case .took(let copy) in buffer where copy.isDeleted { deletions.append(copy) }
+        for effect in buffer {
+          switch effect {
+          case .took(let copy) where copy.isDeleted: deletions.append(copy)
+          case .fact(.zoneGone(_, let wiped, _)): wipedByZone += wiped
+          default: break
+          }
+        }
       }
       effects = buffer
       for copy in deletions where !devices[Int(d)].shows(copy.key) { runDeleteRules(device: d, deleted: copy.key, by: copy.deletedBy, type: copy.type) }
+      for key in wipedByZone where !devices[Int(d)].shows(key) {
+        guard let by = context.zoneDeletes[key] ?? trigger(for: DeviceState.unknownDelete, deleted: key) else { continue }
+        // (No copy of it may be left anywhere: its type is its create's.)
+        runDeleteRules(device: d, deleted: key, by: by, type: typeOfRecord(key) ?? typeFromLog(key))
+      }
       return
     }
     devices[Int(d)].handle(input, in: env, effects: &buffer)

@@ -347,8 +347,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   func record(for recordID: SyncRecordID) -> SyncRecord? {
     guard let row = rows[recordID.recordName] else { return nil }
     let r = row.system.flatMap { SyncRecord(systemFields: $0) } ?? SyncRecord(recordType: row.recordType, recordID: recordID)
-    for (f, v) in row.fields.sorted(by: { $0.key < $1.key }) {
-      r[f] = v
+    // (A field set to nil has a version and no value: the version goes, so that the nil wins.)
+    for f in Set(row.fields.keys).union(row.versions.keys).sorted() {
+      r[f] = row.fields[f]
       r[Self.versionKey(f)] = (row.versions[f] ?? .none).text
     }
     for (f, pieces) in row.pieces.sorted(by: { $0.key < $1.key }) {
@@ -388,7 +389,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     }
     var row = rows[server.recordID.recordName] ?? Row(recordType: server.recordType, fields: [:])
     if row.created == nil { row.created = theirCreate }
-    for key in server.allKeys() where !Self.isBookkeeping(key) {
+    // A field set to nil is not in the record (as with CloudKit), but its version is: the
+    // fields to merge are those the record holds and those it has a version of.
+    let versioned = server.allKeys().filter { $0.hasSuffix("@v") }.map { String($0.dropLast(2)) }
+    let keys = Set(server.allKeys().filter { !Self.isBookkeeping($0) }).union(versioned).sorted()
+    for key in keys {
       if isText(key, in: row) || server.fields[Self.piecesKey(key)] != nil {
         mergeText(key, from: server, into: &row)
         continue
@@ -396,7 +401,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       let theirs = Version(server.fields[Self.versionKey(key)]) ?? .none
       clock = max(clock, theirs.counter)
       let ours = row.versions[key] ?? .none
-      if row.fields[key] != nil, keepsLocal(dirty: row.dirty.contains(key), local: ours, server: theirs) { continue }
+      if keepsLocal(dirty: row.dirty.contains(key), local: ours, server: theirs) { continue }
       row.fields[key] = server.fields[key]
       row.versions[key] = theirs
       row.dirty.remove(key)
