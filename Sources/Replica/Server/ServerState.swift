@@ -6,7 +6,7 @@
 package struct ServerState: Sendable {
   package let schema: Schema
   /// Per type: whether uploads are accepted (CloudKit-safe and deployed).
-  let acceptsType: [Bool]
+  var acceptsType: [Bool]
   /// Live records, tombstones and hard-delete markers, by key.
   package private(set) var records = RecordTable()
   /// The change-log position of each record's latest change.

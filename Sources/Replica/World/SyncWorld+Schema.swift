@@ -54,18 +54,22 @@ extension SyncWorld {
     for (child, referrer) in devices[Int(d)].referrers(of: key, type: type, rules: context.rules) {
       // An earlier cascade in this loop may have taken it already.
       guard devices[Int(d)].shows(child) else { continue }
-      apply(referrer.rule, to: child, field: referrer.field, parent: key, device: d, trigger: trigger)
+      apply(referrer.rule, to: child, field: referrer.field, parent: key, device: d, trigger: trigger, childType: referrer.type)
     }
   }
 
   /// A delete rule's intent on `child`, whose `field` refers to the deleted record `parent`.
-  mutating func apply(_ rule: DeleteRule, to child: RecordKey, field: Int32, parent: RecordKey, device d: Int32, trigger: IntentID) {
+  mutating func apply(
+    _ rule: DeleteRule, to child: RecordKey, field: Int32, parent: RecordKey, device d: Int32, trigger: IntentID, childType: Int32? = nil
+  ) {
     switch rule {
     case .cascade:
       let intent = performIntent(device: d, .delete(key: child), trigger: trigger)
       if intent.ignored == nil {
         facts.cascades.append(Cascade(intent: intent.id, parent: parent, field: field))
-        runDeleteRules(device: d, deleted: child, by: trigger)
+        // (An app keeps no tombstone, and a record it never sent is nowhere else: its type is
+        // the referrer's.)
+        runDeleteRules(device: d, deleted: child, by: trigger, type: drivers.isEmpty ? nil : childType)
       }
     case .nullify:
       performIntent(device: d, .set(key: child, values: [FieldWrite(field: field, value: .null)]), trigger: trigger)

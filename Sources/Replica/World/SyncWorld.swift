@@ -83,7 +83,13 @@ package struct SyncWorld: Sendable {
   package mutating func drive(device d: Int, with driver: any AppDriver) {
     if drivers.isEmpty {
       drivers = Array(repeating: nil, count: devices.count)
-      for a in servers.indices { servers[a].appZones = [] }
+      // The rules NSPersistentCloudKitContainer puts on a model (relationships optional, no
+      // unique constraints, …) are that store's, not the server's: an app's own engine saves
+      // records of any type.
+      for a in servers.indices {
+        servers[a].appZones = []
+        servers[a].acceptsType = servers[a].acceptsType.map { _ in true }
+      }
     }
     // An app's database starts with the zones it declares (an account that used the app
     // before); any other zone it must save first.

@@ -503,7 +503,14 @@ struct IntentDrafter {
   /// values (nil if it is not a record this drafter made).
   mutating func recreate(_ id: String, by device: String, _ r: inout SimRandom) -> TimelineAction? {
     guard let type = typeOf[id] else { return nil }
-    let fields = schema.types[type].fields.compactMap { f -> Assignment? in literal(for: f, &r).map { assign(f.name, $0) } }
+    var unmet = false
+    let fields = schema.types[type].fields.compactMap { f -> Assignment? in
+      let value = literal(for: f, &r, device: device, record: id)
+      if value == nil, case .ref = f.kind, !f.optional { unmet = true }
+      return value.map { assign(f.name, $0) }
+    }
+    // (Not when a required reference has nothing to name: the app could not make it.)
+    if unmet { return nil }
     add(id, type: type, creator: device)
     return .create(device: device, type: schema.types[type].name, id: id, fields: fields)
   }
@@ -557,8 +564,17 @@ struct IntentDrafter {
     let roll = r.int(in: 0..<100)
     if roll < 30 || live.isEmpty {
       let type = r.int(in: 0..<schema.types.count)
+      var unmet = false
       let fields = schema.types[type].fields.compactMap { f -> Assignment? in
-        literal(for: f, &r, device: device, record: "#new").map { assign(f.name, $0) }
+        let value = literal(for: f, &r, device: device, record: "#new")
+        if value == nil, case .ref = f.kind, !f.optional { unmet = true }
+        return value.map { assign(f.name, $0) }
+      }
+      if forApps, unmet {
+        // A record whose required reference has nothing to name is one the app cannot make
+        // (the server would refuse it): none this time.
+        for field in schema.types[type].fields { referred.removeValue(forKey: "#new." + field.name) }
+        return nil
       }
       let action = create(type, by: device, fields: fields)
       if forApps, case .create(_, _, let id, _) = action {
@@ -571,8 +587,12 @@ struct IntentDrafter {
     }
     let target = live[r.int(in: 0..<live.count)]
     let type = schema.types[target.type]
-    if roll < 90, !type.appendOnly, !type.fields.isEmpty {
-      let f = type.fields[r.int(in: 0..<type.fields.count)]
+    // For an app, a field that is not `mutable` says no two devices edit it at once (a
+    // last-writer-wins loss there is a loss): only the device that made the record sets it.
+    // Text is merged, so any device appends to it.
+    let editable = forApps ? type.fields.filter { $0.mutable || $0.kind == .text || target.creator == device } : type.fields
+    if roll < 90, !type.appendOnly, !editable.isEmpty {
+      let f = editable[r.int(in: 0..<editable.count)]
       counter += 1
       if f.kind == .text {
         // An app's text gets appends whose text no other contains (` +1;` is not in ` +12;`),

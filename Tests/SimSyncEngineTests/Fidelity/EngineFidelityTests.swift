@@ -182,6 +182,47 @@ extension EngineFidelityTests {
       #expect(recreated == 0)
     }
 
+    /// A field that is not `mutable` is one no two devices edit at once: the workload for apps
+    /// has it set only by the device that made the record (text is merged, so any device appends
+    /// to it); and a record whose required reference has nothing to name is not made.
+    @Test func theWorkloadEditsAFieldThatIsNotMutableOnlyWhereTheRecordWasMade() throws {
+      let shape = try ScenarioParser.parse(
+        """
+        devices iPad phone mac
+        type Project
+          title: string = "" mutable
+          due: date = 0s
+        type Task
+          project: ref Project on-delete cascade
+          estimate: int = 0
+          notes: text = ""
+        """, source: "shape.scenario"
+      ).get()
+      var sets = 0
+      for seed in UInt64(1)...20 {
+        // The workload for an app of any types that names records afresh (none is made again).
+        var workload = WorkloadShape(base: shape)
+        workload.forApps = true
+        workload.recreates = false
+        let file = WorkloadGenerator.generate(seed: seed, shape: workload, policy: try PolicySpec.parse("append-only").get()).file
+        var creator: [String: String] = [:]
+        for entry in file.timeline {
+          switch entry.action {
+          case .create(let device, let type, let id, let fields):
+            creator[id] = device
+            if type == "Task" { #expect(fields.contains { $0.field == "project" }, "seed \(seed): \(id) made without its project") }
+          case .set(let device, let id, let fields):
+            for f in fields where f.field != "title" {
+              sets += 1
+              #expect(creator[id] == device, "seed \(seed): \(device) set \(id).\(f.field), made on \(creator[id] ?? "?")")
+            }
+          default: break
+          }
+        }
+      }
+      #expect(sets > 0)
+    }
+
     @Test func uuidNamesReachTheAppAndReportsUseTheScenariosIDs() throws {
       let report = try EngineFidelityTests.run(EngineFidelityTests.header + "at 0s iPad create Note n1 title=\"a\"\nsettle", UUIDApp.self).report
       #expect(report.passed, "\(report.text)")
