@@ -77,8 +77,8 @@ public struct AppSchema: Sendable {
   }
 
   /// The schema of a scenario file: a name (`scenarios/NAME.scenario` next to the declaring file
-  /// or in a folder above it, then in the working directory, then a built-in one) or a path
-  /// (taken from the declaring file's folder first). The file may itself say `schema from MODEL`.
+  /// or in a folder above it up to the package's root, then a built-in one) or a path (taken
+  /// from the declaring file's folder first), found as the test helpers find a scenario. The file may itself say `schema from MODEL`.
   public static func scenario(
     _ nameOrPath: String, recordNames: RecordNames = .fresh, zoneName: String = "Records", zones: [String: String] = [:],
     filePath: String = #filePath
@@ -121,7 +121,7 @@ public struct AppSchema: Sendable {
       }
     case .scenario(let nameOrPath, let near):
       do {
-        return Self.typed(try Self.loadScenario(nameOrPath, near: near).schema, from: nameOrPath)
+        return Self.typed(try ScenarioLookup.load(nameOrPath, near: near).schema, from: nameOrPath)
       } catch {
         return .failure(AppSchemaError(message: "the app's schema: \(error)"))
       }
@@ -137,29 +137,6 @@ public struct AppSchema: Sendable {
 
   static func typed(_ schema: Schema, from source: String) -> Result<Schema?, AppSchemaError> {
     schema.types.isEmpty ? .failure(AppSchemaError(message: "the app's schema (\(source)) declares no record types")) : .success(schema)
-  }
-
-  /// A scenario by path (from `near`'s folder first) or by name (`scenarios/NAME.scenario` in
-  /// `near`'s folder and those above it up to a package's root, then as `sim-cli` finds it).
-  static func loadScenario(_ nameOrPath: String, near: String) throws -> ScenarioFile {
-    let here = URL(fileURLWithPath: near).deletingLastPathComponent()
-    if Scenario.isPath(nameOrPath) {
-      let local = URL(fileURLWithPath: nameOrPath, relativeTo: here)
-      if !nameOrPath.hasPrefix("/"), FileManager.default.fileExists(atPath: local.path) {
-        return try Scenario.load(contentsOf: local, source: local.path)
-      }
-      return try Scenario.load(nameOrPath)
-    }
-    var dir = here
-    for _ in 0..<16 {
-      let file = dir.appendingPathComponent("scenarios").appendingPathComponent(nameOrPath + ".scenario")
-      if FileManager.default.fileExists(atPath: file.path) { return try Scenario.load(contentsOf: file, source: nameOrPath) }
-      if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { break }
-      let parent = dir.deletingLastPathComponent()
-      if parent.path == dir.path { break }
-      dir = parent
-    }
-    return try Scenario.load(nameOrPath)
   }
 }
 

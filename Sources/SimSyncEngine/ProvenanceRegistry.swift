@@ -109,4 +109,3 @@ package final class ProvenanceRegistry: @unchecked Sendable {
     return (text, writer)
   }
 }
-

@@ -101,7 +101,7 @@ public enum AppIntent: Sendable {
 /// `perform` and `shownRecords` may be `async` (an app whose store is an actor awaits it; one
 /// that sends at once awaits `syncEngine.sendChanges()`); plain methods satisfy them too. The
 /// simulator runs each call to completion before anything else happens.
-public protocol SimApp: AnyObject {
+public protocol SimApp: AnyObject, SendableMetatype {
   /// Launches the app on `device`: reads its disk, makes its sync engine.
   init(device: SimDevice)
   /// The app's sync engine.

@@ -197,4 +197,3 @@ extension DeviceLink {
     guard online else { throw SyncError(.networkUnavailable) }
   }
 }
-

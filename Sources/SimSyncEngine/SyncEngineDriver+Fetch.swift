@@ -41,7 +41,9 @@ extension SyncEngineDriver {
     if let error { return failFetch(context, announced: zones, error: error) }
     for zone in zones { deliver(.didFetchRecordZoneChanges(.init(zoneID: zone, error: nil))) }
     deliver(.didFetchChanges(.init(context: context)))
-    if error == nil, automatic, let app, !app.syncEngine.state.pendingRecordZoneChanges.isEmpty || !app.syncEngine.state.pendingDatabaseChanges.isEmpty {
+    if error == nil, automatic, let app,
+      !app.syncEngine.state.pendingRecordZoneChanges.isEmpty || !app.syncEngine.state.pendingDatabaseChanges.isEmpty
+    {
       enqueue(.send(.init()), .scheduled)
     }
   }

@@ -184,7 +184,8 @@ extension SyncEngineDriver {
         deleted.append(id)
         engine.state.acknowledge(sent.change, additionsThen: sent.additions)
         if let key { stepAcknowledged.insert(key) }
-      case .conflict(let server), .refusedDeleted(let server) where !server.isDeleted:
+      case .conflict(let server),
+        .refusedDeleted(let server) where !server.isDeleted:
         // (Refused as deleted with a live record: the record was deleted and created again, and
         // this save was of the deleted incarnation — to the app, a changed server record, as
         // CloudKit answers a change tag it does not have.)
@@ -276,13 +277,16 @@ extension SyncEngineDriver {
       var failedSaves: [SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave] = []
       var failedDeletes: [(SyncRecordID, SyncError)] = []
       for (sent, record) in zip(changes, records) {
-        if case .deleteRecord(let id) = sent.change { failedDeletes.append((id, SyncError(code))) } else {
+        if case .deleteRecord(let id) = sent.change {
+          failedDeletes.append((id, SyncError(code)))
+        } else {
           failedSaves.append(.init(record: record, error: SyncError(code)))
         }
       }
       inFlight = .none
       deliver(
-        .sentRecordZoneChanges(.init(savedRecords: [], failedRecordSaves: failedSaves, deletedRecordIDs: [], failedRecordDeletes: SyncErrors(failedDeletes))))
+        .sentRecordZoneChanges(
+          .init(savedRecords: [], failedRecordSaves: failedSaves, deletedRecordIDs: [], failedRecordDeletes: SyncErrors(failedDeletes))))
     case .zones(_, let changes):
       var failedSaves: [SyncEngine.Event.SentDatabaseChanges.FailedZoneSave] = []
       var failedDeletes: [(SyncRecordZoneID, SyncError)] = []

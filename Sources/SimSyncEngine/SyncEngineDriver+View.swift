@@ -118,7 +118,9 @@ extension SyncEngineDriver {
     }
     var dropped = lastPending.subtracting(pending)
     if let forgotten {
-      for key in forgotten.keys.sorted() where !pending.contains(key) && showsUnsent(key, shown) { note(key, .notPersistedBeforeKill(at: forgotten.at)) }
+      for key in forgotten.keys.sorted() where !pending.contains(key) && showsUnsent(key, shown) {
+        note(key, .notPersistedBeforeKill(at: forgotten.at))
+      }
       dropped.subtract(forgotten.keys)
       self.forgotten = nil
     }

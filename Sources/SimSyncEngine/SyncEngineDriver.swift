@@ -356,7 +356,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// An intent the app refused: expected when the device did not show the record (a set,
   /// delete or append of a record it never got, or already deleted); otherwise the app failed to
   /// make a change of its own schema, which the report counts against it.
-  func refused(_ id: IntentID, _ key: RecordKey, _ kind: IntentKind, _ view: DeviceState, _ env: DeviceEnvironment, expected: Bool, shows: Bool) -> Intent {
+  func refused(_ id: IntentID, _ key: RecordKey, _ kind: IntentKind, _ view: DeviceState, _ env: DeviceEnvironment, expected: Bool, shows: Bool)
+    -> Intent
+  {
     let record = key < RecordKey(ids.count) ? ids[Int(key)] : "record \(key)"
     if expected {
       tally.refusedAsExpected += 1

@@ -191,24 +191,27 @@ import Testing
     """
 
   @Test func aCascadeRunsDownRecordsNeverSentAndARequiredReferenceIsSaved() throws {
-    let text = Self.projects + """
+    let text =
+      Self.projects + """
 
-      autosync off
-      at 1s iPad create Project p1
-      at 2s iPad create Task t1 project=p1
-      at 3s iPad create Subtask s1 task=t1
-      at 4s iPad create Task t2 project=p1
-      at 5s iPad create Subtask s2 task=t2
-      at 20s iPad delete t2
-      at 21s iPad delete p1
-      settle
-      expect no violations
-      expect s1 deleted
-      expect s2 deleted
-      """
+        autosync off
+        at 1s iPad create Project p1
+        at 2s iPad create Task t1 project=p1
+        at 3s iPad create Subtask s1 task=t1
+        at 4s iPad create Task t2 project=p1
+        at 5s iPad create Subtask s2 task=t2
+        at 20s iPad delete t2
+        at 21s iPad delete p1
+        settle
+        expect no violations
+        expect s1 deleted
+        expect s2 deleted
+        """
     let report = ScenarioRunner.run(try ScenarioParser.parse(text, source: "projects.scenario").get(), app: NotesApp.self).report
     #expect(report.passed, "\(report.text)")
-    let saved = Self.projects + "\nat 1s iPad create Project p1\nat 2s iPad create Task t1 project=p1\nat 3s iPad create Subtask s1 task=t1\nsettle\nexpect s1 exists\nexpect no violations\n"
+    let saved =
+      Self.projects
+      + "\nat 1s iPad create Project p1\nat 2s iPad create Task t1 project=p1\nat 3s iPad create Subtask s1 task=t1\nsettle\nexpect s1 exists\nexpect no violations\n"
     let both = ScenarioRunner.run(try ScenarioParser.parse(saved, source: "projects.scenario").get(), app: NotesApp.self).report
     #expect(both.passed, "\(both.text)")
   }
@@ -225,8 +228,7 @@ import Testing
 
   /// A planted-bug app, the named scenario that catches it, the kind it must report there, and
   /// the first seed of the fuzzer's workload for apps that it fails (the README's figures).
-  /// (Metatypes of a non-`Sendable` protocol: immutable, so safe to share.)
-  nonisolated(unsafe) static let planted: [(app: any SimApp.Type, scenario: String, kind: AnomalyKind, firstFailingSeed: UInt64)] = [
+  static let planted: [(app: any SimApp.Type, scenario: String, kind: AnomalyKind, firstFailingSeed: UInt64)] = [
     (NotesAppOverwritingPendingEdits.self, "app-edit-under-fetch", .lostEdit, 2),
     (NotesAppNotPersistingState.self, "app-killed-before-sync", .strandedRecord, 2),
     (NotesAppForgettingFailedSaves.self, "app-conflicting-save", .lostEdit, 2),

@@ -361,7 +361,9 @@ package struct ServerState: Sendable {
       // An app's record carries the server-set dates (`creationDate`, `modificationDate`) in its
       // stamp, which no app reads otherwise: created when the server first saved this record
       // (a record made again after a delete is new), modified now.
-      let kept = records[record.key].flatMap { $0.isDeleted || $0.creator != record.creator || $0.stamp.device != Stamp.serverDates ? nil : $0.stamp.hlcWall }
+      let kept = records[record.key].flatMap {
+        $0.isDeleted || $0.creator != record.creator || $0.stamp.device != Stamp.serverDates ? nil : $0.stamp.hlcWall
+      }
       record.stamp = Stamp(clock: now.nanoseconds, hlcWall: kept ?? now.nanoseconds, hlcLogical: 0, device: Stamp.serverDates)
     }
     record.changeTag = nextTag

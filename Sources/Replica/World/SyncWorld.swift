@@ -461,7 +461,9 @@ package struct SyncWorld: Sendable {
         }
       }
       effects = buffer
-      for copy in deletions where !devices[Int(d)].shows(copy.key) { runDeleteRules(device: d, deleted: copy.key, by: copy.deletedBy, type: copy.type) }
+      for copy in deletions where !devices[Int(d)].shows(copy.key) {
+        runDeleteRules(device: d, deleted: copy.key, by: copy.deletedBy, type: copy.type)
+      }
       for key in wipedByZone where !devices[Int(d)].shows(key) {
         guard let by = context.zoneDeletes[key] ?? trigger(for: DeviceState.unknownDelete, deleted: key) else { continue }
         // (No copy of it may be left anywhere: its type is its create's.)

@@ -213,8 +213,8 @@ extension Explainer {
         isApp
         ? "the server keeps a tombstone for the retention window, as CloudKit does"
         : settings.delete == .hard
-        ? "delete=hard: the server keeps no tombstone that could stop a later save from recreating the record"
-        : "delete=tombstone: the server keeps a tombstone for the retention window (retention=\(settings.retention))"
+          ? "delete=hard: the server keeps no tombstone that could stop a later save from recreating the record"
+          : "delete=tombstone: the server keeps a tombstone for the retention window (retention=\(settings.retention))"
       out.append("i\(d.id)'s delete reached the server at \(time(store.time)) in push #\(push.seq), and the server \(storeWords(store)); \(kept).")
     }
     if let back = history.revivingStore(key: key) {
@@ -284,8 +284,8 @@ extension Explainer {
       isApp
       ? "Which side wins is the app's: the server refuses a save of a record it holds a tombstone of, and the app decides whether to give way to the delete or make the record again."
       : settings.conflict == .deleteWins
-      ? "conflict=delete-wins: once the tombstone is on the server, saves of the record are refused and the devices drop their copies."
-      : "conflict=update-wins: a save the deleting device had not seen beats the delete and revives the record."
+        ? "conflict=delete-wins: once the tombstone is on the server, saves of the record are refused and the devices drop their copies."
+        : "conflict=update-wins: a save the deleting device had not seen beats the delete and revives the record."
     var out = [rule]
     for s in history.stores(of: key) where s.outcome == .refused || s.outcome == .deleted {
       out.append("At \(time(s.time)) the server \(storeWords(s)) (push #\(s.seq) from \(names.node(s.device))).")

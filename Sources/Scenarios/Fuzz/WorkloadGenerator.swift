@@ -101,7 +101,8 @@ public enum WorkloadGenerator {
     // are filed in (references with a delete rule), a settings singleton every device creates
     // at first launch (uniqueness), and a second schema version rolled out one device at a time
     // (app versions).
-    var real = RealSchemaDrafter(seed: seed, devices: devices, duration: duration, enabled: shape.base == nil && shape.schema == nil && !shape.forApps)
+    var real = RealSchemaDrafter(
+      seed: seed, devices: devices, duration: duration, enabled: shape.base == nil && shape.schema == nil && !shape.forApps)
     real.extend(&schema)
     let checksReferences = real.checksReferences
     for (t, action) in real.launches { at(t, action) }

@@ -82,7 +82,8 @@ public enum ScenarioRunner {
   /// played by the app's: ``RunReport/boundTo`` says how); one that cannot be is not run, and
   /// the report fails with the reason (the role the app's schema lacks).
   public static func run(_ file: ScenarioFile, app: AppUnderTest, seed: UInt64? = nil, keepEvents: Bool = false) -> Result {
-    _runBound(file, app: app) { bound in _run(prepare(bound), seed: seed, spec: AppUnderTest.judgedAs, custom: nil, keepEvents: keepEvents, app: app) }
+    _runBound(file, app: app) { bound in _run(prepare(bound), seed: seed, spec: AppUnderTest.judgedAs, custom: nil, keepEvents: keepEvents, app: app)
+    }
   }
 
   /// Binds `file` to the app and runs it with `body`; a file that cannot be bound gives a

@@ -28,7 +28,8 @@ enum SelftestCommand {
       .value("--seeds", "A..B", "With --oracles: the seeds (default 1..300)."),
       .value("--jobs", "N", "With --oracles: parallel workers (default: the core count)."),
       .value("--workload", "default|app", "With --oracles: the fuzzer's workload (default) or the one for apps."),
-      .value("--app", "NAME|all", "With --oracles: run this app (or every one this tool was built with) on the workload for it, instead of the presets."),
+      .value(
+        "--app", "NAME|all", "With --oracles: run this app (or every one this tool was built with) on the workload for it, instead of the presets."),
       Formats.option,
     ],
     examples: ["sim-cli selftest --seed 1", "sim-cli selftest --oracles --seeds 1..100000"],
@@ -126,7 +127,8 @@ enum SelftestCommand {
       if clock.elapsedSeconds - lastTick >= 30 {
         lastTick = clock.elapsedSeconds
         console.err(
-          "selftest --oracles: \(done)/\(seeds.count) seeds × \(presets.count + subjects.count) \(subjects.isEmpty ? "presets" : "apps") agree · \(Int(clock.elapsedSeconds))s\n")
+          "selftest --oracles: \(done)/\(seeds.count) seeds × \(presets.count + subjects.count) \(subjects.isEmpty ? "presets" : "apps") agree · \(Int(clock.elapsedSeconds))s\n"
+        )
       }
     }
     let runs = seeds.count * (presets.count + subjects.count)

@@ -37,16 +37,8 @@ package enum OracleAgreement {
     let mine = verdicts(result)
     let theirs = ReferenceOracle.judge(result.world)
     guard mine != theirs else { return nil }
-    func describe(_ v: Verdict) -> String {
-      let record = v.record.map { Int($0) < result.recordNames.count ? result.recordNames[Int($0)] : "r\($0)" }
-      let field = v.field.flatMap { f in
-        v.record.flatMap { k in result.world.serverRecord(k).map { file.schema.types[Int($0.type)].fields[f].name } } ?? "f\(f)"
-      }
-      return v.kind + (record.map { " " + $0 } ?? "") + (field.map { "." + $0 } ?? "")
-    }
-    return Difference(
-      seed: seed, policy: policy.description,
-      onlyOracle: multisetDifference(mine, theirs).map(describe), onlyReference: multisetDifference(theirs, mine).map(describe),
+    return difference(
+      mine, theirs, result, file, seed: seed, subject: policy.description,
       reproduction: shape.forApps
         ? "sim-cli selftest --oracles --workload app --seeds \(seed)..\(seed)" : "sim-cli fuzz --seeds \(seed)..\(seed) --policy '\(policy)'")
   }
@@ -61,7 +53,9 @@ package enum OracleAgreement {
     let mine = verdicts(result)
     let theirs = ReferenceOracle.judge(result.world)
     guard mine != theirs else { return nil }
-    return difference(mine, theirs, result, file, seed: seed, subject: app.policyName, reproduction: "\(ToolName.current) selftest --oracles --app \(app.name) --seeds \(seed)..\(seed)")
+    return difference(
+      mine, theirs, result, file, seed: seed, subject: app.policyName,
+      reproduction: "\(ToolName.current) selftest --oracles --app \(app.name) --seeds \(seed)..\(seed)")
   }
 
   /// The verdicts only one oracle reached, in words.

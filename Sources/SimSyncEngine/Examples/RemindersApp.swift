@@ -415,6 +415,7 @@ public final actor ReminderStore: SyncEngineDelegate {
 
   // MARK: The engine's events
 
+  /// Handles one of the engine's events: the state to persist, what was fetched, what was sent.
   public func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
     switch event {
     case .stateUpdate(let update):
