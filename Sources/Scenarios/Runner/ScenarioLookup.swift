@@ -58,4 +58,3 @@ extension ScenarioLookup {
     return result
   }
 }
-
