@@ -71,7 +71,9 @@ extension SyncEngineDriver {
   func changeAccount(to new: Int32?, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     let old = view.account
     guard old != new else { return }
-    let pendingBefore = app.map(pendingKeys) ?? []
+    // What the running app had pending; an app that was killed is launched below, and what its
+    // engine's state on disk had pending is what it had.
+    let pendingRunning = app.map(pendingKeys)
     cutOff(&view, error: .operationCancelled, effects: &effects)
     if let old { zoneEpochs[old] = view.zoneEpoch }
     view.driverSetAccount(new)
@@ -84,6 +86,7 @@ extension SyncEngineDriver {
       case (let old?, nil): .signOut(previousUser: user(old))
       default: .signIn(currentUser: user(new ?? 0))
       }
+    let pendingBefore = pendingRunning ?? pendingKeys(launched())
     launched().syncEngine.state.reset()
     deliver(.accountChange(.init(changeType: change)))
     let pendingAfter = Set(pendingKeys(launched()))
@@ -91,6 +94,12 @@ extension SyncEngineDriver {
       let aside = pendingBefore.filter { !pendingAfter.contains($0) }
       setAside[old] = aside
       view.driverSetAside(aside, account: old)
+    }
+    if old == nil {
+      // Signed in from signed out: what was made meanwhile and is no longer pending went with
+      // the engine's reset, and the app did not add it again.
+      let lost = pendingBefore.filter { !pendingAfter.contains($0) }
+      if !lost.isEmpty { effects.append(.fact(.wipedOnAccountChange(lost))) }
     }
     if let new, let aside = setAside.removeValue(forKey: new) {
       // Back in an account: what was set aside with it should be pending again.

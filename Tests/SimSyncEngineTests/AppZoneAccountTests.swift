@@ -69,6 +69,32 @@ import Testing
     #expect(wiping.text.contains("the app's code on its device dropped this change"), "\(wiping.text)")
   }
 
+  /// An app killed before its device signs out hears of the change when it is launched again,
+  /// with what its engine's state on disk had pending: the app that wipes its rows then loses
+  /// those changes, and the sentence says so (it said nothing of the account change, as the
+  /// Apple sample's port found: "never deleted, yet no device holds it").
+  @Test func anAppKilledBeforeASignOutLosesItsPendingChangesWithTheReason() throws {
+    let text = """
+      devices iPad phone
+      latency 100ms
+      type Note
+        title: string = "" mutable
+      at 0s    offline iPad
+      at 1s    iPad  create Note n1 title="t1"
+      at 3s    iPad  kill
+      at 4s    iPad  sign-out
+      at 8s    iPad  sign-in icloud
+      at 9s    online iPad
+      settle
+      expect n1 exists
+      """
+    let report = try Self.run(text)
+    #expect(report.passed, "\(report.text)")
+    let wiping = try Self.run(text, NotesAppWipingOnSignOut.self)
+    #expect(wiping.counts[.lostEdit] == 1, "\(wiping.text)")
+    #expect(wiping.text.contains("on an iCloud account change"), "\(wiping.text)")
+  }
+
   /// A signed-out device syncs nothing; what it made meanwhile is sent to the account it signs
   /// into, and the app hears `signOut` and `signIn` with the account's name.
   @Test func aSignedOutDeviceSendsWhatItMadeWhenItSignsIn() throws {

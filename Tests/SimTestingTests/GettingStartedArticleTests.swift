@@ -29,6 +29,15 @@ func everyScenarioHoldsWhatItSays(_ name: String) {
   expectFuzzPasses(policy: "append-only", seeds: 1...30)
 }
 
+@Test(arguments: appLessons(for: RemindersApp.self).filter(\.applies).map(\.name))
+func everyLessonHolds(_ lesson: String) {
+  expectScenarioHolds(app: RemindersApp.self, scenario: lesson)
+}
+
+@Test func survivesRandomWorkloadsOnItsOwnSchema() {
+  expectFuzzPasses(app: RemindersApp.self, seeds: 1...50)
+}
+
 final class SyncDesignTests: XCTestCase {
   func testOfflineEditsSurvive() {
     XCTAssertScenarioHolds(scenario: "two-device-acceptance")
@@ -47,7 +56,7 @@ final class SyncDesignTests: XCTestCase {
     let article = try String(contentsOf: root.appendingPathComponent("Sources/SimTesting/SimTesting.docc/GettingStarted.md"), encoding: .utf8)
     let source = try String(contentsOf: here, encoding: .utf8)
     let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-    #expect(blocks.count == 5)
+    #expect(blocks.count == 6)
     let imports = Set(source.split(separator: "\n").filter { $0.hasPrefix("import ") })
     for block in blocks where !block.contains("// Package.swift") {
       // The formatter gathers imports at the top of the file: they are checked apart.

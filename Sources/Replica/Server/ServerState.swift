@@ -244,7 +244,9 @@ package struct ServerState: Sendable {
         results.append(.failed(.referenceViolation, retryAfter: nil))
         continue
       }
-      if let rule = rule(for: key, at: now) {
+      // (On an app's server a full iCloud account still takes deletes, which free space: a
+      // `quotaExceeded` line refuses its saves only. The built-in engines' runs are unchanged.)
+      if let rule = rule(for: key, at: now), !(write.isDelete && rule.error == .quotaExceeded && appZones != nil) {
         if rule.error == .serverResponseLost {
           lostAnswers.append(results.count)
         } else {

@@ -215,7 +215,13 @@ extension Explainer {
         : settings.delete == .hard
           ? "delete=hard: the server keeps no tombstone that could stop a later save from recreating the record"
           : "delete=tombstone: the server keeps a tombstone for the retention window (retention=\(settings.retention))"
-      out.append("i\(d.id)'s delete reached the server at \(time(store.time)) in push #\(push.seq), and the server \(storeWords(store)); \(kept).")
+      // (For an app, a delete the server failed left no tombstone: say only that it failed.)
+      var deleted: Bool {
+        if case .deleted = store.result { return true }
+        return false
+      }
+      let tail = isApp && !deleted ? "" : "; \(kept)"
+      out.append("i\(d.id)'s delete reached the server at \(time(store.time)) in push #\(push.seq), and the server \(storeWords(store))\(tail).")
     }
     if let back = history.revivingStore(key: key) {
       let writers = names.fields(back.write.record, only: nil, stamps: false)

@@ -153,8 +153,12 @@ public enum WorkloadGenerator {
     // a permanent one strands its record under any design, so the swarm does not draw it).
     // (For a user's app, only those retried as they are: an `unknownItem` for a record the
     // server has is a contradiction an app cannot resolve, and a zone error for a zone that is
-    // there one it cannot act on.)
-    let transient = CloudKitError.perRecord.filter { $0.reaction != .giveUp && (!shape.forApps || $0.reaction == .retry) }
+    // there one it cannot act on. Nor `referenceViolation`: CloudKit answers it only for a
+    // reference whose target is missing, which the server checks itself — drawn alone, it fails
+    // the save of a record that may have no reference at all, as Apple's sample, ported, showed.)
+    let transient = CloudKitError.perRecord.filter {
+      $0.reaction != .giveUp && (!shape.forApps || ($0.reaction == .retry && $0 != .referenceViolation))
+    }
     var rejections = 0
     let ids = intents.createdIDs
     if !ids.isEmpty {

@@ -40,7 +40,7 @@ extension Oracle {
           Anomaly(
             kind: .resurrection, record: rRef, intents: [Self.id(d.id)], devices: back.compactMap { $0.device.map(deviceRef) }, at: d.trueTime,
             explanation:
-              "\(r) is visible on \(back.map(\.name).joined(separator: ", ")) after settle although \(describe(d)) came after every edit of it\(resurrectionCause(key))."
+              "\(r) is visible on \(back.map(\.name).joined(separator: ", ")) after settle although \(describe(d)) came after every edit of it\(resurrectionCause(key, delete: d))."
           ))
       }
     }
@@ -120,6 +120,12 @@ extension Oracle {
       return
         ": \(zone), and \(deviceName(e.device)) deleted its copy when it learned of it at \(e.time) (\(zoneReaction))"
     }
+    // A user's app that let the change go unsent, and later dropped its copy too.
+    for e in world.facts.events {
+      if case .appDropped(let keys, let cause) = e.fact, keys.contains(key) {
+        return ": it never reached the server — \(Self.appDropCause(cause, at: e.time)) on \(deviceName(e.device)) — and then no copy was left"
+      }
+    }
     return ""
   }
 
@@ -177,10 +183,14 @@ extension Oracle {
     return deletedAt == nil ? "the delete never took effect on the server" : "the delete won"
   }
 
-  func resurrectionCause(_ key: RecordKey) -> String {
+  func resurrectionCause(_ key: RecordKey, delete d: Intent) -> String {
     for e in world.facts.events {
+      // A user's app that let its pending delete go (after a CloudKit error, a kill, …).
+      if case .appDropped(let keys, let cause) = e.fact, e.device == d.device, e.time >= d.trueTime, keys.contains(key) {
+        return " (its delete never reached the server: \(Self.appDroppedDelete(cause, at: e.time)))"
+      }
       if case .wipedOnAccountChange(let keys) = e.fact, keys.contains(key) {
-        return " (its delete was still unsent when \(deviceName(e.device)) deleted its local data on an account change at \(e.time): account=wipe)"
+        return " (its delete was still unsent when \(deviceName(e.device)) deleted its local data on an account change at \(e.time): \(judgesAnApp ? "the app's code" : "account=wipe"))"
       }
       guard case .zoneGone(let reason, _, let reuploaded) = e.fact, reason != .encryptedDataReset, reuploaded.contains(key) else { continue }
       let how = reason == .purged ? "the user purged the app's data in Settings" : "the app deleted its zone"

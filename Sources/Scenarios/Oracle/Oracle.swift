@@ -149,6 +149,20 @@ package struct Oracle {
   }
 
   /// Why a user's app never sent a change it still showed (``AppDropCause``), in words.
+  /// Why a user's app's pending delete was never sent, in a resurrection's sentence.
+  static func appDroppedDelete(_ cause: AppDropCause, at time: VirtualTime) -> String {
+    switch cause {
+    case .notPersistedBeforeKill(let killed):
+      "the app was killed at \(killed) before its engine's state with the delete pending was on disk, and relaunched without it"
+    case .clearedInFlight:
+      "the app's code took the acknowledgement of an earlier save of the record, at \(time), for the delete, and cleared it"
+    case .afterError(let code):
+      "the app's code dropped the pending delete after \(code) at \(time)"
+    case .removed:
+      "the app's code removed the pending delete at \(time)"
+    }
+  }
+
   static func appDropCause(_ cause: AppDropCause, at time: VirtualTime) -> String {
     switch cause {
     case .notPersistedBeforeKill(let killed):

@@ -223,6 +223,29 @@ extension EngineFidelityTests {
       #expect(sets > 0)
     }
 
+    /// CloudKit answers `referenceViolation` only for a reference to a missing record, which the
+    /// server checks itself: the workload for apps does not draw it as a rejection of its own
+    /// (Apple's sample, ported, had a save of a type with no reference at all failed with it); a
+    /// preset's workload still does, as before. Neither draws `batchRequestFailed`, which only an
+    /// atomic batch in which another change failed gets.
+    @Test func theWorkloadForAppsRejectsNoSaveWithAnErrorOnlyTheServerMakes() throws {
+      var drawn: [String: Int] = [:]
+      for forApps in [true, false] {
+        for seed in UInt64(1)...300 {
+          var workload = WorkloadShape()
+          workload.forApps = forApps
+          let file = WorkloadGenerator.generate(seed: seed, shape: workload, policy: try PolicySpec.parse("sync-engine-merge").get()).file
+          for entry in file.timeline {
+            guard case .reject(_, let error, _, _) = entry.action else { continue }
+            drawn["\(forApps) \(error)", default: 0] += 1
+          }
+        }
+      }
+      #expect(drawn["true referenceViolation"] == nil && drawn["true batchRequestFailed"] == nil, "\(drawn)")
+      #expect(drawn["true serviceUnavailable", default: 0] > 0, "\(drawn)")
+      #expect(drawn["false referenceViolation", default: 0] > 0, "\(drawn)")
+    }
+
     @Test func uuidNamesReachTheAppAndReportsUseTheScenariosIDs() throws {
       let report = try EngineFidelityTests.run(EngineFidelityTests.header + "at 0s iPad create Note n1 title=\"a\"\nsettle", UUIDApp.self).report
       #expect(report.passed, "\(report.text)")
