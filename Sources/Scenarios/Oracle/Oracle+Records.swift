@@ -190,7 +190,8 @@ extension Oracle {
         return " (its delete never reached the server: \(Self.appDroppedDelete(cause, at: e.time)))"
       }
       if case .wipedOnAccountChange(let keys) = e.fact, keys.contains(key) {
-        return " (its delete was still unsent when \(deviceName(e.device)) deleted its local data on an account change at \(e.time): \(judgesAnApp ? "the app's code" : "account=wipe"))"
+        let who = judgesAnApp ? "the app's code" : "account=wipe"
+        return " (its delete was still unsent when \(deviceName(e.device)) deleted its local data on an account change at \(e.time): \(who))"
       }
       guard case .zoneGone(let reason, _, let reuploaded) = e.fact, reason != .encryptedDataReset, reuploaded.contains(key) else { continue }
       let how = reason == .purged ? "the user purged the app's data in Settings" : "the app deleted its zone"
