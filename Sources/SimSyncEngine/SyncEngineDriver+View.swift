@@ -224,10 +224,13 @@ extension SyncEngineDriver {
     var creator = creators[key] ?? 0
     var creatorDevice = provenance.creatorDevices[key] ?? Int32(index)
     if !provenance.recreated.isEmpty, provenance.recreated.contains(key),
-      let latest = fields.compactMap({ provenance.incarnations[$0.writer] }).max()
+      let latest = zip(fields, spec.fields).compactMap({ $0.value == $1.initialValue ? nil : provenance.incarnations[$0.writer] }).max()
     {
       // A record created again after a delete: the copy is of the latest incarnation any of its
-      // values was written in.
+      // values was written in. (Not a value equal to the field's initial one: which write it
+      // came from cannot be told, and taking the last such write — a delete rule clearing a
+      // reference in the record made again elsewhere — once labelled a copy of the earlier
+      // record as the later one, and the server then refused the later one's saves for ever.)
       creator = latest
       creatorDevice = provenance.incarnationDevices[latest] ?? creatorDevice
     }
