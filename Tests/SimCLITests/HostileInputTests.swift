@@ -39,6 +39,55 @@ import Testing
     #expect(runCLI("shrink", file, "--fuzz", "--seed", "1").code == .dataError)
   }
 
+  /// A closed standard output (`>&-`) made the `--out` file descriptor 1: the report went into
+  /// the results file. Now descriptor 1 is /dev/null: the file holds records only, and the
+  /// command says stdout was closed and exits 74. Closed stdin and stderr change nothing.
+  @Test func aClosedStandardOutputKeepsTheReportOutOfTheResultsFile() throws {
+    let dir = scratch("closed-stdout")
+    for (name, redirect, codes) in [("cl", ">&-", [Int32(74)]), ("ok", "<&- 2>&-", [0, 1])] {
+      let r = try sh("\"$SIM\" fuzz --seeds 1..10 --jobs 1 --policy cloudkit-default --out '\(dir)/\(name).jsonl' \(redirect)")
+      #expect(codes.contains(r.code), "\(redirect): \(r.code) \(r.stderr)")
+      let lines = try String(contentsOfFile: dir + "/\(name).jsonl", encoding: .utf8).split(separator: "\n")
+      #expect(lines.count == 10 && lines.allSatisfy { $0.hasPrefix("{\"") }, "\(redirect): \(lines.prefix(3))")
+    }
+    #expect(try sh("\"$SIM\" list >&-").stderr.contains("standard output was closed"))
+  }
+
+  /// A reader that went away killed the process by SIGPIPE (141, no summary): now the failed
+  /// write is said and the exit code is 74, and the results file is complete. (Its stdout is a
+  /// pipe whose reading end is closed before it starts: no race with a reader.)
+  @Test func aReaderThatWentAwayIsExit74NotASignal() throws {
+    let dir = scratch("sigpipe")
+    var ends: [Int32] = [0, 0]
+    #expect(pipe(&ends) == 0)
+    close(ends[0])
+    let process = Process()
+    process.executableURL = try builtBinary()
+    process.arguments = ["fuzz", "--seeds", "1..20", "--policy", "cloudkit-default", "--out", dir + "/p.jsonl"]
+    process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+    let err = Pipe()
+    process.standardError = err
+    try process.run()
+    let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit && process.terminationStatus == 74, "\(process.terminationReason) \(process.terminationStatus): \(e)")
+    #expect(e.contains("cannot write to standard output"), "\(e)")
+    #expect(try String(contentsOfFile: dir + "/p.jsonl", encoding: .utf8).split(separator: "\n").count == 20)
+  }
+
+  /// `--resume` cut a one-line file without a newline as a torn record and wrote its own: a file
+  /// with no complete record is not this campaign's, and is refused (65), unchanged.
+  @Test func resumeRefusesAFileWithNoCompleteRecord() throws {
+    let dir = scratch("no-record")
+    let file = dir + "/config.json"
+    let text = #"{"name":"config","value":42}"#
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    let r = runCLI("fuzz", "--seeds", "1..5", "--out", file, "--resume")
+    #expect(r.code == .dataError, "\(r.stderr)")
+    #expect(r.stderr.contains("holds no complete fuzz record"), "\(r.stderr)")
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == text)
+  }
+
   @Test func comparingARepeatedPolicyComparesItOnce() {
     for format in ["text", "markdown", "json"] {
       let r = runCLI("compare", "--scenario", "fat-note-lww", "--policies", "crdt,crdt", "--seeds", "1..1", "--format", format)

@@ -116,8 +116,8 @@ public final class CapturedOutput: @unchecked Sendable {
 }
 
 /// Writes to file descriptors with `write(2)`, all of it or until it fails; remembers the first
-/// failure per descriptor and writes nothing more there. (A closed pipe ends the process by
-/// SIGPIPE, quietly, before a write could fail.)
+/// failure per descriptor and writes nothing more there. (SIGPIPE is ignored: a closed pipe is
+/// such a failure, `EPIPE`.)
 final class WriteFailures: @unchecked Sendable {
   private let lock = NSLock()
   private var failed: [Int32: String] = [:]

@@ -24,8 +24,9 @@ enum CrashReport {
         _exit(70)
       }
     }
-    // A reader that went away (`sim-cli list | head -1`) ends the tool quietly.
-    signal(SIGPIPE, SIG_DFL)
+    // A reader that went away (`sim-cli list | head -1`) is a failed write to stdout, not a
+    // signal: the command finishes what it writes to files, says so, and exits 74.
+    signal(SIGPIPE, SIG_IGN)
     // A file-size limit reached is a failed write (EFBIG), handled like a full disk.
     signal(SIGXFSZ, SIG_IGN)
   }
@@ -50,6 +51,11 @@ extension SimCLI {
     // The name the user typed (`sim-cli`, or their own tool's), for the commands it suggests.
     let toolName = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent }.flatMap { $0.isEmpty ? nil : $0 } ?? "sim-cli"
     CrashReport.install(arguments: arguments, toolName: toolName)
+    // A standard descriptor closed by the caller (`>&-`) would be the next file opened — the
+    // `--out` file would get the report. Each closed one is given /dev/null; a closed standard
+    // output is still a failed output: the command runs, its files are complete, and it says
+    // so and exits 74.
+    let stdoutClosed = reserveClosedStandardDescriptors()
     let console = Console.standard()
     if ProcessInfo.processInfo.environment["SIM_CLI_TEST_TRAP"] == "1" {
       // A hidden hook for the test of the crash report.
@@ -57,10 +63,28 @@ extension SimCLI {
       _ = empty[Int(arguments.count) + 1]
     }
     let code = main(arguments: arguments, console: console, apps: apps, toolName: toolName)
+    if stdoutClosed {
+      console.err("Error: standard output was closed, so nothing this command printed was kept; the files it wrote are complete.\n")
+      return .ioError
+    }
     if let reason = console.stdoutFailure {
       console.err("Error: cannot write to standard output: \(reason).\n")
       return .ioError
     }
     return code
+  }
+
+  /// Opens /dev/null on each of descriptors 0, 1 and 2 that is closed; whether 1 was.
+  static func reserveClosedStandardDescriptors() -> Bool {
+    var stdoutClosed = false
+    for fd: Int32 in [0, 1, 2] where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+      if fd == 1 { stdoutClosed = true }
+      let null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY)
+      if null >= 0, null != fd {
+        _ = dup2(null, fd)
+        close(null)
+      }
+    }
+    return stdoutClosed
   }
 }

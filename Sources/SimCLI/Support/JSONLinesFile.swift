@@ -67,7 +67,15 @@ final class JSONLinesFile: @unchecked Sendable {
     while start < data.count {
       number += 1
       guard let newline = data[start...].firstIndex(of: UInt8(ascii: "\n")) else {
-        // A line without its newline: a campaign killed mid-write. Its seed runs again.
+        // A line without its newline after records of this campaign: one killed mid-write. Its
+        // seed runs again. With no complete record before it, nothing says this campaign wrote
+        // the file (a one-line file of something else has no newline either): refused.
+        guard !records.isEmpty else {
+          throw OpenError(
+            description:
+              "'\(path)' holds no complete fuzz record, only a line without its newline; --resume continues a file this campaign wrote, and will not guess (remove it to start again)",
+            code: .dataError)
+        }
         return (records, start)
       }
       let line = data[start..<newline]
