@@ -108,6 +108,15 @@ import Testing
       #expect(runCLI("run", "fat-note-lww", "--seed", bad).code == .usage, "\(bad)")
     }
     #expect(runCLI("run", "fat-note-lww", "--seed", "18446744073709551615").code == .success)
+    // Leading zeros are a number's, not a 21st digit (issue 28, item 9).
+    #expect(runCLI("run", "fat-note-lww", "--seed", "000000000000000000001").stdout == runCLI("run", "fat-note-lww", "--seed", "1").stdout)
+    #expect(runCLI("run", "fat-note-lww", "--seed", "000").code == .success)
+    #expect(runCLI("run", "fat-note-lww", "--seed", "0018446744073709551616").code == .usage)
+    // selftest's --oracles options mean nothing without it, and are refused (they exited 0).
+    for extra in [["--workload", "garbage"], ["--jobs", "0"], ["--seeds", "5..1"], ["--app", "all"]] {
+      #expect(runCLI("selftest", extra[0], extra[1]).code == .usage, "\(extra)")
+    }
+    #expect(runCLI("selftest", "--seed", "1").code == .success)
     #expect(runCLI("fuzz", "--seeds", "2..1").code == .usage)
     #expect(runCLI("fuzz", "--seeds", "1..99999999999999999999").code == .usage)
     #expect(runCLI("fuzz", "--shard", "0/3", "--seeds", "1..2").code == .usage)

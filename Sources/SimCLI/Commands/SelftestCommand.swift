@@ -37,6 +37,12 @@ enum SelftestCommand {
 
   static let command = Command(spec: spec) { args, console in
     if args.has("--oracles") { return oracles(args, console) }
+    // The options of --oracles mean nothing without it: taking them silently (`--jobs 0`,
+    // `--seeds 5..1`, `--workload garbage` exited 0) would let a typo pass for a check.
+    for option in ["--seeds", "--jobs", "--workload", "--app"] where args.value(option) != nil {
+      console.err(UsageError.other("'\(option)' applies only with --oracles.").render(command: spec))
+      return .usage
+    }
     guard let seed = IntegerOption.parse(args, "--seed", default: 1, in: 0...UInt64.max, spec: spec, console: console),
       let messages = IntegerOption.parse(args, "--messages", default: 2_000, in: 1...10_000_000, spec: spec, console: console)
     else { return .usage }

@@ -5,7 +5,11 @@ import Foundation
 enum Count {
   /// `text` as a whole number in `range`, or nil.
   static func parse(_ text: String, in range: ClosedRange<UInt64>) -> UInt64? {
-    guard !text.isEmpty, text.utf8.count <= 20, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = UInt64(text) else { return nil }
+    // Digits only; leading zeros do not count against the 20 digits of a UInt64
+    // (`000000000000000000001` is 1).
+    guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+    let significant = text.drop { $0 == "0" }
+    guard significant.utf8.count <= 20, let n = significant.isEmpty ? 0 : UInt64(significant) else { return nil }
     return range.contains(n) ? n : nil
   }
 
