@@ -53,6 +53,33 @@ import Testing
     #expect(try sh("\"$SIM\" list >&-").stderr.contains("standard output was closed"))
   }
 
+  /// An output may not name an input, another output, or a file a fuzz campaign is writing: each
+  /// was replaced (the scenario by its own trace; a campaign's results by a trace, the campaign
+  /// then writing on into the unlinked file). Each is a usage error now, the file unchanged.
+  @Test func anOutputNeverReplacesAnInputAnotherOutputOrARunningCampaignsFile() throws {
+    let dir = scratch("clobber")
+    let scenario = dir + "/x.scenario"
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let text = try String(contentsOf: root.appendingPathComponent("scenarios/fat-note-lww.scenario"), encoding: .utf8)
+    try text.write(toFile: scenario, atomically: true, encoding: .utf8)
+    let same = runCLI("run", scenario, "--trace", dir + "/../\(URL(fileURLWithPath: dir).lastPathComponent)/x.scenario")
+    #expect(same.code == .usage && same.stderr.contains("an input of this command"), "\(same.stderr)")
+    #expect(try String(contentsOfFile: scenario, encoding: .utf8) == text)
+    let twice = runCLI("run", "fat-note-lww", "--trace", dir + "/t.txt", "--timeline", dir + "/t.txt")
+    #expect(twice.code == .usage && twice.stderr.contains("--trace writes that file too"), "\(twice.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/t.txt"))
+    let campaign = dir + "/c.jsonl"
+    try "{}\n".write(toFile: campaign, atomically: true, encoding: .utf8)
+    let fd = open(campaign, O_RDWR)
+    #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+    defer { close(fd) }
+    let locked = runCLI("run", "fat-note-lww", "--trace", campaign)
+    #expect(locked.code == .usage && locked.stderr.contains("a fuzz campaign is writing that file"), "\(locked.stderr)")
+    #expect(try String(contentsOfFile: campaign, encoding: .utf8) == "{}\n")
+    // Devices and the process's streams are not clobbered files.
+    #expect(runCLI("run", "fat-note-lww", "--trace", "/dev/null", "--timeline", "/dev/null").code == .success)
+  }
+
   /// A reader that went away killed the process by SIGPIPE (141, no summary): now the failed
   /// write is said and the exit code is 74, and the results file is complete. (Its stdout is a
   /// pipe whose reading end is closed before it starts: no race with a reader.)

@@ -95,12 +95,26 @@ struct CommandExit: Error {
 enum ScenarioOptions {
   /// Each of `options` that was given names a file that can be written, or a usage error says
   /// why not — before anything runs.
+  /// None names a file another of them names, an input of the command (its positional
+  /// arguments: `run x.scenario --trace x.scenario` replaced the scenario), or a file a fuzz
+  /// campaign is writing (it holds the file's lock).
   static func checkOutputs(_ args: ParsedArguments, _ options: [String], spec: CommandSpec, console: Console) throws(CommandExit) {
-    for option in options {
-      guard let path = args.value(option), let problem = AtomicFile.problem(writing: path) else { continue }
-      console.err(
-        UsageError.invalidValue(option: option, value: path, reason: "cannot write there: \(problem)", suggestion: nil).render(command: spec))
+    func refuse(_ option: String, _ path: String, _ reason: String) throws(CommandExit) {
+      console.err(UsageError.invalidValue(option: option, value: path, reason: reason, suggestion: nil).render(command: spec))
       throw CommandExit(code: .usage)
+    }
+    var seen: [(option: String, file: FileIdentity)] = []
+    let inputs = args.positionals.compactMap(FileIdentity.init(path:))
+    for option in options {
+      guard let path = args.value(option) else { continue }
+      if let problem = AtomicFile.problem(writing: path) { try refuse(option, path, "cannot write there: \(problem)") }
+      guard let file = FileIdentity(path: path) else { continue }
+      if let other = seen.first(where: { $0.file == file }) {
+        try refuse(option, path, "\(other.option) writes that file too; give each output its own file")
+      }
+      if inputs.contains(file) { try refuse(option, path, "that is an input of this command; writing there would replace it") }
+      if file.isLockedByAnotherWriter { try refuse(option, path, "a fuzz campaign is writing that file (it holds its lock)") }
+      seen.append((option, file))
     }
   }
 
@@ -193,4 +207,39 @@ enum ScenarioOptions {
     return .usage
   }
 
+}
+
+/// A regular file, existing or about to be made, told apart from every other: by device and
+/// inode when it exists (links and other spellings of its path included), else by its folder's
+/// identity and its name. Devices, pipes and the process's own streams (`/dev/stdout`) are not
+/// files an output could clobber: nil.
+struct FileIdentity: Equatable {
+  let device: UInt64
+  let inode: UInt64
+  let name: String
+  let path: String
+
+  init?(path: String) {
+    var info = stat()
+    if stat(path, &info) == 0 {
+      guard info.st_mode & S_IFMT == S_IFREG else { return nil }
+      (device, inode, name, self.path) = (UInt64(info.st_dev), UInt64(info.st_ino), "", path)
+      return
+    }
+    let url = URL(fileURLWithPath: path)
+    var folder = stat()
+    guard stat(url.deletingLastPathComponent().path, &folder) == 0 else { return nil }
+    (device, inode, name, self.path) = (UInt64(folder.st_dev), UInt64(folder.st_ino), url.lastPathComponent, path)
+  }
+
+  static func == (a: FileIdentity, b: FileIdentity) -> Bool { a.device == b.device && a.inode == b.inode && a.name == b.name }
+
+  /// Whether another process holds the file's lock (a fuzz campaign writing it).
+  var isLockedByAnotherWriter: Bool {
+    guard name.isEmpty else { return false }
+    let fd = open(path, O_RDONLY | O_NONBLOCK)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+  }
 }
