@@ -116,9 +116,12 @@ public enum ModelImporter {
   /// The text of a file, refusing one over ``maximumFileSize``; bytes that are not UTF-8 become
   /// U+FFFD.
   static func read(_ path: String) throws(ImportError) -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw ImportError(reason: .unreadable, path: path, message: "cannot read \(path)")
-    }
+    // Opened without blocking — a named pipe with no writer would hang the open — then read as
+    // usual (such a pipe reads as empty).
+    let fd = open(path, O_RDONLY | O_NONBLOCK)
+    guard fd >= 0 else { throw ImportError(reason: .unreadable, path: path, message: "cannot read \(path)") }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
     defer { try? handle.close() }
     let data: Data
     do {

@@ -131,9 +131,12 @@ public enum Scenario {
       throw .fileNotFound(path: source, suggestion: nearFile(to: path))
     }
     if isFolder.boolValue { throw .unreadable(path: source, reason: "it is a folder, not a scenario file") }
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw .unreadable(path: source, reason: "permission denied")
-    }
+    // Opened without blocking — a named pipe with no writer would hang the open — then read as
+    // usual (such a pipe reads as empty).
+    let fd = open(path, O_RDONLY | O_NONBLOCK)
+    guard fd >= 0 else { throw .unreadable(path: source, reason: "permission denied") }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     // The handle closes the file when it is released.
     guard #available(macOS 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, *) else { return handle.readData(ofLength: limit) }
     var data = Data()

@@ -80,6 +80,25 @@ import Testing
     #expect(runCLI("run", "fat-note-lww", "--trace", "/dev/null", "--timeline", "/dev/null").code == .success)
   }
 
+  /// A named pipe with no writer hung `list`, `import`, `run` and `run --trace` for ever: inputs
+  /// are opened without blocking (such a pipe reads as empty), a folder's pipe is not a scenario,
+  /// and a pipe is refused as an output.
+  @Test func aNamedPipeHangsNothing() throws {
+    let dir = scratch("fifo")
+    for name in ["x.scenario", "m.json", "t.fifo"] {
+      unlink(dir + "/" + name)
+      #expect(mkfifo(dir + "/" + name, 0o644) == 0)
+    }
+    #expect(runCLI("run", dir + "/x.scenario").code == .dataError)
+    #expect(runCLI("check", dir + "/x.scenario").code == .dataError)
+    #expect(runCLI("import", dir + "/m.json").code == .dataError)
+    let trace = runCLI("run", "fat-note-lww", "--trace", dir + "/t.fifo")
+    #expect(trace.code == .usage && trace.stderr.contains("named pipe"), "\(trace.stderr)")
+    #expect(ScenarioLocator.text("x", .folder(.init(path: dir, label: dir))) == nil)
+    let list = try sh("CONFLICT_SIM_SCENARIOS='\(dir)' timeout 60 \"$SIM\" list")
+    #expect(list.code != 124 && list.stdout.contains("fat-note-lww"), "\(list.code) \(list.stderr)")
+  }
+
   /// A reader that went away killed the process by SIGPIPE (141, no summary): now the failed
   /// write is said and the exit code is 74, and the results file is complete. (Its stdout is a
   /// pipe whose reading end is closed before it starts: no race with a reader.)

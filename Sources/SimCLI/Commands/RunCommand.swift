@@ -108,6 +108,11 @@ enum ScenarioOptions {
     for option in options {
       guard let path = args.value(option) else { continue }
       if let problem = AtomicFile.problem(writing: path) { try refuse(option, path, "cannot write there: \(problem)") }
+      if isNamedPipe(path) {
+        // Opening a named pipe for writing waits for a reader, perhaps for ever; the process's
+        // own streams (`/dev/stdout` on a pipe) are written through their descriptor instead.
+        try refuse(option, path, "it is a named pipe; write to a file, or to /dev/stdout and pipe that")
+      }
       guard let file = FileIdentity(path: path) else { continue }
       if let other = seen.first(where: { $0.file == file }) {
         try refuse(option, path, "\(other.option) writes that file too; give each output its own file")
@@ -207,6 +212,14 @@ enum ScenarioOptions {
     return .usage
   }
 
+}
+
+/// Whether `path` is a named pipe of the file system (not one of the process's own streams
+/// under /dev or /proc).
+func isNamedPipe(_ path: String) -> Bool {
+  var info = stat()
+  let own = ["/dev/", "/proc/"].contains { URL(fileURLWithPath: path).standardizedFileURL.path.hasPrefix($0) }
+  return !own && stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
 }
 
 /// A regular file, existing or about to be made, told apart from every other: by device and

@@ -144,8 +144,18 @@ enum ScenarioLocator {
   /// The bytes of the scenario `name` at `origin`, nil when it cannot be read.
   static func text(_ name: String, _ origin: Origin) -> [UInt8]? {
     switch origin {
-    case .folder(let folder): FileManager.default.contents(atPath: file(name, in: folder)).map { [UInt8]($0) }
+    case .folder(let folder):
+      // Only a regular file is a scenario: a named pipe called `x.scenario` would hang the read.
+      Self.isRegularFile(file(name, in: folder)) ? FileManager.default.contents(atPath: file(name, in: folder)).map { [UInt8]($0) } : nil
     case .builtIn: Scenario.builtInText(name).map { Array($0.utf8) }
     }
+  }
+}
+
+extension ScenarioLocator {
+  /// Whether `path` is a regular file (links followed).
+  static func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
   }
 }
