@@ -32,6 +32,11 @@ final class JSONLinesFile: @unchecked Sendable {
     if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
       throw OpenError(description: "'\(path)' is not a regular file; --out needs a file it can lock, resume and append to", code: .usage)
     }
+    // A link to nothing would have its target made (every other output refuses it): refused.
+    var link = stat()
+    if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, stat(path, &info) != 0 {
+      throw OpenError(description: "'\(path)' is a symbolic link to a file that does not exist; give the file itself", code: .usage)
+    }
     let fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0o644)
     guard fd >= 0 else { throw OpenError(description: "cannot open '\(path)': \(String(cString: strerror(errno)))", code: .usage) }
     self.fd = fd
