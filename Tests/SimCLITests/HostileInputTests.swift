@@ -18,15 +18,25 @@ import Testing
     var env = ProcessInfo.processInfo.environment
     env["SIM"] = try builtBinary().path
     process.environment = env
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
+    // Output to files, not pipes: a pipe's end inherited by another test's long child would hold
+    // its reader (and a thread of the test pool) until that child exits.
+    let (outPath, errPath) = try outputFiles()
+    process.standardOutput = FileHandle(forWritingAtPath: outPath)
+    process.standardError = FileHandle(forWritingAtPath: errPath)
     try process.run()
-    let o = out.fileHandleForReading.readDataToEndOfFile()
-    let e = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    let o = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    let e = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    unlink(outPath)
+    unlink(errPath)
+    return (process.terminationStatus, o, e)
+  }
+
+  /// Two fresh empty files for a child's stdout and stderr.
+  func outputFiles() throws -> (String, String) {
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(ProcessInfo.processInfo.globallyUniqueString)").path
+    for path in [base + ".out", base + ".err"] { #expect(FileManager.default.createFile(atPath: path, contents: nil)) }
+    return (base + ".out", base + ".err")
   }
 
   @Test func fuzzingAScenarioWithoutTypesIsAClearErrorNotATrap() throws {
@@ -118,15 +128,16 @@ import Testing
     var ends: [Int32] = [0, 0]
     #expect(pipe(&ends) == 0)
     close(ends[0])
+    _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)  // not inherited by other tests' children
     let process = Process()
     process.executableURL = try builtBinary()
     process.arguments = ["fuzz", "--seeds", "1..5", "--policy", "cloudkit-default", "--out", dir + "/p.jsonl"]
     process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-    let err = Pipe()
-    process.standardError = err
+    let (_, errPath) = try outputFiles()
+    process.standardError = FileHandle(forWritingAtPath: errPath)
     try process.run()
-    let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
+    let e = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
     #expect(process.terminationReason == .exit && process.terminationStatus == 74, "\(process.terminationReason) \(process.terminationStatus): \(e)")
     #expect(e.contains("cannot write to standard output"), "\(e)")
     #expect(try String(contentsOfFile: dir + "/p.jsonl", encoding: .utf8).split(separator: "\n").count == 5)
