@@ -187,7 +187,7 @@ extension Oracle {
     for e in world.facts.events {
       // A user's app that let its pending delete go (after a CloudKit error, a kill, …).
       if case .appDropped(let keys, let cause) = e.fact, e.device == d.device, e.time >= d.trueTime, keys.contains(key) {
-        return " (its delete never reached the server: \(Self.appDroppedDelete(cause, at: e.time)))"
+        return " (its delete never reached the server: \(Self.appDropCause(cause, at: e.time, delete: true)))"
       }
       if case .wipedOnAccountChange(let keys) = e.fact, keys.contains(key) {
         let who = judgesAnApp ? "the app's code" : "account=wipe"

@@ -148,31 +148,23 @@ package struct Oracle {
     return nil
   }
 
-  /// Why a user's app never sent a change it still showed (``AppDropCause``), in words.
-  /// Why a user's app's pending delete was never sent, in a resurrection's sentence.
-  static func appDroppedDelete(_ cause: AppDropCause, at time: VirtualTime) -> String {
+  /// Why a user's app never sent a change it still showed (``AppDropCause``), in words; with
+  /// `delete`, why its pending delete never went (in a resurrection's sentence).
+  static func appDropCause(_ cause: AppDropCause, at time: VirtualTime, delete: Bool = false) -> String {
+    let pending = delete ? "the pending delete" : "its pending change"
+    let showing = delete ? "" : ", while still showing the change"
     switch cause {
     case .notPersistedBeforeKill(let killed):
-      "the app was killed at \(killed) before its engine's state with the delete pending was on disk, and relaunched without it"
+      let what = delete ? "the delete" : "this change"
+      return "the app was killed at \(killed) before its engine's state with \(what) pending was on disk, and relaunched without it"
+        + (delete ? "" : " (the app persists every stateUpdate's stateSerialization, or loses what it has not sent)")
     case .clearedInFlight:
-      "the app's code took the acknowledgement of an earlier save of the record, at \(time), for the delete, and cleared it"
+      return "the app's code took the acknowledgement of an earlier save of the record, at \(time), for "
+        + (delete ? "the delete" : "this change, made while that save was on its way") + ", and cleared it"
     case .afterError(let code):
-      "the app's code dropped the pending delete after \(code) at \(time)"
+      return "the app's code dropped \(pending) after \(code) at \(time)\(showing)"
     case .removed:
-      "the app's code removed the pending delete at \(time)"
-    }
-  }
-
-  static func appDropCause(_ cause: AppDropCause, at time: VirtualTime) -> String {
-    switch cause {
-    case .notPersistedBeforeKill(let killed):
-      "the app was killed at \(killed) before its engine's state with this change pending was on disk, and relaunched without it (the app persists every stateUpdate's stateSerialization, or loses what it has not sent)"
-    case .clearedInFlight:
-      "the app's code took the acknowledgement of an earlier save of the record, at \(time), for this change, made while that save was on its way, and cleared it"
-    case .afterError(let code):
-      "the app's code dropped its pending change after \(code) at \(time), while still showing the change"
-    case .removed:
-      "the app's code removed its pending change at \(time), while still showing the change"
+      return "the app's code removed \(pending) at \(time)\(showing)"
     }
   }
 }
