@@ -92,7 +92,7 @@ import Testing
   @Test func noMessageOfAMutatedScenarioDoublesItsPunctuation() {
     for (name, text) in Fixtures.all + Fixtures.repositoryScenarios() {
       var mutator = Mutator(rng: SimRandom(seed: 11, stream: "punctuation:" + name))
-      for _ in 0..<100 {
+      for _ in 0..<40 {
         guard case .failure(let errors) = ScenarioParser.parse(mutator.mutate(text), source: "m") else { continue }
         for d in errors.diagnostics { Self.check(d.message) }
       }

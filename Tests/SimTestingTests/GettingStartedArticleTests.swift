@@ -35,7 +35,7 @@ func everyLessonHolds(_ lesson: String) {
 }
 
 @Test func survivesRandomWorkloadsOnItsOwnSchema() {
-  expectFuzzPasses(app: RemindersApp.self, seeds: 1...50)
+  expectFuzzPasses(app: RemindersApp.self, seeds: 1...20)
 }
 
 final class SyncDesignTests: XCTestCase {
