@@ -1,4 +1,5 @@
 import Foundation
+import Scenarios
 import Testing
 
 @testable import SimCLI
@@ -239,7 +240,9 @@ import Testing
     let cases: [(String, [String], String)] = [
       ("garbage", Array(lines[0..<10]) + ["garbage"] + Array(lines[10...]), "line 11"),
       ("duplicate", Array(lines[0..<10]) + [lines[9]] + Array(lines[10...]), "repeats seed 10"),
-      ("order", [lines[1], lines[0]] + Array(lines[2...]), "after seed 2"),
+      ("order", [lines[1], lines[0]] + Array(lines[2...]), "no record of seed 1"),
+      // A line taken out: the campaign would run seed 5 after seed 30, and the next resume refuse.
+      ("gap", Array(lines[0..<4]) + Array(lines[5...]), "no record of seed 5: it holds seed 6 after seed 4"),
       ("range", lines, "do not include"),
     ]
     for (name, body, message) in cases {
@@ -250,6 +253,47 @@ import Testing
       #expect(r.code == .dataError, "\(name): \(r.stderr)")
       #expect(r.stderr.contains(message), "\(name): \(r.stderr)")
     }
+  }
+
+  /// Item 3 of the second attack round: a file of another shard, another `--intents` or another
+  /// content of a scenario of the same name was resumed (and refused only at the next resume, or
+  /// never); now it is refused up front and left as it was.
+  @Test func resumeRefusesAnotherCampaignAndLeavesItsFileAlone() throws {
+    let dir = scratch("campaign")
+    let shard = dir + "/shard.jsonl"
+    try? FileManager.default.removeItem(atPath: shard)
+    let fuzz = ["fuzz", "--policy", "field-lww-hlc", "--jobs", "1", "--intents", "6"]
+    #expect(runCLI(fuzz + ["--seeds", "1..20", "--shard", "1/2", "--out", shard]).code != .usage)
+    let written = try String(contentsOfFile: shard, encoding: .utf8)
+    var r = runCLI(fuzz + ["--seeds", "1..20", "--out", shard, "--resume"])
+    #expect(r.code == .dataError)
+    #expect(r.stderr.contains("no record of seed 1: it holds seed 2"), "\(r.stderr)")
+    // The same shard resumes, and finishes with nothing run twice.
+    r = runCLI(fuzz + ["--seeds", "1..30", "--shard", "1/2", "--out", shard, "--resume"])
+    #expect(r.code != .usage && r.code != .dataError, "\(r.stderr)")
+    #expect(r.stdout.contains("5 seeds (+10 from"), "\(r.stdout)")
+    let seeds = try String(contentsOfFile: shard, encoding: .utf8).split(separator: "\n").map { try FuzzRecord.decode(jsonLine: Array($0.utf8)).seed }
+    #expect(seeds == Array(stride(from: 2, through: 30, by: 2)))
+
+    let intents = dir + "/intents.jsonl"
+    try (written).write(toFile: intents, atomically: true, encoding: .utf8)
+    r = runCLI(["fuzz", "--policy", "field-lww-hlc", "--jobs", "1", "--intents", "3", "--seeds", "1..20", "--shard", "1/2", "--out", intents, "--resume"])
+    #expect(r.code == .usage)
+    #expect(r.stderr.contains("was written by another campaign"), "\(r.stderr)")
+    #expect(try String(contentsOfFile: intents, encoding: .utf8) == written)
+
+    let scenario = dir + "/shape.scenario"
+    let text = "scenario shape\ndevices a b\ntype Note\n  title: string = \"\" mutable\n"
+    try text.write(toFile: scenario, atomically: true, encoding: .utf8)
+    let shaped = dir + "/shaped.jsonl"
+    try? FileManager.default.removeItem(atPath: shaped)
+    #expect(runCLI(fuzz + ["--seeds", "1..10", "--scenario", scenario, "--out", shaped]).code != .usage)
+    let before = try String(contentsOfFile: shaped, encoding: .utf8)
+    try text.replacingOccurrences(of: "devices a b", with: "devices a b c").write(toFile: scenario, atomically: true, encoding: .utf8)
+    r = runCLI(fuzz + ["--seeds", "1..20", "--scenario", scenario, "--out", shaped, "--resume"])
+    #expect(r.code == .usage)
+    #expect(r.stderr.contains("was written by another campaign"), "\(r.stderr)")
+    #expect(try String(contentsOfFile: shaped, encoding: .utf8) == before)
   }
 
   @Test func aFullDiskStopsTheCampaignWithItsOwnCodeAndAResumableFile() throws {

@@ -28,6 +28,20 @@ public struct SeedPlan: Sendable {
     return !skip.contains(seed)
   }
 
+  /// The plan's first seed, skipped seeds aside (nil: the range holds none of its shard).
+  public var first: UInt64? {
+    guard lower <= upper else { return nil }
+    guard let (k, n) = shard else { return lower }
+    let (seed, overflow) = lower.addingReportingOverflow((k - 1 + n - lower % n) % n)
+    return overflow || seed > upper ? nil : seed
+  }
+
+  /// The plan's next seed after `seed` (one of its shard), skipped seeds aside; nil after the last.
+  public func seed(after seed: UInt64) -> UInt64? {
+    let (next, overflow) = seed.addingReportingOverflow(shard?.n ?? 1)
+    return overflow || next > upper ? nil : next
+  }
+
   /// How many seeds the plan runs, when the range is finite enough to count.
   public var count: UInt64? {
     guard upper != .max else { return nil }

@@ -43,6 +43,26 @@ enum FuzzCommand {
 
   static let command = Command(spec: spec) { args, console in try run(args, console) }
 
+  /// A campaign is its policy, workload shape (the scenario's content, not only its name;
+  /// `--intents`; an app's schema) and seed plan, and the version that ran it: the records say
+  /// the policy and the scenario's name, and the plan is checked line by line; the rest shows in
+  /// the trace hash. The first and last records' seeds are run again: a different hash means
+  /// another campaign, refused before anything is appended.
+  static func checkSameCampaign(_ file: JSONLinesFile, _ campaign: FuzzCampaign, _ console: Console) throws {
+    guard let first = file.existing.first, let last = file.existing.last else { return }
+    var probe = campaign
+    probe.shrink = false
+    for record in first.seed == last.seed ? [first] : [first, last] {
+      let hash = probe.outcome(of: record.seed).record.traceHash
+      guard hash == record.traceHash else {
+        console.err(
+          "Error: '\(file.path)' was written by another campaign: its seed \(record.seed) has trace hash \(record.traceHash), and this command's seed \(record.seed) has \(hash) (another --intents, another content of the scenario or the app's schema, or another version of sim-cli); --resume continues a campaign with the command that started it, or use another --out.\n"
+        )
+        throw CommandExit(code: .usage)
+      }
+    }
+  }
+
   static func usage(_ message: String, _ console: Console) -> CommandExit {
     console.err(UsageError.other(message).render(command: spec))
     return CommandExit(code: .usage)
@@ -114,9 +134,14 @@ enum FuzzCommand {
         console.err("Error: \(error.description).\n")
         throw CommandExit(code: error.code)
       }
-      for record in file.existing {
-        plan.skip.insert(record.seed)
-        findings.add(record, minimized: record.minimized, earlier: true)
+      for record in file.existing { findings.add(record, minimized: record.minimized, earlier: true) }
+      // The file holds the plan's first seeds (checked): the campaign goes on after the last.
+      if let last = file.existing.last {
+        if let next = plan.seed(after: last.seed) {
+          plan.lower = next
+        } else {
+          (plan.lower, plan.skip) = (plan.upper, [plan.upper])  // all done
+        }
       }
       output = file
     } else if args.has("--resume") {
@@ -129,11 +154,13 @@ enum FuzzCommand {
       } else {
         FuzzCampaign(shape: shape, policy: policy, seeds: plan, jobs: jobs, shrink: false)
       }
+    if let file = output { try checkSameCampaign(file, campaign, console) }
+    let previous = output?.existing.count ?? 0
     let context = ReportContext(policy: policy, shape: shape, app: app, intents: args.value("--intents") != nil ? shape.intents : nil)
     let mode = OutputMode(json: args.value("--format") == "json", quiet: quiet, verbose: verbose)
     let session = FuzzSession(findings: findings)
     let progress = FuzzProgress(
-      console: console, total: plan.count, previous: plan.skip.count, timeLimit: timeLimit,
+      console: console, total: plan.count, previous: previous, timeLimit: timeLimit,
       interval: console.stderrIsTerminal ? 1 : FuzzProgress.quietInterval)
     let clock = WallClock()
     let interrupt = InterruptWatch()
@@ -246,7 +273,7 @@ enum FuzzCommand {
       if !mode.quiet, let convergence = session.findings.convergenceText { text += "\nsync quiet into settle: \(convergence)\n" }
       if mode.verbose && session.written > 0 { text += session.swarmText(seeds: session.written) + "\n" }
       if let continuation { text += continuation.message }
-      let resumed = plan.skip.isEmpty ? "" : " (+\(plan.skip.count) from \(args.value("--out")!))"
+      let resumed = previous == 0 ? "" : " (+\(previous) from \(args.value("--out")!))"
       if app != nil {
         // What the app made of its workload: a campaign whose intents it refused tests nothing.
         let i = session.findings.appIntents

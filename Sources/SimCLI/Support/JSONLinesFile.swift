@@ -69,6 +69,10 @@ final class JSONLinesFile: @unchecked Sendable {
     var records: [FuzzRecord] = []
     var start = 0
     var number = 0
+    // Records are written in seed order with none left out: the file must hold the plan's first
+    // seeds, one after the other. (A file of another shard, or with a line taken out, would be
+    // continued after its last seed and refused at the next resume.)
+    var expected: UInt64? = plan.first
     while start < data.count {
       number += 1
       guard let newline = data[start...].firstIndex(of: UInt8(ascii: "\n")) else {
@@ -104,6 +108,13 @@ final class JSONLinesFile: @unchecked Sendable {
           record.seed == last.seed
             ? "repeats seed \(record.seed)" : "holds seed \(record.seed) after seed \(last.seed) (records are written in seed order)")
       }
+      if let missing = expected, record.seed != missing {
+        let after = records.last.map { "after seed \($0.seed), " } ?? ""
+        throw refuse(
+          "has no record of seed \(missing): it holds seed \(record.seed) \(after)but a campaign writes every seed of its plan in order, none left out (was it written with another --seeds or --shard, or edited?)"
+        )
+      }
+      expected = plan.seed(after: record.seed)
       records.append(record)
     }
     return (records, start)
