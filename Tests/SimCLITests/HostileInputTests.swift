@@ -186,6 +186,17 @@ import Testing
       #expect(runCLI("selftest", extra[0], extra[1]).code == .usage, "\(extra)")
     }
     #expect(runCLI("selftest", "--seed", "1").code == .success)
+  }
+
+  /// Item 5: `selftest --oracles --seeds 1..1000000000` allocated 8 GB before its first run, and
+  /// `1..18446744073709551615` trapped (exit 70); the seeds are now taken a chunk at a time.
+  @Test func selftestTakesItsSeedsAChunkAtATime() {
+    var huge = SeedChunks(lower: 1, upper: .max, size: 128)
+    #expect(huge.next() == Array(1...128))
+    #expect(huge.next()?.first == 129)
+    let end = Array(SeedChunks(lower: .max - 5, upper: .max, size: 4))
+    #expect(end == [Array((UInt64.max - 5)...(.max - 2)), Array((UInt64.max - 1)...(.max))])
+    #expect(Array(SeedChunks(lower: 7, upper: 7, size: 64)) == [[7]])
     #expect(runCLI("fuzz", "--seeds", "2..1").code == .usage)
     #expect(runCLI("fuzz", "--seeds", "1..99999999999999999999").code == .usage)
     #expect(runCLI("fuzz", "--shard", "0/3", "--seeds", "1..2").code == .usage)

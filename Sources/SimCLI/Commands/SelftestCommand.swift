@@ -99,14 +99,15 @@ enum SelftestCommand {
     let subjects = apps
     let presets = subjects.isEmpty ? OracleAgreement.presets : []
     let clock = WallClock()
-    let seeds = Array(range.lower...range.upper)
-    // Chunks in seed order, so the first difference reported is the first in seed order.
-    let chunk = 64 * Int(jobs)
-    var done = 0
-    var start = 0
+    // Seeds are taken a chunk at a time, never all at once (`--seeds 1..1000000000` once
+    // allocated 8 GB before the first run), in seed order, so the first difference reported is
+    // the first in seed order.
+    let total = range.upper - range.lower &+ 1  // 0: all 2^64 seeds
+    let totalText = total == 0 ? "18446744073709551616" : "\(total)"
+    let chunk = 64 * UInt64(jobs)
+    var done: UInt64 = 0
     var lastTick = 0.0
-    while start < seeds.count {
-      let slice = Array(seeds[start..<min(seeds.count, start + chunk)])
+    for slice in SeedChunks(lower: range.lower, upper: range.upper, size: chunk) {
       let found = DifferenceSlots(count: slice.count)
       DispatchQueue.concurrentPerform(iterations: Int(jobs)) { worker in
         for i in stride(from: worker, to: slice.count, by: Int(jobs)) {
@@ -128,23 +129,22 @@ enum SelftestCommand {
         console.out("oracles disagree: \(first)\n")
         return .failure
       }
-      done += slice.count
-      start += chunk
+      done += UInt64(slice.count)
       if clock.elapsedSeconds - lastTick >= 30 {
         lastTick = clock.elapsedSeconds
         console.err(
-          "selftest --oracles: \(done)/\(seeds.count) seeds × \(presets.count + subjects.count) \(subjects.isEmpty ? "presets" : "apps") agree · \(Int(clock.elapsedSeconds))s\n"
+          "selftest --oracles: \(done)/\(totalText) seeds × \(presets.count + subjects.count) \(subjects.isEmpty ? "presets" : "apps") agree · \(Int(clock.elapsedSeconds))s\n"
         )
       }
     }
-    let runs = seeds.count * (presets.count + subjects.count)
+    let runs = Double(done) * Double(presets.count + subjects.count)
     let rate = Double(runs) / max(clock.elapsedSeconds, 1e-9)
     let what =
       subjects.isEmpty
       ? "\(presets.count) presets\(shape.forApps ? " (workload for apps)" : "")"
       : subjects.count == 1 ? "app \(subjects[0].name)" : "\(subjects.count) apps"
     console.out(
-      "oracles agree on \(runs) runs: seeds \(range.lower)..\(range.upper) × \(what), \(BenchCommand.group(rate)) runs/s with \(jobs) job\(jobs == 1 ? "" : "s")\n"
+      "oracles agree on \(UInt64(runs)) runs: seeds \(range.lower)..\(range.upper) × \(what), \(BenchCommand.group(rate)) runs/s with \(jobs) job\(jobs == 1 ? "" : "s")\n"
     )
     return .success
   }
@@ -157,4 +157,25 @@ final class DifferenceSlots: @unchecked Sendable {
   init(count: Int) { slots = Array(repeating: nil, count: count) }
   func set(_ i: Int, _ d: OracleAgreement.Difference) { lock.withLock { slots[i] = d } }
   var first: OracleAgreement.Difference? { lock.withLock { slots.compactMap { $0 }.first } }
+}
+
+/// `lower...upper` a chunk of `size` seeds at a time, in order, without holding the range: the
+/// last seed may be `UInt64.max`.
+struct SeedChunks: Sequence, IteratorProtocol {
+  private var cursor: UInt64?
+  let upper: UInt64
+  let size: UInt64
+
+  init(lower: UInt64, upper: UInt64, size: UInt64) {
+    cursor = lower <= upper ? lower : nil
+    self.upper = upper
+    self.size = Swift.max(1, size)
+  }
+
+  mutating func next() -> [UInt64]? {
+    guard let from = cursor else { return nil }
+    let to = upper - from < size ? upper : from + size - 1
+    cursor = to == upper ? nil : to + 1
+    return Array(from...to)
+  }
 }
