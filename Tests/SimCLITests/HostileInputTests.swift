@@ -53,6 +53,44 @@ import Testing
   /// A closed standard output (`>&-`) made the `--out` file descriptor 1: the report went into
   /// the results file. Now descriptor 1 is /dev/null: the file holds records only, and the
   /// command says stdout was closed and exits 74. Closed stdin and stderr change nothing.
+  /// Item 8: invisible characters that reorder or break a line reached the terminal from a
+  /// scenario's strings and from echoed arguments; a title holding U+2028 printed a fake
+  /// "✓ expectations held" line inside a failing report.
+  @Test func noBidirectionalControlOrLineSeparatorReachesTheTerminal() throws {
+    let hidden: [Unicode.Scalar] = [
+      "\u{061C}", "\u{200E}", "\u{200F}", "\u{2028}", "\u{2029}", "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}",
+      "\u{2068}", "\u{2069}",
+    ]
+    func clean(_ text: String) -> Bool { !text.unicodeScalars.contains { hidden.contains($0) } }
+    let path = scratch("bidi") + "/bidi.scenario"
+    let title = "x\u{2028}✓ expectations held\u{202E}"
+    try """
+    scenario "bidi\u{2067}"
+    devices a b
+    autosync off
+    type Note
+      title: string = ""
+      body: string = ""
+    at 0s a create Note n1
+    at 1s sync
+    at 2s offline a b
+    at 3s a set n1 title="\(title)"
+    at 4s b set n1 body="z\u{2066}\u{061C}"
+    at 5s online a b
+    settle
+    """.write(toFile: path, atomically: true, encoding: .utf8)
+    for command in [["run", path], ["explain", path], ["run", path, "--format", "markdown"], ["run", "fat\u{202E}note"], ["fuzz", "--seeds", "1\u{2028}..2"]] {
+      let r = runCLI(command + ["--policy", "cloudkit-default"])
+      #expect(clean(r.stdout) && clean(r.stderr), "\(command)")
+      #expect(!(r.stdout + r.stderr).isEmpty)
+    }
+    // JSON escapes them instead: the value reads back as it was.
+    let r = runCLI("run", path, "--policy", "cloudkit-default", "--format", "json")
+    #expect(clean(r.stdout))
+    #expect(r.stdout.contains("\\u2028✓ expectations held\\u202e"), "\(r.stdout)")
+    #expect(Console.sanitized("a\u{2029}b\u{200F}c\td\n") == "a\u{FFFD}b\u{FFFD}c\td\n")
+  }
+
   @Test func aClosedStandardOutputKeepsTheReportOutOfTheResultsFile() throws {
     let dir = scratch("closed-stdout")
     for (name, redirect, codes) in [("cl", ">&-", [Int32(74)]), ("ok", "<&- 2>&-", [0, 1])] {

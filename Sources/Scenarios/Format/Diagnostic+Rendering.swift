@@ -1,3 +1,5 @@
+import Simulator
+
 /// How a diagnostic is shown: bounded in size and free of control characters, so that any
 /// file can be checked in a terminal or a log.
 extension Diagnostic {
@@ -73,8 +75,7 @@ extension Diagnostic {
     switch u.value {
     case 0x09: false
     case 0..<0x20, 0x7F..<0xA0: true
-    case 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
-    default: false
+    default: TerminalText.isInvisibleLayout(u)
     }
   }
 }

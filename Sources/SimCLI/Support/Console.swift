@@ -1,4 +1,5 @@
 import Foundation
+import Simulator
 
 /// Where a command writes: results to `out` (stdout), progress, warnings and errors to `err`
 /// (stderr). Tests use ``capturing()``; the executable uses ``standard()``.
@@ -87,7 +88,8 @@ public struct Console: Sendable {
   }
 
   /// `text` with every control character but newline and tab (C0, DEL, C1 — the ones that start
-  /// terminal escape sequences) shown as `�`.
+  /// terminal escape sequences) shown as `�`, and so every invisible character that reorders or
+  /// breaks a line (bidirectional controls, U+2028, U+2029: ``TerminalText``).
   public static func sanitized(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: _isControl) else { return text }
     var out = String.UnicodeScalarView()
@@ -97,7 +99,7 @@ public struct Console: Sendable {
 
   static func _isControl(_ s: Unicode.Scalar) -> Bool {
     let v = s.value
-    return (v < 0x20 && v != 0x0A && v != 0x09) || (v >= 0x7F && v <= 0x9F)
+    return (v < 0x20 && v != 0x0A && v != 0x09) || (v >= 0x7F && v <= 0x9F) || TerminalText.isInvisibleLayout(s)
   }
 }
 

@@ -92,9 +92,10 @@ package enum JSONValue: Hashable, Sendable {
       case "\n": out += "\\n"
       case "\r": out += "\\r"
       case "\t": out += "\\t"
-      case _ where scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value <= 0x9F):
+      case _ where scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value <= 0x9F) || TerminalText.isInvisibleLayout(scalar):
         // Control characters (C0, DEL, C1) are escaped, so that no JSON we print can drive a
-        // terminal.
+        // terminal; so are the invisible characters that reorder or break a line (the string
+        // decodes the same).
         let hex = String(scalar.value, radix: 16)
         out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
       default: out.unicodeScalars.append(scalar)
