@@ -147,6 +147,13 @@ public enum ModelImporter {
     for name in names where !name.hasPrefix(".") {
       let full = directory + "/" + name
       let type = (try? fm.attributesOfItem(atPath: full)[.type] as? FileAttributeType) ?? nil
+      // A name whose bytes are not UTF-8 is listed with U+FFFD in their place, and that name
+      // is no file: said, not skipped.
+      if type == nil, name.unicodeScalars.contains("\u{FFFD}"), !fm.fileExists(atPath: full) {
+        throw ImportError(
+          reason: .unreadable, path: full,
+          message: "a name in the directory \(directory) is not UTF-8 (shown as \(name)); rename it: import reads names as UTF-8 and cannot open it")
+      }
       if type == .typeSymbolicLink { continue }
       if type == .typeDirectory {
         if name.hasSuffix(".xcdatamodeld") || name.hasSuffix(".xcdatamodel") {

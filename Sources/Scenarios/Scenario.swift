@@ -114,7 +114,8 @@ public enum Scenario {
     let folder = url.deletingLastPathComponent().path
     let name = url.lastPathComponent
     let items = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-    let files = items.filter { $0.hasSuffix(".scenario") }.sorted()
+    // Not the name itself (a link to nothing is listed, and is no file).
+    let files = items.filter { $0.hasSuffix(".scenario") && $0 != name }.sorted()
     if let near = Suggestion.closest(to: name, in: files) {
       let shown = path.lastIndex(of: "/").map { String(path[...$0]) + near } ?? near
       return "'\(shown)'"
@@ -128,6 +129,10 @@ public enum Scenario {
   static func read(_ path: String, upTo limit: Int, source: String) throws(LoadError) -> Data {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+      var link = stat()
+      if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+        throw .unreadable(path: source, reason: "it is a symbolic link to a file that does not exist")
+      }
       throw .fileNotFound(path: source, suggestion: nearFile(to: path))
     }
     if isFolder.boolValue { throw .unreadable(path: source, reason: "it is a folder, not a scenario file") }

@@ -40,6 +40,49 @@ import Testing
     return (base + ".out", base + ".err")
   }
 
+  /// Item 9: a path whose bytes are not UTF-8 was read with U+FFFD in their place: `--out` wrote
+  /// another file, `run` could not open the one named, `import` skipped it without a word.
+  @Test func aNameThatIsNotUTF8IsRefusedNotReadAsAnother() throws {
+    let dir = scratch("utf8")
+    let r = try sh("cd '\(dir)' && rm -f r*.jsonl && \"$SIM\" fuzz --seeds 1..2 --jobs 1 --out \"$(printf 'r\\377.jsonl')\"; echo \"rc=$?\"; ls")
+    #expect(r.stdout.hasPrefix("rc=64"), "\(r)")
+    #expect(!r.stdout.contains(".jsonl"), "\(r.stdout)")
+    #expect(r.stderr.contains("argument 7 ('r\u{FFFD}.jsonl') is not UTF-8 text"), "\(r.stderr)")
+    // A model folder holding such a name: said, with the folder.
+    let models = dir + "/models"
+    try? FileManager.default.removeItem(atPath: models)
+    try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+    try "import SwiftData\n@Model final class T {\n  var t: Int = 0\n  init() {}\n}\n".write(toFile: models + "/ok.swift", atomically: true, encoding: .utf8)
+    let fd = open(models + "/x\u{1}.swift", O_CREAT | O_WRONLY, 0o644)
+    close(fd)
+    #expect(rename(models + "/x\u{1}.swift", Array((models + "/x").utf8CString.dropLast()).map { CChar($0) } + [CChar(bitPattern: 0xFF)] + Array(".swift".utf8CString)) == 0)
+    let imported = runCLI("import", models)
+    #expect(imported.code == .dataError, "\(imported)")
+    #expect(imported.stderr.contains("is not UTF-8"), "\(imported.stderr)")
+  }
+
+  /// Item 9: a relative output in a removed working directory passed the check and failed after
+  /// the run; the largest `--shard` was told K/N was malformed; a link to nothing named
+  /// `dang.scenario` was answered "did you mean" itself.
+  @Test func smallerAttacksGetTheRightAnswerUpFront() throws {
+    let dir = scratch("smaller")
+    let gone = try sh("mkdir -p '\(dir)/gone' && cd '\(dir)/gone' && rmdir '\(dir)/gone' && \"$SIM\" run fat-note-lww --trace t.jsonl")
+    #expect(gone.code == 64, "\(gone)")
+    #expect(gone.stderr.contains("the working directory no longer exists"), "\(gone.stderr)")
+    #expect(!gone.stdout.contains("fat-note-lww"))  // refused before the run
+
+    let shard = runCLI("fuzz", "--shard", "18446744073709551615/18446744073709551615")
+    #expect(shard.code == .usage)
+    #expect(shard.stderr.contains("at most 1000000 shards"), "\(shard.stderr)")
+
+    let link = dir + "/dang.scenario"
+    unlink(link)
+    #expect(symlink(dir + "/nothing-here", link) == 0)
+    let dangling = runCLI("run", link)
+    #expect(dangling.stderr.contains("symbolic link to a file that does not exist"), "\(dangling.stderr)")
+    #expect(!dangling.stderr.contains("did you mean"), "\(dangling.stderr)")
+  }
+
   @Test func fuzzingAScenarioWithoutTypesIsAClearErrorNotATrap() throws {
     let dir = scratch("notypes")
     let file = dir + "/no-types.scenario"

@@ -98,10 +98,13 @@ enum FuzzCommand {
     }
     if let text = args.value("--shard") {
       let parts = text.split(separator: "/")
-      guard parts.count == 2, let k = Count.parse(String(parts[0]), in: 1...1_000_000), let n = Count.parse(String(parts[1]), in: 1...1_000_000),
+      guard parts.count == 2, let k = Count.parse(String(parts[0]), in: 1...UInt64.max), let n = Count.parse(String(parts[1]), in: 1...UInt64.max),
         k <= n
       else {
         throw usage("invalid value '\(text)' for '--shard': expected K/N with 1 <= K <= N, e.g. 3/16.", console)
+      }
+      guard n <= 1_000_000 else {
+        throw usage("invalid value '\(text)' for '--shard': at most 1000000 shards (N), each with its own --out; this is \(n).", console)
       }
       plan.shard = (k, n)
     }

@@ -62,6 +62,14 @@ extension SimCLI {
       let empty: [Int] = []
       _ = empty[Int(arguments.count) + 1]
     }
+    if let (index, shown) = argumentNotUTF8() {
+      // A path with bytes that are not UTF-8 would be read as another name (each such byte
+      // becomes U+FFFD): `--out` would write another file, `run` would not find the one named.
+      console.err(
+        "Error: argument \(index) ('\(shown)') is not UTF-8 text; \(toolName) reads names and values as UTF-8, and would open another file than the one named. Rename the file (or link to it under a UTF-8 name).\n"
+      )
+      return .usage
+    }
     let code = main(arguments: arguments, console: console, apps: apps, toolName: toolName)
     if stdoutClosed {
       console.err("Error: standard output was closed, so nothing this command printed was kept; the files it wrote are complete.\n")
@@ -72,6 +80,17 @@ extension SimCLI {
       return .ioError
     }
     return code
+  }
+
+  /// The first of the process's arguments (counted from 1 after the tool's name) whose bytes are
+  /// not UTF-8, as shown with U+FFFD.
+  static func argumentNotUTF8() -> (Int, String)? {
+    for index in 1..<Int(CommandLine.argc) {
+      guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+      let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map { UInt8(bitPattern: $0) }
+      if String(validating: bytes, as: UTF8.self) == nil { return (index, String(decoding: bytes, as: UTF8.self)) }
+    }
+    return nil
   }
 
   /// Opens /dev/null on each of descriptors 0, 1 and 2 that is closed; whether 1 was.

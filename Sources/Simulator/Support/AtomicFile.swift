@@ -33,6 +33,12 @@ package enum AtomicFile {
   /// output path costs nothing; a write can still fail later (a full disk, a permission).
   package static func problem(writing path: String) -> String? {
     if ownDescriptor(path) != nil { return nil }
+    // A relative path in a working directory that was removed: nothing can be made there (the
+    // file would fail after the run), said before it.
+    if !path.hasPrefix("/") {
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      if getcwd(&buffer, buffer.count) == nil, errno == ENOENT { return "the working directory no longer exists (give a full path)" }
+    }
     var info = stat()
     if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) != 0 {
       return "it is a symbolic link to something that does not exist"
