@@ -127,17 +127,20 @@ enum FuzzCommand {
     // Output file and resume.
     var findings = FuzzFindings(settings: policy.settings, app: app != nil)
     var output: JSONLinesFile?
+    // Watched from here: a signal while a long results file is checked stops cleanly too.
+    let interrupt = InterruptWatch()
+    defer { interrupt.stop() }
     if let path = args.value("--out") {
       let file: JSONLinesFile
       do {
         file = try JSONLinesFile(
-          path: path, resume: args.has("--resume"), policy: app?.policyName ?? policy.description, scenario: shape.name, plan: plan)
+          path: path, resume: args.has("--resume"), policy: app?.policyName ?? policy.description, scenario: shape.name, plan: plan,
+          take: { findings.add($0, minimized: $0.minimized, earlier: true) }, stop: { interrupt.received })
       } catch {
         if error.code == .usage { throw usage(error.description + ".", console) }
         console.err("Error: \(error.description).\n")
         throw CommandExit(code: error.code)
       }
-      for record in file.existing { findings.add(record, minimized: record.minimized, earlier: true) }
       // The file holds the plan's first seeds (checked): the campaign goes on after the last.
       if let last = file.existing.last {
         if let next = plan.seed(after: last.seed) {
@@ -166,8 +169,6 @@ enum FuzzCommand {
       console: console, total: plan.count, previous: previous, timeLimit: timeLimit,
       interval: console.stderrIsTerminal ? 1 : FuzzProgress.quietInterval)
     let clock = WallClock()
-    let interrupt = InterruptWatch()
-    defer { interrupt.stop() }
     let hooks = TestHooks(ProcessInfo.processInfo.environment)
     let (limit, cap, workload, results) = (timeLimit, maxFailures, shape, output)
     // Shrink a new signature's first seed only where the result goes: a file, or the text.
