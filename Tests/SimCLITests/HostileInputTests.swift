@@ -52,10 +52,14 @@ import Testing
     let models = dir + "/models"
     try? FileManager.default.removeItem(atPath: models)
     try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
-    try "import SwiftData\n@Model final class T {\n  var t: Int = 0\n  init() {}\n}\n".write(toFile: models + "/ok.swift", atomically: true, encoding: .utf8)
+    try "import SwiftData\n@Model final class T {\n  var t: Int = 0\n  init() {}\n}\n".write(
+      toFile: models + "/ok.swift", atomically: true, encoding: .utf8)
     let fd = open(models + "/x\u{1}.swift", O_CREAT | O_WRONLY, 0o644)
     close(fd)
-    #expect(rename(models + "/x\u{1}.swift", Array((models + "/x").utf8CString.dropLast()).map { CChar($0) } + [CChar(bitPattern: 0xFF)] + Array(".swift".utf8CString)) == 0)
+    #expect(
+      rename(
+        models + "/x\u{1}.swift",
+        Array((models + "/x").utf8CString.dropLast()).map { CChar($0) } + [CChar(bitPattern: 0xFF)] + Array(".swift".utf8CString)) == 0)
     let imported = runCLI("import", models)
     #expect(imported.code == .dataError, "\(imported)")
     #expect(imported.stderr.contains("is not UTF-8"), "\(imported.stderr)")
@@ -122,7 +126,9 @@ import Testing
     at 5s online a b
     settle
     """.write(toFile: path, atomically: true, encoding: .utf8)
-    for command in [["run", path], ["explain", path], ["run", path, "--format", "markdown"], ["run", "fat\u{202E}note"], ["fuzz", "--seeds", "1\u{2028}..2"]] {
+    for command in [
+      ["run", path], ["explain", path], ["run", path, "--format", "markdown"], ["run", "fat\u{202E}note"], ["fuzz", "--seeds", "1\u{2028}..2"],
+    ] {
       let r = runCLI(command + ["--policy", "cloudkit-default"])
       #expect(clean(r.stdout) && clean(r.stderr), "\(command)")
       #expect(!(r.stdout + r.stderr).isEmpty)
@@ -369,7 +375,9 @@ import Testing
 
     let intents = dir + "/intents.jsonl"
     try (written).write(toFile: intents, atomically: true, encoding: .utf8)
-    r = runCLI(["fuzz", "--policy", "field-lww-hlc", "--jobs", "1", "--intents", "3", "--seeds", "1..20", "--shard", "1/2", "--out", intents, "--resume"])
+    r = runCLI([
+      "fuzz", "--policy", "field-lww-hlc", "--jobs", "1", "--intents", "3", "--seeds", "1..20", "--shard", "1/2", "--out", intents, "--resume",
+    ])
     #expect(r.code == .usage)
     #expect(r.stderr.contains("was written by another campaign"), "\(r.stderr)")
     #expect(try String(contentsOfFile: intents, encoding: .utf8) == written)
