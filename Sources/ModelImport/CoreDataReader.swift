@@ -26,16 +26,94 @@ struct CoreDataReader {
         if report { log.note(child.location, "unreadable-source", "The element <\(child.name)> of the model is not understood; it is ignored.") }
       }
     }
-    return RawVersion(name: name, entities: flatten(entities, report: report))
+    return RawVersion(name: name, entities: try flatten(entities, file: file, report: report))
   }
 
+  /// The most attributes, relationships and uniqueness constraints the entities of one model
+  /// version may inherit, in all. Each entity holds a copy of every ancestor's, so a parentEntity
+  /// chain of n entities with one attribute each makes n²/2 copies (2,000 entities: 2 million,
+  /// with a finding or a dropped field for most): past this cap the version is refused.
+  static let maximumInherited = 100_000
+
   /// Copies each entity's parent's properties into it (parent first); abstract entities are
-  /// left out.
-  mutating func flatten(_ entities: [RawEntity], report: Bool) -> [RawEntity] {
-    var byName: [String: RawEntity] = [:]
-    for e in entities where byName[e.name] == nil { byName[e.name] = e }
+  /// left out. Throws when the entities would inherit more than ``maximumInherited`` in all.
+  ///
+  /// An entity walks its chain of parents (the first entity of each name) until a name comes
+  /// back or a parent is missing. For an entity that is the first of its name, that walk is its
+  /// parent's and then the parent itself, so it is computed once per entity, parents first, and
+  /// a chain costs what it copies; an entity in a loop of parents inherits the other members,
+  /// each a slice of the loop written out twice. A second entity of a name (which Core Data
+  /// does not allow) walks its chain as written, each parent counting at least one.
+  mutating func flatten(_ entities: [RawEntity], file: String, report: Bool) throws(ImportError) -> [RawEntity] {
+    let n = entities.count
+    var byName: [String: Int] = [:]
+    for (i, e) in entities.enumerated() where byName[e.name] == nil { byName[e.name] = i }
+    let parents = entities.map { e in e.parent.flatMap { byName[$0] } }
+    var total = 0
+    func charge(_ e: RawEntity, _ from: (properties: Int, uniqueness: Int, depth: Int)) throws(ImportError) {
+      total += from.properties + from.uniqueness
+      if total > Self.maximumInherited { throw tooMuchInheritance(e, properties: from.properties, depth: from.depth, file: file) }
+    }
+    // The loops of parents, each in the order of the chain.
+    var loops: [[Int]] = []
+    var state = [UInt8](repeating: 0, count: n)  // not seen, on the path followed, done
+    for i in 0..<n where state[i] == 0 {
+      var path: [Int] = []
+      var next: Int? = i
+      while let j = next, state[j] == 0 {
+        state[j] = 1
+        path.append(j)
+        next = parents[j]
+      }
+      if let j = next, state[j] == 1, let start = path.firstIndex(of: j) { loops.append(Array(path[start...])) }
+      for j in path { state[j] = 2 }
+    }
+    var inherited: [Inheritance?] = Array(repeating: nil, count: n)
+    for loop in loops {
+      // Member j inherits from j + L - 1 (the farthest) down to j + 1, and its constraints
+      // from j + 1 (the nearest) up to j + L - 1: runs of the loop written out twice.
+      let count = loop.count
+      var properties: [RawProperty] = []
+      var propertyStart = [0]
+      var uniqueness: [RawUniqueness] = []
+      var uniquenessStart = [0]
+      for m in 0..<(2 * count) {
+        properties += Self.tagged(entities[loop[(2 * count - 1 - m) % count]])
+        propertyStart.append(properties.count)
+        uniqueness += entities[loop[m % count]].uniqueness
+        uniquenessStart.append(uniqueness.count)
+      }
+      for (j, member) in loop.enumerated() {
+        let p = propertyStart[count - j]..<propertyStart[2 * count - j - 1]
+        let u = uniquenessStart[j + 1]..<uniquenessStart[j + count]
+        try charge(entities[member], (p.count, u.count, count - 1))
+        inherited[member] = Inheritance(properties: Array(properties[p]), uniqueness: Array(uniqueness[u]), depth: count - 1)
+      }
+    }
+    for i in 0..<n where byName[entities[i].name] == i && inherited[i] == nil {
+      var path: [Int] = []
+      var next: Int? = i
+      while let j = next, inherited[j] == nil {
+        path.append(j)
+        next = parents[j]
+      }
+      for j in path.reversed() {
+        let e = entities[j]
+        guard let p = parents[j], let above = inherited[p] else {
+          inherited[j] = Inheritance(missing: e.parent)
+          continue
+        }
+        let parent = entities[p]
+        try charge(e, (above.properties.count + parent.properties.count, above.uniqueness.count + parent.uniqueness.count, above.depth + 1))
+        var here = above
+        here.properties += Self.tagged(parent)
+        here.uniqueness = parent.uniqueness + above.uniqueness
+        here.depth += 1
+        inherited[j] = here
+      }
+    }
     var out: [RawEntity] = []
-    for e in entities {
+    for (i, e) in entities.enumerated() {
       if e.isAbstract {
         if report {
           log.note(
@@ -44,26 +122,18 @@ struct CoreDataReader {
         }
         continue
       }
-      var flat = e
-      var inherited: [RawProperty] = []
-      var seen: Set<String> = [e.name]
-      var parentName = e.parent
-      while let name = parentName, !seen.contains(name) {
-        seen.insert(name)
-        guard let parent = byName[name] else {
-          if report { log.note(e.location, "unreadable-source", "The parent entity \(name) of \(e.name) is not in the model; nothing is inherited.") }
-          break
-        }
-        inherited =
-          parent.properties.map { p in
-            var p = p
-            if p.inheritedFrom == nil { p.inheritedFrom = parent.name }
-            return p
-          } + inherited
-        flat.uniqueness += parent.uniqueness
-        parentName = parent.parent
+      let from: Inheritance
+      if let memo = inherited[i] {
+        from = memo
+      } else {
+        from = try walk(e, entities, byName: byName, total: &total, file: file)
       }
-      if !inherited.isEmpty {
+      if report, let name = from.missing {
+        log.note(e.location, "unreadable-source", "The parent entity \(name) of \(e.name) is not in the model; nothing is inherited.")
+      }
+      var flat = e
+      flat.uniqueness += from.uniqueness
+      if !from.properties.isEmpty {
         if report {
           log.note(
             e.location, "inheritance-flattened",
@@ -71,11 +141,64 @@ struct CoreDataReader {
           )
         }
         let own = Set(flat.properties.map(\.name))
-        flat.properties = inherited.filter { !own.contains($0.name) } + flat.properties
+        flat.properties = from.properties.filter { !own.contains($0.name) } + flat.properties
       }
       out.append(flat)
     }
     return out
+  }
+
+  /// What an entity inherits: its ancestors' properties, the farthest first, their uniqueness
+  /// constraints, the nearest first, how many parents it has, and the name of a parent missing
+  /// from the model that ended the chain.
+  struct Inheritance {
+    var properties: [RawProperty] = []
+    var uniqueness: [RawUniqueness] = []
+    var depth = 0
+    var missing: String?
+  }
+
+  /// The properties of `parent`, each marked as inherited from it (unless it already was).
+  static func tagged(_ parent: RawEntity) -> [RawProperty] {
+    parent.properties.map { q in
+      var q = q
+      if q.inheritedFrom == nil { q.inheritedFrom = parent.name }
+      return q
+    }
+  }
+
+  /// The inheritance of `e` by walking its chain of parents, stopping at a name already seen.
+  func walk(_ e: RawEntity, _ entities: [RawEntity], byName: [String: Int], total: inout Int, file: String) throws(ImportError) -> Inheritance {
+    var ancestors: [RawEntity] = []
+    var seen: Set<String> = [e.name]
+    var from = Inheritance()
+    var parentName = e.parent
+    while let name = parentName, !seen.contains(name) {
+      seen.insert(name)
+      guard let index = byName[name] else {
+        from.missing = name
+        break
+      }
+      let parent = entities[index]
+      ancestors.append(parent)
+      from.depth += 1
+      total += max(1, parent.properties.count + parent.uniqueness.count)
+      if total > Self.maximumInherited {
+        throw tooMuchInheritance(e, properties: ancestors.reduce(0) { $0 + $1.properties.count }, depth: from.depth, file: file)
+      }
+      parentName = parent.parent
+    }
+    for parent in ancestors.reversed() { from.properties += Self.tagged(parent) }
+    for parent in ancestors { from.uniqueness += parent.uniqueness }
+    return from
+  }
+
+  func tooMuchInheritance(_ e: RawEntity, properties: Int, depth: Int, file: String) -> ImportError {
+    ImportError(
+      reason: .tooLarge, path: file, location: e.location,
+      message:
+        "\(e.name) inherits \(properties) attributes and relationships from \(depth) parent entities, and the model's entities inherit more than \(Self.maximumInherited) fields and constraints in all: a schema that large is not a usable sync schema, so the model is not read (make the hierarchy shallower or split the model)"
+    )
   }
 
   mutating func readEntity(_ element: XMLTag, report: Bool) -> RawEntity? {
@@ -199,10 +322,17 @@ struct CoreDataReader {
 }
 
 extension String {
+  /// The string without leading and trailing whitespace, in one pass forward (dropping the last
+  /// character of a Substring again and again costs its length each time).
   func trimmingSpaces() -> String {
-    var s = Substring(self)
-    while s.first?.isWhitespace == true { s = s.dropFirst() }
-    while s.last?.isWhitespace == true { s = s.dropLast() }
-    return String(s)
+    guard let start = firstIndex(where: { !$0.isWhitespace }) else { return "" }
+    var end = start
+    var k = start
+    while k < endIndex {
+      let next = index(after: k)
+      if !self[k].isWhitespace { end = next }
+      k = next
+    }
+    return String(self[start..<end])
   }
 }

@@ -238,7 +238,8 @@ public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
     case nothingRecognisable
     /// A file could not be read.
     case unreadable
-    /// A file is larger than ``ModelImporter/maximumFileSize``.
+    /// A file is larger than ``ModelImporter/maximumFileSize``, or a Core Data model's entities
+    /// inherit more fields than the importer copies (100,000 in all).
     case tooLarge
     /// A file could not be parsed (malformed XML).
     case malformed

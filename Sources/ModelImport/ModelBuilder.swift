@@ -24,8 +24,9 @@ struct ModelBuilder {
     }
     let (typeSince, fieldSince) = versionFindings(versions)
     var types: [ImportedType] = []
+    var built: Set<String> = []
     for (entityIndex, entity) in latest.entities.enumerated() {
-      guard let typeName = typeNames[entity.name], !types.contains(where: { $0.name == typeName }) else { continue }
+      guard let typeName = typeNames[entity.name], built.insert(typeName).inserted else { continue }
       let since = typeSince[entity.name] ?? 1
       var type = ImportedType(name: typeName, location: entity.location, since: since, fields: [])
       var usedFieldNames: Set<String> = []
