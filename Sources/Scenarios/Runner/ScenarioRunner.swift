@@ -148,7 +148,7 @@ public enum ScenarioRunner {
       let driver = app.drivers(AppRunContext(plan: plan, seed: seed, behaviour: behaviour))
       for d in file.devices.indices { world.drive(device: d, with: driver(d)) }
     }
-    world.reserve(actions: plan.actions.count, intents: plan.intentCount)
+    world.reserve(actions: plan.actions.count, intents: plan.intentCount, records: plan.recordNames.count)
     for (time, action) in plan.actions { world.schedule(action, at: time) }
     world.run(until: plan.settleAt)
     world.settle()
