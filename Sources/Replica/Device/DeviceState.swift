@@ -60,7 +60,7 @@ package struct DeviceState: Sendable {
   /// The iCloud account the engine syncs with (nil: signed out: nothing syncs).
   package internal(set) var account: Int32?
   /// With `account=keep`: each signed-out account's local data, set aside until it signs in.
-  var stashes: [(account: Int32, stash: Stash)] = []
+  var stashes = Stashes()
   /// A signed-out account's local data.
   struct Stash: Sendable {
     var store: RecordTable
@@ -666,8 +666,7 @@ package struct DeviceState: Sendable {
     if let old {
       switch env.settings.account {
       case .keep:
-        stashes.removeAll { $0.account == old }
-        stashes.append((old, Stash(store: store, ancestors: ancestors, outbox: outbox, savedToken: savedToken, zoneEpoch: zoneEpoch)))
+        stashes.setAside(Stash(store: store, ancestors: ancestors, outbox: outbox, savedToken: savedToken, zoneEpoch: zoneEpoch), account: old)
         clearLocal()
       case .wipe:
         let unsent = outbox.entries.filter { !$0.failed }.map(\.key)
@@ -699,8 +698,7 @@ package struct DeviceState: Sendable {
       savedToken = nil
       zoneEpoch = 0
     }
-    if let i = stashes.firstIndex(where: { $0.account == new }) {
-      let stash = stashes.remove(at: i).stash
+    if let stash = stashes.takeBack(account: new) {
       for key in stash.store.keys {
         guard let r = stash.store[key], store[key] == nil else { continue }
         if quiet { store[key] = r } else { setLocal(r, for: key, effects: &effects) }

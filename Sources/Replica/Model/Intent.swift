@@ -133,6 +133,9 @@ package struct IntentLog: Sendable {
 
   package mutating func append(_ intent: Intent) {
     precondition(intent.id == nextID, "intent ids must be dense")
+    // A device can only have received intents made before this one: the oracle's causal
+    // questions rest on it (`Oracle+Causality.swift`).
+    assert(intent.context._max <= max(intent.ordinal, 0), "a causal context holds an ordinal above the intent's own")
     if intent.ordinal > 0 {
       precondition(intent.ordinal == nextOrdinal(on: intent.record), "intent ordinals must be dense per record")
       let r = Int(intent.record)

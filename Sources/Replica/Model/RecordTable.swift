@@ -61,6 +61,10 @@ package struct RecordTable: Sequence {
     return target
   }
 
+  /// Makes room for keys below `count` (no regrowth, and no copies left behind by one, while
+  /// they are filled).
+  package mutating func reserve(keys count: Int) { _slots.reserveCapacity(count) }
+
   /// The highest key a value may be at, plus one.
   @inlinable package var capacity: Int { _slots.count }
 

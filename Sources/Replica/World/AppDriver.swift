@@ -111,10 +111,10 @@ extension DeviceState {
   /// unsent until that account signs in again (settle reports them if it never does); an empty
   /// list clears them.
   package mutating func driverSetAside(_ keys: [RecordKey], account: Int32) {
-    stashes.removeAll { $0.account == account }
+    _ = stashes.takeBack(account: account)
     guard !keys.isEmpty else { return }
     var unsent = Outbox()
     for key in keys { unsent.save(key, fields: .all) }
-    stashes.append((account, Stash(store: RecordTable(), ancestors: RecordTable(), outbox: unsent, savedToken: nil, zoneEpoch: 0)))
+    stashes.setAside(Stash(store: RecordTable(), ancestors: RecordTable(), outbox: unsent, savedToken: nil, zoneEpoch: 0), account: account)
   }
 }

@@ -26,6 +26,9 @@ package struct CausalLedger: Sendable {
     Int(key) < knowledge.count ? knowledge[Int(key)] : CausalContext()
   }
 
+  /// Makes room for the contexts of records below `count`.
+  mutating func reserve(records count: Int) { knowledge.reserveCapacity(count) }
+
   mutating func _grow(_ key: RecordKey) {
     let r = Int(key)
     knowledge._grow(toHold: r, with: CausalContext())

@@ -41,8 +41,9 @@ package struct WorldEvent: Sendable {
     case sent(message: Int, from: WorldNode, to: WorldNode, Message)
     /// What became of one copy of message `message` at its receiver.
     case arrived(message: Int, at: WorldNode, Arrival, duplicate: Bool)
-    /// The server's decision on one write of push `message`.
-    case decided(message: Int, write: RecordWrite, result: WriteResult)
+    /// The server's decision on one write of push `message`. Boxed: its write and result are
+    /// far larger than any other case, and every event kept would be as large inline.
+    indirect case decided(message: Int, write: RecordWrite, result: WriteResult)
     case device(Int32, DeviceChange)
     case server(up: Bool)
     /// `free SIZE`: the user freed this much iCloud storage.

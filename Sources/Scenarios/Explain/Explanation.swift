@@ -19,9 +19,32 @@ public enum Explanation {
     Explainer(result).text()
   }
 
-  /// Runs `file` (optionally with another seed or policy) keeping the full trace, and explains it.
+  /// Runs `file` (optionally with another seed or policy) and explains it, with the messages of
+  /// the full trace (see ``run(_:app:seed:policy:)``).
   public static func render(_ file: ScenarioFile, seed: UInt64? = nil, policy: PolicySpec? = nil) -> String {
-    render(ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: true))
+    run(file, seed: seed, policy: policy).text
+  }
+
+  /// Runs `file` — with a user's app on every device, or under a policy (the file's, or
+  /// `policy`) — and explains it: the text ``render(_:)`` gives for the run kept with its full
+  /// trace, and that run.
+  ///
+  /// The full trace (every message and what it carried) is kept only when the run has an
+  /// anomaly to explain: the run is judged first without it, and run again, keeping it, only
+  /// then. Runs are deterministic, so the second is the first again; an explanation of a run
+  /// without anomalies reads nothing of the trace, so it costs what `sim-cli run` does, not a
+  /// copy of every message.
+  public static func run(
+    _ file: ScenarioFile, app: AppUnderTest? = nil, seed: UInt64? = nil, policy: PolicySpec? = nil
+  ) -> (text: String, result: ScenarioRunner.Result) {
+    func run(keepingEvents keep: Bool) -> ScenarioRunner.Result {
+      app.map { ScenarioRunner.run(file, app: $0, seed: seed, keepEvents: keep) }
+        ?? ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: keep)
+    }
+    let judged = run(keepingEvents: false)
+    guard !judged.report.anomalies.isEmpty else { return (Explainer(judged, traceKept: true).text(), judged) }
+    let kept = run(keepingEvents: true)
+    return (Explainer(kept).text(), kept)
   }
 }
 
@@ -34,10 +57,17 @@ struct Explainer {
   /// Whether the run was of a user's app: its code is the policy, so no preset axis is named.
   var isApp: Bool { report.app != nil }
 
-  init(_ result: ScenarioRunner.Result) {
-    history = RunHistory(result)
+  /// Whether the run kept its full trace (else the text says that messages are not shown).
+  let traceKept: Bool
+
+  /// `traceKept`: say that the run kept its full trace although `result` has none — for a run
+  /// without anomalies, whose explanation reads nothing of it (``Explanation/run(_:app:seed:policy:)``).
+  init(_ result: ScenarioRunner.Result, traceKept: Bool? = nil) {
+    // Without anomalies nothing below reads the messages: they are not gathered.
+    history = RunHistory(result, readingEvents: !result.report.anomalies.isEmpty)
     report = result.report
     settings = result.world.config.policy.settings
+    self.traceKept = traceKept ?? history.hasEvents
   }
 
   func text() -> String {
@@ -51,7 +81,7 @@ struct Explainer {
       out += "policy settings: " + settings.pairs.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "\n"
     }
     out += "device clocks: \(clocks)\n"
-    if !history.hasEvents { out += "(no trace kept: messages are not shown; run with the full trace)\n" }
+    if !traceKept { out += "(no trace kept: messages are not shown; run with the full trace)\n" }
     if report.anomalies.isEmpty {
       out += "\nNo anomalies: nothing to explain.\n"
     }

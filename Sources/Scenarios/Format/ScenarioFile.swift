@@ -312,7 +312,12 @@ public struct ScenarioFile: Hashable, Sendable {
   public var accountPlan: (names: [String], initial: [Int32?]) {
     guard !accounts.isEmpty else { return (["icloud"], devices.map { _ in 0 }) }
     let names = accounts.map(\.name)
-    let initial: [Int32?] = devices.map { d in Int32(accounts.firstIndex { $0.devices.contains(d) } ?? 0) }
+    // The first account listing each device (looked up, not searched: there may be many).
+    var listing: [String: Int] = [:]
+    for (k, a) in accounts.enumerated() {
+      for d in a.devices where listing[d] == nil { listing[d] = k }
+    }
+    let initial: [Int32?] = devices.map { d in Int32(listing[d] ?? 0) }
     return (names, initial)
   }
 

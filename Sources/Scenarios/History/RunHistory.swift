@@ -168,8 +168,9 @@ struct RunHistory {
   var end: VirtualTime = .zero
   /// Whether the run kept its events (else only intents and facts are known).
   var hasEvents: Bool
-  /// Index in ``messages`` by message number.
-  var bySeq: [Int: Int] = [:]
+  /// Index in ``messages`` by message number, plus one (0: none). Message numbers count from 1
+  /// as messages are sent: an array, not a dictionary (a run may send millions).
+  var _bySeq: [Int] = []
   /// Index in ``messages`` of each request, by device, kind and request id.
   var requests: [RequestKey: Int] = [:]
 
@@ -193,11 +194,17 @@ struct RunHistory {
   /// A lane's node.
   func node(_ lane: Int) -> WorldNode { lane == serverNode ? .server : .device(Int32(lane)) }
 
-  init(_ result: ScenarioRunner.Result) {
+  /// `readingEvents`: whether to read the messages, windows and marks (an explanation of a run
+  /// without anomalies asks none of them: reading them would hold the whole run's traffic again).
+  init(_ result: ScenarioRunner.Result, readingEvents: Bool = true) {
     world = result.world
     names = Vocabulary(world: result.world, recordNames: result.recordNames)
     hasEvents = !result.world.events.isEmpty
     intents = world.log.intents
+    guard readingEvents else {
+      end = world.now
+      return
+    }
     _read(world.events)
     for e in world.facts.events { marks.append(Mark(node: Int(e.device), time: e.time, kind: .fact(e.fact))) }
     _findPurges()
@@ -226,15 +233,18 @@ struct RunHistory {
       end = max(end, e.time)
       switch e.what {
       case .sent(let seq, let from, let to, let payload):
-        bySeq[seq] = messages.count
+        if seq >= 0 {
+          if seq >= _bySeq.count { _bySeq.append(contentsOf: repeatElement(0, count: seq + 1 - _bySeq.count)) }
+          _bySeq[seq] = messages.count + 1
+        }
         let m = Message(seq: seq, from: lane(from), to: lane(to), sent: e.time, payload: payload)
         if m.kind == .push || m.kind == .fetch, let id = m.request { requests[RequestKey(device: m.from, kind: m.kind, id: id)] = messages.count }
         messages.append(m)
       case .arrived(let seq, _, let arrival, let duplicate):
-        guard let i = bySeq[seq] else { continue }
+        guard let i = index(ofMessage: seq) else { continue }
         messages[i].ends.append(End(time: e.time, arrival: arrival, duplicate: duplicate))
       case .decided(let seq, let write, let result):
-        guard let i = bySeq[seq] else { continue }
+        guard let i = index(ofMessage: seq) else { continue }
         messages[i].stores.append(Store(time: e.time, key: write.record.key, write: write, result: result, device: messages[i].from, seq: seq))
       case .intent(let id):
         let node = Int(world.log[id].device)
@@ -318,7 +328,13 @@ struct RunHistory {
   var stores: [Store] { messages.flatMap(\.stores) }
 
   /// The message with number `seq`.
-  func message(_ seq: Int) -> Message? { bySeq[seq].map { messages[$0] } }
+  func message(_ seq: Int) -> Message? { index(ofMessage: seq).map { messages[$0] } }
+
+  /// The index in ``messages`` of message number `seq`, if it was sent.
+  func index(ofMessage seq: Int) -> Int? {
+    guard seq >= 0, seq < _bySeq.count, _bySeq[seq] > 0 else { return nil }
+    return _bySeq[seq] - 1
+  }
 
   /// The intent with id `id`, if there is one.
   func intent(_ ref: IntentRef) -> Intent? {

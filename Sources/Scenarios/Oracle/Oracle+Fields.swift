@@ -12,7 +12,12 @@ extension Oracle {
     // with the delete (a delete/update conflict the update won). The writes the deleting device
     // had seen were deleted with the record, knowingly: their absence is not a loss.
     let deletes = intents.filter { $0.kind == .delete }
-    superseded = deletes.isEmpty ? [] : Set(intents.filter { w in deletes.contains { w.happenedBefore($0) } }.map(\.id))
+    if deletes.isEmpty {
+      superseded = []
+    } else {
+      let seen = Self.happenedBeforeSome(intents, of: deletes)
+      superseded = Set(intents.indices.lazy.filter { seen[$0] }.map { intents[$0].id })
+    }
     if !earlier.isEmpty { superseded.formUnion(earlier) }
     for (index, spec) in type.fields.enumerated() {
       let f = Int32(index)
@@ -54,7 +59,8 @@ extension Oracle {
     let live = superseded.isEmpty ? w : w.filter { !superseded.contains($0.id) }
     // A write of the value the field ends with has its effect present: it is not lost, and
     // concurrent writes of one value are no conflict at all.
-    let frontier = live.filter { a in !live.contains { a.happenedBefore($0) } && writtenValue(a, f) != final.value }
+    let overtaken = Self.happenedBeforeSome(live, of: live)
+    let frontier = live.indices.filter { !overtaken[$0] && writtenValue(live[$0], f) != final.value }.map { live[$0] }
     if final.writer == 0 {
       guard !w.isEmpty else {
         if final.value != spec.initialValue {
@@ -240,11 +246,13 @@ extension Oracle {
         break
       }
     }
-    func excused(_ atom: AtomID, of writer: Intent) -> Bool {
-      if let by = removers[atom], by.contains(where: { writer.happenedBefore($0) }) { return true }
-      return setters.contains { $0.id != writer.id && writer.happenedBefore($0) }
+    // Whether a set of the field was made knowing the intent (the same for each of its characters).
+    let knownBySetter = Self.happenedBeforeSome(intents, of: setters)
+    func excused(_ atom: AtomID, of k: Int) -> Bool {
+      if let by = removers[atom], by.contains(where: { intents[k].happenedBefore($0) }) { return true }
+      return knownBySetter[k]
     }
-    for intent in intents {
+    for (k, intent) in intents.enumerated() {
       let inserted: Int
       var removed: [AtomID] = []
       switch intent.kind {
@@ -265,7 +273,7 @@ extension Oracle {
       var lost = false
       for offset in 0..<inserted {
         let id = AtomID(intent: intent.id, offset: Int32(offset))
-        if state[id] == 0 || excused(id, of: intent) { continue }  // visible, or removed knowingly
+        if state[id] == 0 || excused(id, of: k) { continue }  // visible, or removed knowingly
         lost = true
         break
       }

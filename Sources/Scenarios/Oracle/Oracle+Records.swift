@@ -33,7 +33,7 @@ extension Oracle {
     var rRef: RecordRef { recordRef(key) }
 
     // A delete that happened after every create and update must win everywhere.
-    if let d = deletes.first(where: { d in updates.allSatisfy { $0.happenedBefore(d) } }), shown.contains(true) {
+    if let d = deletes.first(where: { d in Self.allHappenedBefore(updates, d) }), shown.contains(true) {
       let back = holders.filter(\.visible)
       do {
         anomalies.append(
@@ -214,13 +214,17 @@ extension Oracle {
   mutating func judgeIncarnations(_ key: RecordKey, _ intents: [Intent]) {
     let (creates, final, groups) = Self.incarnations(intents, server: [world.serverRecord(key)?.creator, world.facts.serverIncarnations[key]])
     guard !creates.isEmpty else { return }
+    // Which incarnation each device shows, and the server (looked up once, not per create).
+    let shownCreators = world.devices.indices.map { world.devices[$0].visibleRecord(key)?.creator }
+    let serverCreator = serverLive(key)?.creator
     for k in creates.indices where k != final {
       let c = creates[k]
       let updates = groups[k].filter { $0.kind != .delete }
-      let later = creates.filter { c.happenedBefore($0) }
-      let holders = world.devices.indices.filter { world.devices[$0].visibleRecord(key)?.creator == c.id }.map(Int32.init)
+      // The first create made knowing this one.
+      let next = Self.firstAfter(c, in: creates)
+      let holders = shownCreators.indices.filter { shownCreators[$0] == c.id }.map(Int32.init)
       var back = holders.map(deviceName)
-      if let s = serverLive(key), s.creator == c.id { back.append("the server") }
+      if serverCreator == c.id { back.append("the server") }
       if let d = groups[k].first(where: { d in d.kind == .delete && updates.contains { concurrent($0, d) } }),
         let u = updates.first(where: { concurrent($0, d) })
       {
@@ -231,10 +235,10 @@ extension Oracle {
             at: d.trueTime,
             explanation: "\(describe(d)) was concurrent with \(describe(u)); "
               + (back.isEmpty
-                ? "the delete won, and \(describe(later.first ?? creates[final])) created the record again."
-                : "the update won: the deleted record is back, although \(describe(later.first ?? creates[final])) created it again.")))
+                ? "the delete won, and \(describe(next ?? creates[final])) created the record again."
+                : "the update won: the deleted record is back, although \(describe(next ?? creates[final])) created it again.")))
       }
-      guard let next = later.first else {
+      guard let next else {
         // Made again at once with the final incarnation: a last-writer-wins choice between them.
         let f = creates[final]
         anomalies.append(
@@ -273,30 +277,74 @@ extension Oracle {
       if case .create = $0.kind { return true }
       return false
     }
-    let maximal = creates.indices.filter { k in !creates.contains { creates[k].happenedBefore($0) } }
+    assert(isOneRecordInOrder(intents))
+    let overtaken = happenedBeforeSome(creates, of: creates)
+    let maximal = creates.indices.filter { !overtaken[$0] }
     let final =
       server.lazy.compactMap { s in maximal.first { creates[$0].id == s } }.first ?? maximal.last ?? max(creates.count - 1, 0)
     var groups = Array(repeating: [Intent](), count: max(creates.count, 1))
     for i in intents {
-      let known = creates.indices.filter { creates[$0].id == i.id || creates[$0].happenedBefore(i) }
-      groups[known.contains(final) ? final : known.last ?? 0].append(i)
+      groups[incarnation(of: i, creates: creates, final: final)].append(i)
     }
     return (creates, final, groups)
+  }
+
+  /// The incarnation an intent belongs to (see ``incarnations(_:server:)``): among the creates
+  /// it was, or was made knowing, the final one if it is there, else the latest, else the
+  /// first. The answer of
+  /// `known.contains(final) ? final : known.last ?? 0` with
+  /// `known = creates.indices.filter { creates[$0].id == i.id || creates[$0].happenedBefore(i) }`,
+  /// found from the intent's context (its prefix and runs) rather than by asking each create.
+  static func incarnation(of i: Intent, creates: [Intent], final: Int) -> Int {
+    func known(_ c: Intent) -> Bool { c.id == i.id || c.happenedBefore(i) }
+    if final < creates.count, known(creates[final]) { return final }
+    // Creates above the intent's own ordinal are not in its context; below it, the latest one
+    // its context holds: the last of each of its runs, from the top, then of its prefix.
+    /// The index of the last create whose ordinal is at most `ordinal`, or nil.
+    func lastCreate(atMost ordinal: Int32) -> Int? {
+      var lo = 0
+      var hi = creates.count
+      while lo < hi {
+        let mid = (lo + hi) / 2
+        if creates[mid].ordinal <= ordinal { lo = mid + 1 } else { hi = mid }
+      }
+      return lo > 0 ? lo - 1 : nil
+    }
+    // The intent itself, if it is a create.
+    var latest = lastCreate(atMost: i.ordinal).flatMap { creates[$0].id == i.id ? $0 : nil }
+    var found: Int?
+    for run in i.context.runs.reversed() {
+      if let k = lastCreate(atMost: run.upperBound), creates[k].ordinal >= run.lowerBound, creates[k].ordinal > 0 {
+        found = k
+        break
+      }
+    }
+    if found == nil, let k = lastCreate(atMost: i.context.prefix), creates[k].ordinal > 0 { found = k }
+    if let f = found, known(creates[f]) { latest = max(latest ?? f, f) }
+    return latest ?? 0
   }
 
   /// A record that came back on a device which had applied a delete that came after every edit.
   mutating func judgeTransientResurrections() {
     var reported: Set<RecordKey> = []
     for a in anomalies where a.kind == .resurrection { if let k = a.record?.key { reported.insert(k) } }
+    // Of a record created again, its incarnations (found once per record, not per event).
+    var incarnationGroups: [RecordKey: [[Intent]]] = [:]
     for e in world.facts.events {
       guard case .reappeared(let key, let applied) = e.fact, let intents = Int(key) < byRecord.count ? byRecord[Int(key)] : nil, !intents.isEmpty
       else { continue }
       let r = name(key)
       guard !reported.contains(key) else { continue }
       // (Of a record created again, a delete is judged against its own incarnation's edits.)
-      let groups =
-        world.context.isRecreated(key)
-        ? Self.incarnations(intents, server: [world.serverRecord(key)?.creator, world.facts.serverIncarnations[key]]).groups : [intents]
+      var groups = [intents]
+      if world.context.isRecreated(key) {
+        if let known = incarnationGroups[key] {
+          groups = known
+        } else {
+          groups = Self.incarnations(intents, server: [world.serverRecord(key)?.creator, world.facts.serverIncarnations[key]]).groups
+          incarnationGroups[key] = groups
+        }
+      }
       func updates(before d: Intent) -> [Intent] {
         (groups.first { g in g.contains { $0.id == d.id } } ?? intents).filter {
           if case .delete = $0.kind { return false }

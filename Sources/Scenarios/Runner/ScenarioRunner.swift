@@ -148,7 +148,7 @@ public enum ScenarioRunner {
       let driver = app.drivers(AppRunContext(plan: plan, seed: seed, behaviour: behaviour))
       for d in file.devices.indices { world.drive(device: d, with: driver(d)) }
     }
-    world.reserve(actions: plan.actions.count, intents: plan.intentCount)
+    world.reserve(actions: plan.actions.count, intents: plan.intentCount, records: plan.recordNames.count)
     for (time, action) in plan.actions { world.schedule(action, at: time) }
     world.run(until: plan.settleAt)
     world.settle()
@@ -175,9 +175,15 @@ public enum ScenarioRunner {
 
   /// Compiles a checked scenario into a plan.
   public static func prepare(_ file: ScenarioFile) -> Plan {
+    // Each device's index, and each account's, by name: the first of that name (looked up per
+    // entry, not searched: a file may have many devices, or many accounts).
+    var deviceIndex: [String: Int32] = [:]
+    for (i, d) in file.devices.enumerated() where deviceIndex[d] == nil { deviceIndex[d] = Int32(i) }
+    var accountIndex: [String: Int32] = [:]
+    for (i, a) in file.accountPlan.names.enumerated() where accountIndex[a] == nil { accountIndex[a] = Int32(i) }
     var clocks = file.devices.map { _ in DeviceClock.perfect }
     for c in file.clocks {
-      if let i = file.devices.firstIndex(of: c.device) { clocks[i] = DeviceClock(skew: c.skew, driftPPM: c.driftPPM) }
+      if let i = deviceIndex[c.device] { clocks[Int(i)] = DeviceClock(skew: c.skew, driftPPM: c.driftPPM) }
     }
     var names: [String] = []
     var recordTypes: [Int32] = []
@@ -193,7 +199,7 @@ public enum ScenarioRunner {
         recordTypes.append(types[id]!)
       }
     }
-    let device = { (name: String) -> Int32 in Int32(file.devices.firstIndex(of: name) ?? 0) }
+    let device = { (name: String) -> Int32 in deviceIndex[name] ?? 0 }
     // A field's index and kind in a type's field list (the list read once per entry, not copied
     // per assignment).
     func field(in fields: [FieldSpec], _ name: String) -> (Int32, FieldKind)? {
@@ -251,7 +257,7 @@ public enum ScenarioRunner {
       case .signOut(let d): action = .account(device: device(d), nil)
       case .upgrade(let d, let version): action = .upgrade(device: device(d), version: Int32(version))
       case .signIn(let d, let account, _):
-        action = .account(device: device(d), Int32(file.accountPlan.names.firstIndex(of: account) ?? 0))
+        action = .account(device: device(d), accountIndex[account] ?? 0)
       case .reject(let ids, let error, let retryAfter, let duration):
         action = .reject(RejectRule(keys: ids.compactMap { keys[$0] }, error: error, retryAfter: retryAfter, until: at + duration))
       case .settle:

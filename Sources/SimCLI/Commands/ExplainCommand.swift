@@ -29,10 +29,9 @@ enum ExplainCommand {
     } catch {
       return error.code
     }
-    let result =
-      app.map { ScenarioRunner.run(file, app: $0, seed: seed, keepEvents: true) }
-      ?? ScenarioRunner.run(file, seed: seed, policy: policy, keepEvents: true)
-    console.out(Explanation.render(result))
+    // The full trace is kept only for a run with anomalies to explain (issue 28, item 5).
+    let (text, result) = Explanation.run(file, app: app, seed: seed, policy: policy)
+    console.out(text)
     return result.report.passed ? .success : .failure
   }
 }

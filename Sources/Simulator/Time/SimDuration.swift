@@ -248,7 +248,8 @@ extension SimDuration {
           "unknown duration unit '\(unitText)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "; use ns, us, ms, s, m, h or d"),
           column: unitStart))
     }
-    let tooLong = ParseError("duration '\(text)' is too long (at most about 106,000 days)", column: digitsStart)
+    // Worded only when needed (every timeline line parses a duration).
+    var tooLong: ParseError { ParseError("duration '\(text)' is too long (at most about 106,000 days)", column: digitsStart) }
     if overflow { return .failure(tooLong) }
     var (total, o) = whole.multipliedReportingOverflow(by: unit.nanoseconds)
     if o { return .failure(tooLong) }

@@ -181,7 +181,7 @@ extension DeclarationParser {
     let t = lines[i].tokens
     guard t.count >= 2 else { return missing(i, "expected an account name after 'account'; write '\(Self.usage("account"))'") }
     guard checkName(i, t[1], "account name") else { return }
-    if accounts.contains(where: { $0.name == t[1].text }) { return error(i, t[1], "account '\(t[1].text)' is declared twice") }
+    if accountNames.contains(t[1].text) { return error(i, t[1], "account '\(t[1].text)' is declared twice") }
     var listed: [String] = []
     for token in t.dropFirst(2) {
       guard checkName(i, token, "device name") else { continue }
@@ -190,13 +190,15 @@ extension DeclarationParser {
         error(i, token, "device '\(token.text)' is listed twice")
         continue
       }
-      if let other = accounts.first(where: { $0.devices.contains(token.text) }) {
-        error(i, token, "device '\(token.text)' is already signed into account '\(other.name)'")
+      if let other = accountOfDevice[token.text] {
+        error(i, token, "device '\(token.text)' is already signed into account '\(other)'")
         continue
       }
       listed.append(token.text)
     }
     accounts.append(AccountSetting(name: t[1].text, devices: listed, location: location(i, t[0])))
+    accountNames.insert(t[1].text)
+    for device in listed { accountOfDevice[device] = t[1].text }
   }
 
   /// `app-version N DEVICE...`: these devices start on app version N (the others on the latest).

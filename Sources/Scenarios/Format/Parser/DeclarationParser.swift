@@ -31,6 +31,10 @@ struct DeclarationParser: ScenarioParsePart {
   var server = ServerConditions()
   /// `account` lines.
   var accounts: [AccountSetting] = []
+  /// Their names, and the account each listed device is in (lookups only, never iterated: a
+  /// file may declare many accounts, and each line and `sign-in` asks).
+  var accountNames: Set<String> = []
+  var accountOfDevice: [String: String] = [:]
   var deployed: [String]?
   /// The line of the `deployed` statement.
   var deployedLine: Int?

@@ -68,7 +68,8 @@ extension ScenarioParsePart {
 
   /// A duration whose magnitude is at most ``maxTime``.
   static func boundedDuration(_ text: String, at offset: Int, allowSign: Bool, what: String) -> Result<SimDuration, _WordError> {
-    let beyond = _WordError(offset: offset, message: "\(what) \(quoted(text)) is beyond the limit of \(maxTime)")
+    // Worded only when needed: every `at` line comes here.
+    var beyond: _WordError { _WordError(offset: offset, message: "\(what) \(quoted(text)) is beyond the limit of \(maxTime)") }
     switch duration(text, at: offset, allowSign: allowSign) {
     case .success(let d): return d.nanoseconds.magnitude <= maxTime.nanoseconds.magnitude ? .success(d) : .failure(beyond)
     // Too long for 64 bits is beyond the limit too.

@@ -265,13 +265,14 @@ extension TimelineParser {
       }
     case "sign-in", "switch-account":
       let usage = "DEVICE \(verb.text) ACCOUNT"
-      let names = declared.accounts.isEmpty ? ["icloud"] : declared.accounts.map(\.name)
+      // The names are listed only for a message (a file may declare many accounts).
+      var names: [String] { declared.accounts.isEmpty ? ["icloud"] : declared.accounts.map(\.name) }
       guard t.count >= 5 else {
-        missing(i, "expected the account to sign into; write '\(usage)', as in '\(device) \(verb.text) \(names[0])'")
+        missing(i, "expected the account to sign into; write '\(usage)', as in '\(device) \(verb.text) \(declared.accounts.first?.name ?? "icloud")'")
         return nil
       }
       guard checkName(i, t[4], "account name") else { return nil }
-      guard names.contains(t[4].text) else {
+      guard declared.accounts.isEmpty ? t[4].text == "icloud" : declared.accountNames.contains(t[4].text) else {
         error(i, t[4], "unknown account '\(t[4].text)'" + didYouMean(t[4].text, names, else: "; accounts: \(names.joined(separator: ", "))"))
         return nil
       }
@@ -431,14 +432,15 @@ extension TimelineParser {
     while index < t.count {
       let token = t[index]
       index += 1
-      let scalars = Array(token.text.unicodeScalars)
-      guard token.isWord, let eq = scalars.firstIndex(of: "=") else {
+      let scalars = token.text.unicodeScalars
+      guard token.isWord, let eqIndex = scalars.firstIndex(of: "=") else {
         error(i, token, "expected field=VALUE, found \(Self.shown(token))")
         ok = false
         continue
       }
-      let name = String(String.UnicodeScalarView(scalars[..<eq]))
-      var valueText = String(String.UnicodeScalarView(scalars[(eq + 1)...]))
+      let eq = scalars.distance(from: scalars.startIndex, to: eqIndex)
+      let name = String(scalars[..<eqIndex])
+      var valueText = String(scalars[scalars.index(after: eqIndex)...])
       var valueIsString = false
       var valueOffset = token.start + eq + 1
       if valueText.isEmpty {
