@@ -33,7 +33,13 @@ struct CoreDataReader {
   /// version may inherit, in all. Each entity holds a copy of every ancestor's, so a parentEntity
   /// chain of n entities with one attribute each makes n²/2 copies (2,000 entities: 2 million,
   /// with a finding or a dropped field for most): past this cap the version is refused.
-  static let maximumInherited = 100_000
+  static let maximumInherited = 1_000_000
+
+  /// The most inherited attributes and relationships an entity keeps, the farthest parents'
+  /// first: a scenario type holds at most 64 fields, and a deep hierarchy would otherwise hold a
+  /// copy of every ancestor's in every entity (a chain of 2,000 entities: two million copies,
+  /// 788 MB). The entity is said to inherit more, with the number.
+  static let maximumInheritedRead = 256
 
   /// Copies each entity's parent's properties into it (parent first); abstract entities are
   /// left out. Throws when the entities would inherit more than ``maximumInherited`` in all.
@@ -87,7 +93,8 @@ struct CoreDataReader {
         let p = propertyStart[count - j]..<propertyStart[2 * count - j - 1]
         let u = uniquenessStart[j + 1]..<uniquenessStart[j + count]
         try charge(entities[member], (p.count, u.count, count - 1))
-        inherited[member] = Inheritance(properties: Array(properties[p]), uniqueness: Array(uniqueness[u]), depth: count - 1)
+        inherited[member] = Inheritance(
+          properties: Array(properties[p].prefix(Self.maximumInheritedRead)), count: p.count, uniqueness: Array(uniqueness[u]), depth: count - 1)
       }
     }
     for i in 0..<n where byName[entities[i].name] == i && inherited[i] == nil {
@@ -106,7 +113,11 @@ struct CoreDataReader {
         let parent = entities[p]
         try charge(e, (above.properties.count + parent.properties.count, above.uniqueness.count + parent.uniqueness.count, above.depth + 1))
         var here = above
-        here.properties += Self.tagged(parent)
+        // A prefix of the whole list (farthest parents first) is a prefix of the child's too.
+        if here.properties.count < Self.maximumInheritedRead {
+          here.properties += Self.tagged(parent).prefix(Self.maximumInheritedRead - here.properties.count)
+        }
+        here.count += parent.properties.count
         here.uniqueness = parent.uniqueness + above.uniqueness
         here.depth += 1
         inherited[j] = here
@@ -142,6 +153,12 @@ struct CoreDataReader {
         }
         let own = Set(flat.properties.map(\.name))
         flat.properties = from.properties.filter { !own.contains($0.name) } + flat.properties
+        if from.count > from.properties.count, report {
+          log.warning(
+            e.location, "too-many-fields",
+            "\(e.name) inherits \(from.count) attributes and relationships from \(from.depth) parent entities; a scenario type holds at most 64 fields, so only the first \(Self.maximumInheritedRead) (the farthest parents' first) are read.",
+            apple: "", fix: "make the hierarchy shallower, or split the model")
+        }
       }
       out.append(flat)
     }
@@ -152,7 +169,10 @@ struct CoreDataReader {
   /// constraints, the nearest first, how many parents it has, and the name of a parent missing
   /// from the model that ended the chain.
   struct Inheritance {
+    /// The first ``maximumInheritedRead`` of them.
     var properties: [RawProperty] = []
+    /// How many there are.
+    var count = 0
     var uniqueness: [RawUniqueness] = []
     var depth = 0
     var missing: String?
@@ -188,7 +208,12 @@ struct CoreDataReader {
       }
       parentName = parent.parent
     }
-    for parent in ancestors.reversed() { from.properties += Self.tagged(parent) }
+    for parent in ancestors.reversed() {
+      if from.properties.count < Self.maximumInheritedRead {
+        from.properties += Self.tagged(parent).prefix(Self.maximumInheritedRead - from.properties.count)
+      }
+      from.count += parent.properties.count
+    }
     for parent in ancestors { from.uniqueness += parent.uniqueness }
     return from
   }

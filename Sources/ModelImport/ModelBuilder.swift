@@ -42,10 +42,13 @@ struct ModelBuilder {
       }
       applyUniqueness(entity, to: &type, fieldNames: fieldNames)
       if type.fields.count > Self.maximumFields {
-        let dropped = type.fields[Self.maximumFields...].map(\.name)
+        // At most 20 names: a deep hierarchy drops thousands per type, and the warnings would
+        // grow with the square of the model.
+        let dropped = type.fields[Self.maximumFields...].prefix(20).map(\.name)
+        let more = type.fields.count - Self.maximumFields - dropped.count
         log.warning(
           type.fields[Self.maximumFields].location, "too-many-fields",
-          "\(type.name) has \(type.fields.count) fields; a scenario type holds at most \(Self.maximumFields), so \(dropped.joined(separator: ", ")) are left out.",
+          "\(type.name) has \(type.fields.count) fields; a scenario type holds at most \(Self.maximumFields), so \(dropped.joined(separator: ", "))\(more > 0 ? " and \(more) more" : "") are left out.",
           apple: "",
           fix: "split the model, or edit the scenario to keep the fields whose conflicts matter")
         type.fields.removeLast(type.fields.count - Self.maximumFields)
