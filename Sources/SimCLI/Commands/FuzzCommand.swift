@@ -24,7 +24,7 @@ enum FuzzCommand {
       .value("--policy", "SPEC", "The policy under test (default append-only)."),
       ScenarioOptions.appOption,
       .value("--seeds", "A..B", "The seeds to run (default 1..1000; with --time, 1.. onwards: A.. is open)."),
-      .value("--intents", "N", "Intents per seed (default 50)."),
+      .value("--intents", "N", "Intents per seed, 1 to 100000 (default 50)."),
       .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
       .value("--jobs", "N", "Parallel workers; the core count by default."),
       .value("--shard", "K/N", "Run only the seeds with seed mod N == K-1."),
@@ -77,7 +77,7 @@ enum FuzzCommand {
     if let s = args.value("--scenario") { shape.base = try ScenarioOptions.workloadBase(s, console: console) }
     // An app's workload: drawn from its own schema when it states one.
     if let app { shape = shape.forApp(app) }
-    shape.intents = Int(try IntegerOption.require(args, "--intents", default: UInt64(shape.intents), in: 1...1_000_000, spec: spec, console: console))
+    shape.intents = Int(try IntegerOption.require(args, "--intents", default: UInt64(shape.intents), in: 1...100_000, spec: spec, console: console))
 
     // Seeds, time, shard.
     var timeLimit: Double?
