@@ -79,6 +79,10 @@ import Testing
     #expect(shard.code == .usage)
     #expect(shard.stderr.contains("at most 1000000 shards"), "\(shard.stderr)")
 
+    let scale = runCLI("bench", "scale", "--devices", "100000", "--intents", "1001")
+    #expect(scale.code == .usage)
+    #expect(scale.stderr.contains("at most 100000000"), "\(scale.stderr)")
+
     let link = dir + "/dang.scenario"
     unlink(link)
     #expect(symlink(dir + "/nothing-here", link) == 0)

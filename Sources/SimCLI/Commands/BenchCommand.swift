@@ -161,6 +161,15 @@ enum BenchCommand {
     guard let devices = IntegerOption.parse(args, "--devices", default: 1_000, in: 1...100_000, spec: spec, console: console),
       let intents = IntegerOption.parse(args, "--intents", default: 100_000, in: 1...10_000_000, spec: spec, console: console)
     else { return .usage }
+    // Every device holds a copy of every record: the world grows with devices × intents. The
+    // default (1,000 × 100,000) and the other corner (100,000 × 1,000) take 258 and 405 MB.
+    guard devices * intents <= 100_000_000 else {
+      console.err(
+        UsageError.other(
+          "--devices \(devices) × --intents \(intents) is a world of \(devices * intents) device × intent cells; bench scale runs at most 100000000 (every device holds a copy of every record: the default 1000 × 100000 takes about 260 MB)."
+        ).render(command: spec))
+      return .usage
+    }
     #if DEBUG
       console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench scale'.\n")
     #endif
