@@ -30,7 +30,14 @@ enum ListCommand {
         let file = try ScenarioLocator.load(entry.name)
         abouts.append(file.about ?? "")
       } catch {
-        abouts.append("(does not parse: run 'sim-cli check \(entry.name)')")
+        switch error as? Scenario.LoadError {
+        case .unreadable(_, let reason)?: abouts.append("(cannot be read: \(reason))")
+        case .fileNotFound?, .notFound?:
+          // Listed, yet no file of that name: a name whose bytes are not UTF-8 (read with
+          // U+FFFD in their place), or a file removed since.
+          abouts.append("(cannot be opened: its file name is not UTF-8, or it is gone)")
+        default: abouts.append("(does not parse: run 'sim-cli check \(entry.name)')")
+        }
         bad = true
       }
     }
