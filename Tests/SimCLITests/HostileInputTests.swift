@@ -61,7 +61,8 @@ import Testing
         models + "/x\u{1}.swift",
         Array((models + "/x").utf8CString.dropLast()).map { CChar($0) } + [CChar(bitPattern: 0xFF)] + Array(".swift".utf8CString)) == 0)
     // In a scenarios folder it is listed with why it cannot be opened (it said "does not parse").
-    let listed = try sh("cp \"$(printf '\(models)/x\\377.swift')\" \"$(printf '\(models)/y\\377.scenario')\" && CONFLICT_SIM_SCENARIOS='\(models)' \"$SIM\" list")
+    let listed = try sh(
+      "cp \"$(printf '\(models)/x\\377.swift')\" \"$(printf '\(models)/y\\377.scenario')\" && CONFLICT_SIM_SCENARIOS='\(models)' \"$SIM\" list")
     #expect(listed.stdout.contains("(cannot be opened: its file name is not UTF-8, or it is gone)"), "\(listed)")
     _ = try sh("rm -f \"$(printf '\(models)/y\\377.scenario')\"")
     let imported = runCLI("import", models)
