@@ -35,7 +35,7 @@ func everyLessonHolds(_ lesson: String) {
 }
 
 @Test func survivesRandomWorkloadsOnItsOwnSchema() {
-  expectFuzzPasses(app: RemindersApp.self, seeds: 1...20)
+  expectFuzzPasses(app: RemindersApp.self, seeds: 1...10)
 }
 
 final class SyncDesignTests: XCTestCase {
