@@ -17,7 +17,7 @@ extension SyncWorld {
     guard context.rules.hasUniqueness, env.settings.unique == .keyName else { return intent }
     switch intent {
     case .create(let type, let key, let values):
-      let values = values.map(resolved)
+      let values = Self.resolved(values, aliases: aliases)
       guard let keyFields = context.schema.types[Int(type)].uniqueKeyFields else { return .create(type: type, key: key, values: values) }
       let spec = context.schema.types[Int(type)]
       var keyValues: [Value] = []
@@ -31,7 +31,7 @@ extension SyncWorld {
       }
       keyNames[name] = key
       return .create(type: type, key: key, values: values)
-    case .set(let key, let values): return .set(key: canonical(key), values: values.map(resolved))
+    case .set(let key, let values): return .set(key: canonical(key), values: Self.resolved(values, aliases: aliases))
     case .append(let key, let field, let text): return .append(key: canonical(key), field: field, text: text)
     case .replace(let key, let field, let old, let new): return .replace(key: canonical(key), field: field, old: old, new: new)
     case .delete(let key): return .delete(key: canonical(key))
@@ -41,6 +41,16 @@ extension SyncWorld {
   func resolved(_ write: FieldWrite) -> FieldWrite {
     guard !aliases.isEmpty, case .ref(let k) = write.value else { return write }
     return FieldWrite(field: write.field, value: .ref(canonical(k)))
+  }
+
+  /// `resolved(_:)` over writes, reading only `aliases` (a method reference or a closure over
+  /// `self` in a mutating method copies the whole world per call).
+  static func resolved(_ writes: [FieldWrite], aliases: [RecordKey: RecordKey]) -> [FieldWrite] {
+    guard !aliases.isEmpty else { return writes }
+    return writes.map { w in
+      guard case .ref(let k) = w.value else { return w }
+      return FieldWrite(field: w.field, value: .ref(aliases[k] ?? k))
+    }
   }
 
   /// Runs the schema's delete rules on device `d` for the record `deleted` it just deleted, or

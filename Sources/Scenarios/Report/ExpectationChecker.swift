@@ -17,7 +17,7 @@ struct ExpectationChecker {
   /// `unique=key-name`: records whose create named another record by its key.
   let aliases: [RecordKey: RecordKey]
 
-  init(world: SyncWorld, recordNames: [String], anomalies: [Anomaly], countsByKind: [Int], converged: Bool) {
+  init(world: borrowing SyncWorld, recordNames: [String], anomalies: [Anomaly], countsByKind: [Int], converged: Bool) {
     devices = world.devices
     serverTables = world.servers.map(\.records)
     recordAccounts = world.recordAccounts

@@ -153,7 +153,8 @@ public struct RunReport: Hashable, Sendable {
   }
 
   init(
-    file: ScenarioFile, policyName: String, customPolicyType: String?, settings: PolicySettings, seed: UInt64, world: SyncWorld, anomalies: [Anomaly],
+    file: ScenarioFile, policyName: String, customPolicyType: String?, settings: PolicySettings, seed: UInt64, world: borrowing SyncWorld,
+    anomalies: [Anomaly],
     converged: Bool, recordNames: [String]
   ) {
     scenario = file.name
@@ -173,8 +174,9 @@ public struct RunReport: Hashable, Sendable {
       intents: world.log.intents.count, ignoredIntents: world.log.ignoredCount, convergedAfter: world.facts.convergedAfter)
     ignored = []
     if world.log.ignoredCount > 0 {
+      let deviceNames = world.config.deviceNames
       ignored = world.log.intents.compactMap { i in
-        i.ignored.map { "i\(i.id) (\(world.config.deviceNames[Int(i.device)]) \(i.kind.verb) \(recordNames[Int(i.record)]) at \(i.trueTime)): \($0)" }
+        i.ignored.map { "i\(i.id) (\(deviceNames[Int(i.device)]) \(i.kind.verb) \(recordNames[Int(i.record)]) at \(i.trueTime)): \($0)" }
       }
     }
     expectations = []

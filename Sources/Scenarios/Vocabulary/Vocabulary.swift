@@ -17,7 +17,7 @@ package struct Vocabulary: Sendable {
   /// Each record's type, from the first intent that created it (lookups only).
   let _types: [Int32]
 
-  package init(world: SyncWorld, recordNames: [String]) {
+  package init(world: borrowing SyncWorld, recordNames: [String]) {
     deviceNames = world.config.deviceNames
     accountNames = world.config.accounts
     self.recordNames = recordNames
