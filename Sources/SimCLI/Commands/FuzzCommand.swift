@@ -153,6 +153,8 @@ enum FuzzCommand {
     } else if args.has("--resume") {
       throw usage("--resume needs --out FILE.jsonl: the campaign to continue.", console)
     }
+    // The lock is given up when the command ends, not when the last reference to the file goes.
+    defer { output?.finish() }
 
     let campaign =
       if let app {

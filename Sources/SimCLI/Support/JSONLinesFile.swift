@@ -17,7 +17,8 @@ final class JSONLinesFile: @unchecked Sendable {
   }
 
   let path: String
-  private let fd: Int32
+  /// The open file, -1 once closed.
+  private var fd: Int32
   private let lock = NSLock()
   /// How many records were already there (resume), and the first and the last of them.
   private(set) var existing: (count: Int, first: FuzzRecord?, last: FuzzRecord?) = (0, nil, nil)
@@ -48,14 +49,14 @@ final class JSONLinesFile: @unchecked Sendable {
     guard fd >= 0 else { throw OpenError(description: "cannot open '\(path)': \(String(cString: strerror(errno)))", code: .usage) }
     self.fd = fd
     guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-      close(fd)
+      closeFile()
       throw OpenError(
         description: "'\(path)' is being written by another campaign (it holds the file's lock); wait for it to finish, or use another --out",
         code: .usage)
     }
     if !resume {
       guard lseek(fd, 0, SEEK_END) == 0 else {
-        close(fd)
+        closeFile()
         throw OpenError(description: "'\(path)' already exists; add --resume to continue it, or remove it", code: .usage)
       }
       return
@@ -80,7 +81,7 @@ final class JSONLinesFile: @unchecked Sendable {
       existing = (check.count, check.first, check.last)
       if goodLength < check.length { _ = ftruncate(fd, off_t(goodLength)) }
     } catch {
-      close(fd)
+      closeFile()
       throw error
     }
   }
@@ -193,6 +194,7 @@ final class JSONLinesFile: @unchecked Sendable {
   func append(_ line: String) -> Bool {
     lock.withLock {
       guard _failure == nil else { return false }
+      guard fd >= 0 else { return false }
       if let reason = AtomicFile.writeAll(line + "\n", to: fd) {
         _failure = reason
         return false
@@ -201,5 +203,17 @@ final class JSONLinesFile: @unchecked Sendable {
     }
   }
 
-  deinit { close(fd) }
+  /// Closes the file (and gives up its lock) now, not when the last reference goes: a command
+  /// run in-process (tests, a tool of one's own) may open it again at once. Nothing more is
+  /// written after it.
+  func finish() { lock.withLock { closeFile() } }
+
+  /// Closes the descriptor once: a throwing `init` closes it, and `deinit` then finds it closed
+  /// (closing it twice could close a descriptor another thread had opened since).
+  private func closeFile() {
+    if fd >= 0 { close(fd) }
+    fd = -1
+  }
+
+  deinit { closeFile() }
 }
