@@ -6,13 +6,6 @@ import XCTest
 /// chain (each entity holds a copy of every ancestor's attributes), a Swift type with a long run
 /// of `?`, a default value with a long run of trailing spaces.
 final class CostTests: XCTestCase {
-  func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("model-import-cost-\(getpid())-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-    return url
-  }
-
   /// A model of `count` entities `E0`…, each the parent of the next; entity `i` has the
   /// attribute `a<i>` when `attributes` (entity `i` is on line `i + 3`).
   func chain(_ count: Int, attributes: Bool = true, abstract: Set<Int> = [], unique: Set<Int> = []) -> String {

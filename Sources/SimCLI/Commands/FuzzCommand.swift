@@ -49,11 +49,10 @@ enum FuzzCommand {
   /// the trace hash. The first and last records' seeds are run again: a different hash means
   /// another campaign, refused before anything is appended.
   static func checkSameCampaign(_ file: JSONLinesFile, _ campaign: FuzzCampaign, _ console: Console) throws {
+    // The command's campaign never shrinks (`shrink: false`): a seed costs one run.
     guard let first = file.existing.first, let last = file.existing.last else { return }
-    var probe = campaign
-    probe.shrink = false
     for record in first.seed == last.seed ? [first] : [first, last] {
-      let hash = probe.outcome(of: record.seed).record.traceHash
+      let hash = campaign.outcome(of: record.seed).record.traceHash
       guard hash == record.traceHash else {
         console.err(
           "Error: '\(file.path)' was written by another campaign: its seed \(record.seed) has trace hash \(record.traceHash), and this command's seed \(record.seed) has \(hash) (another --intents, another content of the scenario or the app's schema, or another version of sim-cli); --resume continues a campaign with the command that started it, or use another --out.\n"

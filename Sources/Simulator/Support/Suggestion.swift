@@ -23,7 +23,8 @@ package enum Suggestion {
     return best?.0
   }
 
-  /// ``distance(_:_:)`` when it is at most `k`, else nil; only the cells within `k` of the
+  /// The optimal-string-alignment distance of `a` and `b` (insertions, deletions, substitutions,
+  /// adjacent swaps) when it is at most `k`, else nil; only the cells within `k` of the
   /// diagonal are computed (the others are more than `k`), so the time is O(`a.count` × `k`).
   package static func distance(_ a: [Character], _ b: [Character], atMost k: Int) -> Int? {
     let (n, m) = (a.count, b.count)
@@ -50,26 +51,5 @@ package enum Suggestion {
       (previous2, previous, current) = (previous, current, previous2)
     }
     return previous[m] <= k ? previous[m] : nil
-  }
-
-  /// Optimal-string-alignment distance: insertions, deletions, substitutions, adjacent swaps.
-  package static func distance(_ a: [Character], _ b: [Character]) -> Int {
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous2 = [Int](repeating: 0, count: b.count + 1)
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-      current[0] = i
-      for j in 1...b.count {
-        let cost = a[i - 1] == b[j - 1] ? 0 : 1
-        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-          current[j] = min(current[j], previous2[j - 2] + 1)
-        }
-      }
-      (previous2, previous, current) = (previous, current, previous2)
-    }
-    return previous[b.count]
   }
 }
