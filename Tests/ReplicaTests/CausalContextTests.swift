@@ -60,6 +60,15 @@ struct CausalContextTests {
       var w = u
       w.formUnion(a)
       #expect(w == u, "trial \(trial): a union with a subset changed the set")
+      // The ledger's union (it skips asking whether it already holds the other) is the same
+      // set in the same representation — whether or not the other is in fact new to it.
+      for (x, y) in [(a, b), (b, a), (u, a), (a, u)] {
+        var plain = x
+        plain.formUnion(y)
+        var skipping = x
+        skipping.formUnion(holdingNew: y)
+        #expect(skipping == plain, "trial \(trial): \(x) ∪ \(y) is \(plain), but \(skipping) without the subset check")
+      }
     }
   }
 

@@ -32,6 +32,34 @@ import Testing
     }
   }
 
+  /// A device applies a fetched copy without asking the policy only when the policy is a
+  /// `StandardPolicy` (which takes the server's copy when nothing is pending); a policy of one's
+  /// own is asked for every copy, pending edits or not.
+  final class Calls: @unchecked Sendable { var withNothingPending = 0 }
+  struct CountingApplies: SyncPolicy {
+    var base: StandardPolicy = "append-only"
+    let calls: Calls
+    var name: String { "counting-applies" }
+    var settings: PolicySettings { base.settings }
+    func serverSave(_ write: RecordWrite, current: RecordState?, context: MergeContext) -> SaveDecision {
+      base.serverSave(write, current: current, context: context)
+    }
+    func deviceApply(remote: RecordState, local: RecordState?, pending: FieldMask?, context: MergeContext) -> RecordState {
+      if pending == nil { calls.withNothingPending += 1 }
+      return base.deviceApply(remote: remote, local: local, pending: pending, context: context)
+    }
+  }
+
+  @Test func aPolicyOfOnesOwnIsAskedForEveryFetchedCopy() throws {
+    let file = try Scenario.load("two-device-acceptance")
+    let calls = Calls()
+    let mine = ScenarioRunner.run(file, seed: 1, policy: CountingApplies(calls: calls)).report
+    #expect(calls.withNothingPending > 0)
+    let standard = ScenarioRunner.run(file, seed: 1, policy: "append-only" as StandardPolicy).report
+    #expect(mine.traceHash == standard.traceHash)
+    #expect(mine.counts == standard.counts)
+  }
+
   @Test func theReproductionOfAPolicyValueIsOneThatRuns() throws {
     let file = try Scenario.load("fat-note-lww")
     let standard = ScenarioRunner.run(file, seed: 3, policy: "crdt" as StandardPolicy).report

@@ -771,8 +771,8 @@ package struct DeviceState: Sendable {
         if !knownDeletes.isEmpty { ruleChecks.append((remote.key, remote.type)) }
       }
     }
-    var remote = remote
     if env.hasVersions, env.settings.unknownFields == .drop, Int(appVersion) < env.context.rules.latestVersion {
+      var remote = remote
       let rules = env.context.rules
       // The app decodes the record into its model, which has no place for what it does not know.
       if env.context.schema.types[Int(remote.type)].since > appVersion {
@@ -786,7 +786,14 @@ package struct DeviceState: Sendable {
         remote.fields[f] = FieldValue(value: initial, writer: 0, stamp: .origin)
       }
       if !dropped.isEmpty { effects.append(.fact(.droppedUnknownFields(remote.key, fields: dropped, version: appVersion))) }
+      _adopt(remote, env: env, effects: &effects)
+      return
     }
+    _adopt(remote, env: env, effects: &effects)
+  }
+
+  /// ``adopt(_:env:effects:)`` once the copy is one the device's app version can hold.
+  mutating func _adopt(_ remote: RecordState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     take(remote, effects: &effects)
     let key = remote.key
     if !env.context.recreatedKeys.isEmpty, let local = store[key], local.creator != remote.creator, env.context.isRecreated(key) {
@@ -811,10 +818,9 @@ package struct DeviceState: Sendable {
       entry?.reupload = false
     }
     let pending = entry.map { $0.isDelete ? FieldMask.all : $0.changed }
-    let local = store[key]
     if !remerge.isEmpty, remerge.contains(key) {
       defer { ancestors[key] = remote.isDeleted ? nil : remote }
-      if pending != nil, let local, !local.isDeleted, !remote.isDeleted {
+      if pending != nil, let local = store[key], !local.isDeleted, !remote.isDeleted {
         var merged = env.policy.resolveConflict(client: local, server: remote, ancestor: ancestors[key], context: env.context)
         merged.changeTag = remote.changeTag
         setLocal(merged, for: key, effects: &effects)
@@ -822,7 +828,11 @@ package struct DeviceState: Sendable {
       }
       remerge.remove(key)
     }
-    let result = env.policy.deviceApply(remote: remote, local: local, pending: pending, context: env.context)
+    // With nothing pending, a `StandardPolicy` takes the server's copy as it is: the local copy
+    // is not read (nor copied) for it.
+    let result =
+      pending == nil && env.takesRemoteWhenNothingPending
+      ? remote : env.policy.deviceApply(remote: remote, local: store[key], pending: pending, context: env.context)
     if result.isDeleted && pending == nil {
       setLocal(nil, for: key, effects: &effects)
     } else {

@@ -159,32 +159,63 @@ package struct RuleIntent: Hashable, Sendable {
 
 /// What a device's handlers read besides the device's own state: the time, and the policy with
 /// its schema. One value per world, its time set before each input.
+///
+/// What does not change between inputs lives in one shared object, so that handing the
+/// environment to a device (the world copies it out of itself to do so, once per input) costs
+/// one reference count, not one per policy, schema and rule table.
 package struct DeviceEnvironment: Sendable {
   package var now: VirtualTime
   /// For an app driver: the id the next intent the world logs will have (a delete rule the app
   /// carries out is logged with the ids that follow).
   package var nextIntentID: IntentID = 1
-  package let policy: any SyncPolicy
+  @usableFromInline var _fixed: _Fixed
+
+  /// The parts of an environment that do not change from one input to the next.
+  @usableFromInline final class _Fixed: Sendable {
+    @usableFromInline let policy: any SyncPolicy
+    @usableFromInline let settings: PolicySettings
+    @usableFromInline let context: MergeContext
+    @usableFromInline let hasReferences: Bool
+    @usableFromInline let hasVersions: Bool
+    @usableFromInline let dedupes: Bool
+    @usableFromInline let takesRemoteWhenNothingPending: Bool
+
+    init(policy: any SyncPolicy, context: MergeContext) {
+      self.policy = policy
+      self.settings = policy.settings
+      self.context = context
+      hasReferences = context.rules.hasReferences
+      hasVersions = context.rules.latestVersion > 1
+      dedupes = context.rules.hasUniqueness && policy.settings.unique == .dedupe
+      takesRemoteWhenNothingPending = policy is StandardPolicy
+    }
+  }
+
+  package var policy: any SyncPolicy { _read { yield _fixed.policy } }
   /// `policy.settings`, read once.
-  package let settings: PolicySettings
-  package internal(set) var context: MergeContext
+  package var settings: PolicySettings { _read { yield _fixed.settings } }
+  /// The policy's view of the schema and the world's facts about records (set anew when they
+  /// change: a record created again, a zone deleted).
+  package var context: MergeContext {
+    _read { yield _fixed.context }
+    set { _fixed = _Fixed(policy: _fixed.policy, context: newValue) }
+  }
 
   /// `context.rules.hasReferences` and whether an older app version may run, read once (the hot
   /// paths test them for every record and intent).
-  package let hasReferences: Bool
-  package let hasVersions: Bool
+  package var hasReferences: Bool { _fixed.hasReferences }
+  package var hasVersions: Bool { _fixed.hasVersions }
   /// Whether a fetched record of a `singleton` or `unique-by` type is checked for duplicates
   /// (`unique=dedupe`).
-  package let dedupes: Bool
+  package var dedupes: Bool { _fixed.dedupes }
+  /// Whether the policy is a ``StandardPolicy``, whose ``SyncPolicy/deviceApply(remote:local:pending:context:)``
+  /// returns the server's copy when nothing is pending: the device applies it without asking
+  /// (and without copying its own copy out to pass along). Any other policy is always asked.
+  package var takesRemoteWhenNothingPending: Bool { _fixed.takesRemoteWhenNothingPending }
 
   package init(now: VirtualTime = .zero, policy: any SyncPolicy, context: MergeContext) {
     self.now = now
-    self.policy = policy
-    self.settings = policy.settings
-    self.context = context
-    hasReferences = context.rules.hasReferences
-    hasVersions = context.rules.latestVersion > 1
-    dedupes = context.rules.hasUniqueness && policy.settings.unique == .dedupe
+    _fixed = _Fixed(policy: policy, context: context)
   }
 }
 

@@ -130,7 +130,15 @@ package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Adds every ordinal of `other`.
-  package mutating func formUnion(_ other: CausalContext) {
+  package mutating func formUnion(_ other: CausalContext) { _formUnion(other, mayHoldIt: true) }
+
+  /// Adds every ordinal of `other`, which has one this set does not (the caller checked): the
+  /// same union, without first asking whether this set already holds all of `other` — a walk
+  /// over `other`'s runs that is bound to fail.
+  package mutating func formUnion(holdingNew other: CausalContext) { _formUnion(other, mayHoldIt: false) }
+
+  @inline(__always)
+  mutating func _formUnion(_ other: CausalContext, mayHoldIt: Bool) {
     if other._max <= prefix { return }  // all of theirs is in our prefix
     guard let theirs = other._runs else {
       if other.prefix > prefix {
@@ -141,7 +149,7 @@ package struct CausalContext: Hashable, Sendable, CustomStringConvertible {
       return
     }
     // The common cases allocate nothing: one side already holds the other.
-    if other.isSubset(of: self) { return }
+    if mayHoldIt, other.isSubset(of: self) { return }
     if isSubset(of: other) {
       self = other
       return

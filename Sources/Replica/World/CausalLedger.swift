@@ -57,7 +57,9 @@ package struct CausalLedger: Sendable {
       let (key, ordinal) = log.origin(id)
       guard ordinal > 0 else { return }
       _grow(key)
-      if !knowledge[Int(key)].contains(ordinal) { knowledge[Int(key)].formUnion(log.context(of: id)) }
+      // The context of `id` holds `id` itself, which this device did not have.
+      // (Read in place in the log: no copy of the context.)
+      if !knowledge[Int(key)].contains(ordinal) { knowledge[Int(key)].formUnion(holdingNew: log.intents[Int(id) - 1].context) }
     }
     if copy.isDeleted, incarnations.isEmpty || copy.creator >= incarnations[copy.key] ?? 0 { _noteDelete(copy.deletedBy, on: copy.key) }
   }
