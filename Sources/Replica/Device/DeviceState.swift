@@ -110,10 +110,14 @@ package struct DeviceState: Sendable {
   }
 
   /// The records the user sees, in key order.
+  @inlinable
   package var visibleRecords: [RecordState] {
     store.compactMap { $0.value.isDeleted ? nil : $0.value }
   }
 
+  /// (Inlinable, so that a caller in another module reads it in place, without copying the
+  /// whole device out of the world's array to call it.)
+  @inlinable
   package func visibleRecord(_ key: RecordKey) -> RecordState? {
     store[key].flatMap { $0.isDeleted ? nil : $0 }
   }

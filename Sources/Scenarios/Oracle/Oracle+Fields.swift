@@ -73,8 +73,7 @@ extension Oracle {
       }
       for l in frontier {
         lose(
-          l, f: f, spec: spec, record: record, intents: intents, finalText: "the default value \(render(final.value))",
-          endedAs: "the default value \(render(final.value))", winner: nil)
+          l, f: f, spec: spec, record: record, intents: intents, ending: .defaultValue(final.value), winner: nil)
       }
       return
     }
@@ -93,9 +92,7 @@ extension Oracle {
       for l in frontier where l.id != winner.id {
         guard concurrent(l, winner), neverSentCause(l) == nil else {
           lose(
-            l, f: f, spec: spec, record: record, intents: intents,
-            finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))",
-            endedAs: "\(render(final.value)) from \(describe(winner, field: f))", winner: winner)
+            l, f: f, spec: spec, record: record, intents: intents, ending: .olderValue(final.value, from: winner, field: f), winner: winner)
           continue
         }
         if spec.mutable {
@@ -119,9 +116,7 @@ extension Oracle {
     } else {
       for l in frontier {
         lose(
-          l, f: f, spec: spec, record: record, intents: intents,
-          finalText: "the older value \(render(final.value)) from \(describe(winner, field: f))",
-          endedAs: "\(render(final.value)) from \(describe(winner, field: f))", winner: winner)
+          l, f: f, spec: spec, record: record, intents: intents, ending: .olderValue(final.value, from: winner, field: f), winner: winner)
       }
     }
   }
@@ -141,8 +136,37 @@ extension Oracle {
     return nil
   }
 
+  /// What a lost write's field ended as, for the sentences of ``lose(_:f:spec:record:intents:ending:winner:)``
+  /// (built only for the anomaly reported, if any).
+  enum Ending {
+    /// The schema's default value.
+    case defaultValue(Value)
+    /// An older value, written by `from`.
+    case olderValue(Value, from: Intent, field: Int32)
+    /// Text without the write's characters: the field (`note.body`) and its final string.
+    case textWithout(field: String, final: String)
+  }
+
+  /// "the default value …", "the older value … from …", "a version of … without it (…)".
+  func finalText(_ ending: Ending) -> String {
+    switch ending {
+    case .defaultValue(let v): "the default value \(render(v))"
+    case .olderValue(let v, let winner, let f): "the older value \(render(v)) from \(describe(winner, field: f))"
+    case .textWithout(let field, let final): "a version of \(field) without it (\(quote(final)))"
+    }
+  }
+
+  /// "the default value …", "… from …", or the quoted final text.
+  func endedAs(_ ending: Ending) -> String {
+    switch ending {
+    case .defaultValue(let v): "the default value \(render(v))"
+    case .olderValue(let v, let winner, let f): "\(render(v)) from \(describe(winner, field: f))"
+    case .textWithout(_, let final): quote(final)
+    }
+  }
+
   mutating func lose(
-    _ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], finalText: String, endedAs: String, winner: Intent?
+    _ l: Intent, f: Int32, spec: FieldSpec, record: RecordState, intents: [Intent], ending: Ending, winner: Intent?
   ) {
     if superseded.contains(l.id) { return }
     let r = name(record.key)
@@ -161,7 +185,7 @@ extension Oracle {
       anomalies.append(
         Anomaly(
           kind: .lostEdit, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
-          explanation: "\(describe(l, field: f)) never reached the server — \(cause) — and \(r).\(field) ended as \(endedAs)."))
+          explanation: "\(describe(l, field: f)) never reached the server — \(cause) — and \(r).\(field) ended as \(endedAs(ending))."))
       return
     }
     if winner == nil, let (cause, device) = erasureCause(record.key, f, after: l) {
@@ -172,7 +196,7 @@ extension Oracle {
       anomalies.append(
         Anomaly(
           kind: rival == nil ? .staleOverwrite : .lostEdit, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
-          explanation: "\(describe(l, field: f)) was erased by an older app version: \(cause); \(r).\(field) ended as \(endedAs)."))
+          explanation: "\(describe(l, field: f)) was erased by an older app version: \(cause); \(r).\(field) ended as \(endedAs(ending))."))
       return
     }
     if let rival {
@@ -196,13 +220,13 @@ extension Oracle {
       anomalies.append(
         Anomaly(
           kind: kind, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
-          explanation: "\(describe(l, field: f)) was replaced by \(finalText) \(how)."))
+          explanation: "\(describe(l, field: f)) was replaced by \(finalText(ending)) \(how)."))
     } else {
       anomalies.append(
         Anomaly(
           kind: .staleOverwrite, record: rRef, field: fRef, intents: involved, devices: devices, at: l.trueTime,
           explanation:
-            "\(describe(l, field: f)) lost to \(finalText), which it had already seen; no concurrent edit touched \(r), so the order itself was wrong\(clockNote)."
+            "\(describe(l, field: f)) lost to \(finalText(ending)), which it had already seen; no concurrent edit touched \(r), so the order itself was wrong\(clockNote)."
         ))
     }
   }
@@ -285,8 +309,8 @@ extension Oracle {
       let finalWriter = record.fields[Int(f)].writer
       let winner = finalWriter != 0 && finalWriter != intent.id ? log[finalWriter] : nil
       lose(
-        intent, f: f, spec: spec, record: record, intents: intents, finalText: "a version of \(r).\(spec.name) without it (\(quote(finalString)))",
-        endedAs: quote(finalString), winner: winner)
+        intent, f: f, spec: spec, record: record, intents: intents, ending: .textWithout(field: "\(r).\(spec.name)", final: finalString),
+        winner: winner)
     }
   }
 }
