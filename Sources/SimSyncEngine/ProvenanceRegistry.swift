@@ -8,22 +8,22 @@ import Scenarios
 /// (which workloads for user apps make unique per intent).
 package final class ProvenanceRegistry: @unchecked Sendable {
   /// Per record, every value an intent wrote to a field.
-  var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] = [:]
+  var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] = [:] { didSet { generation &+= 1 } }
   /// The intent that created each record.
-  var creators: [RecordKey: IntentID] = [:]
+  var creators: [RecordKey: IntentID] = [:] { didSet { generation &+= 1 } }
   /// The device that created each record: the server keeps it with the record whoever saves it
   /// later (after a fetch from no token, a device hears of the deletions of its own records only).
-  var creatorDevices: [RecordKey: Int32] = [:]
+  var creatorDevices: [RecordKey: Int32] = [:] { didSet { generation &+= 1 } }
   /// The intent that deleted each record (its latest delete).
   var deleters: [RecordKey: IntentID] = [:]
   /// Records created again after a delete (see ``incarnations``).
-  var recreated: Set<RecordKey> = []
+  var recreated: Set<RecordKey> = [] { didSet { generation &+= 1 } }
   /// Per intent of a user's app, the create of the incarnation of its record it was made on
   /// (creates are their own): a record created again after a delete has copies of two
   /// incarnations, told apart by the values they hold.
-  var incarnations: [IntentID: IntentID] = [:]
+  var incarnations: [IntentID: IntentID] = [:] { didSet { generation &+= 1 } }
   /// The device of each create (``RecordState/creatorDevice`` of its incarnation).
-  var incarnationDevices: [IntentID: Int32] = [:]
+  var incarnationDevices: [IntentID: Int32] = [:] { didSet { generation &+= 1 } }
   /// The fields an app saved that the schema does not have (its own bookkeeping, such as field
   /// versions), per record and the schema's field values they were saved with: the simulated
   /// server keeps every field an app writes, the oracle judges the schema's. (Keyed by content,
@@ -32,7 +32,7 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   var extras: [RecordKey: [[Value]: [String: SyncValue]]] = [:]
   /// Per record and text field, the pieces of text intents wrote (a create's or set's whole
   /// text, an append's text), each unique in the run.
-  var pieces: [RecordKey: [Int32: [(text: [Unicode.Scalar], intent: IntentID)]]] = [:]
+  var pieces: [RecordKey: [Int32: [(text: [Unicode.Scalar], intent: IntentID)]]] = [:] { didSet { generation &+= 1 } }
   /// Per record and text field, the last text read back and what it was found to be (most steps
   /// show the same text again).
   var readBack: [RecordKey: [Int32: (shown: String, text: TextValue, writer: IntentID)]] = [:]
@@ -48,6 +48,11 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   var zoneOf: [RecordKey: Int32] = [:]
   /// Where the drivers log what the app did, when the run is checked for determinism.
   var behaviour: AppBehaviourLog?
+  /// Counts the changes to what a record's provenance is found from (``written``,
+  /// ``creators``, ``creatorDevices``, ``recreated``, ``incarnations``,
+  /// ``incarnationDevices``, ``pieces``): a driver's records with provenance, made while it
+  /// stood still, are still what they would be made again.
+  var generation: UInt64 = 0
   package init() {}
 
   /// The number of a zone (from 1), given it on first use.

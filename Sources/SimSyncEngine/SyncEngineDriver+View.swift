@@ -40,15 +40,76 @@ extension SyncEngineDriver {
   }
 
   /// What the app shows, as records with their provenance, in key order.
+  ///
+  /// Read whole (``SimApp/shownRecords()``) after a launch, and every time from an app that
+  /// cannot say what changed; otherwise only the records the app says changed since the last
+  /// read (``SimApp/shownRecordChanges()``) are read, and the others are what they were — with
+  /// their provenance found again only when what it is found from changed meanwhile (an intent
+  /// made, a rule carried out: ``ProvenanceRegistry/generation``).
   func shownRecords(of app: App) -> [RecordState] {
+    let target = Unchecked(app)
+    var startTracking = false
+    if shownCache.launch == launches {
+      if let changes = inApp({ await target.value.shownRecordChanges() }) ?? nil {
+        let shown = applyShownChanges(changes)
+        if runsItsOwnDeleteRules { lastShownList = shown }
+        return shown
+      }
+      shownCache = ShownCache(untracked: launches)  // it stopped telling: read whole from now on
+    } else if shownCache.untracked != launches {
+      // The app's first call since its launch: it starts keeping track (and says nil).
+      if inApp({ await target.value.shownRecordChanges() }) ?? nil == nil { startTracking = true }
+    }
     var shown: [RecordState] = []
-    for record in inApp({ [app = Unchecked(app)] in await app.value.shownRecords() }) ?? [] {
+    var rows: [RecordKey: ShownCache.Row] = [:]
+    for record in inApp({ await target.value.shownRecords() }) ?? [] {
       guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
-      shown.append(recordState(key, type: Int32(type), values: record.fields))
+      let state = recordState(key, type: Int32(type), values: record.fields)
+      shown.append(state)
+      // (A record shown twice cannot be kept by key: such an app is read whole every time.)
+      if rows.updateValue(ShownCache.Row(type: Int32(type), values: record.fields, state: state), forKey: key) != nil { startTracking = false }
     }
     shown.sort { $0.key < $1.key }
+    if startTracking {
+      shownCache = ShownCache(launch: launches, rows: rows, list: shown, generation: provenance.generation)
+    } else if shownCache.launch != launches {
+      shownCache = ShownCache(untracked: launches)
+    }
     if runsItsOwnDeleteRules { lastShownList = shown }
     return shown
+  }
+
+  /// The records the app shows, after the changes it reports: the cache updated, each record
+  /// changed made again with its provenance (every record, when what provenance is found from
+  /// changed since the last read).
+  func applyShownChanges(_ changes: SimShownChanges) -> [RecordState] {
+    let generation = provenance.generation
+    let again = shownCache.generation != generation
+    var changed = again
+    var made: Set<RecordKey> = []
+    for name in changes.removed {
+      if let key = keys[name], shownCache.rows.removeValue(forKey: key) != nil { changed = true }
+    }
+    for record in changes.changed {
+      guard let key = keys[record.recordID.recordName] else { continue }
+      changed = true
+      guard let type = schema.typeIndex(named: record.recordType) else {
+        shownCache.rows[key] = nil
+        continue
+      }
+      let state = recordState(key, type: Int32(type), values: record.fields)
+      shownCache.rows[key] = ShownCache.Row(type: Int32(type), values: record.fields, state: state)
+      made.insert(key)
+    }
+    guard changed else { return shownCache.list }
+    if again {
+      for (key, row) in shownCache.rows where !made.contains(key) {
+        shownCache.rows[key]?.state = recordState(key, type: row.type, values: row.values)
+      }
+      shownCache.generation = generation
+    }
+    shownCache.list = shownCache.rows.keys.sorted().map { shownCache.rows[$0]!.state }
+    return shownCache.list
   }
 
   /// The delete rules of the schema the app carried out in the step: a record it no longer
@@ -188,7 +249,19 @@ extension SyncEngineDriver {
       disk.combine(name)
       for byte in self.disk[name] ?? Data() { disk.combine(byte: byte) }
     }
-    return .init(time: now, device: name, input: stepInput, outcome: text, disk: "\(self.disk.names.count) files #" + String(disk.value, radix: 16))
+    // The keyed stores' rows, after the files (a disk of files alone digests as it always did).
+    var rows = 0
+    for tableName in self.disk.tableNames {
+      let table = self.disk.table(tableName)
+      disk.combine("table " + tableName)
+      for key in table.keys {
+        disk.combine(key)
+        for byte in table.get(key) ?? Data() { disk.combine(byte: byte) }
+        rows += 1
+      }
+    }
+    let what = "\(self.disk.names.count) files" + (rows > 0 ? " \(rows) rows" : "")
+    return .init(time: now, device: name, input: stepInput, outcome: text, disk: what + " #" + String(disk.value, radix: 16))
   }
 
   /// An input, as the behaviour log names it.
@@ -281,4 +354,32 @@ extension SyncEngineDriver {
 
 extension RecordState {
   func typeName(in schema: Schema) -> String { schema.types[Int(type)].name }
+}
+
+/// What an app showed when the driver last read it (``SyncEngineDriver/shownRecords(of:)``):
+/// each record's type and values as the app gave them, and the record with its provenance.
+struct ShownCache {
+  struct Row {
+    var type: Int32
+    var values: [String: SyncValue]
+    var state: RecordState
+  }
+  /// The launch of the app the cache is of (0: none); the launch of an app that does not tell
+  /// what changed (read whole every time).
+  var launch = 0
+  var untracked = 0
+  var rows: [RecordKey: Row] = [:]
+  /// The records in key order.
+  var list: [RecordState] = []
+  /// The provenance registry's generation the records were made at.
+  var generation: UInt64 = 0
+
+  init() {}
+  init(untracked: Int) { self.untracked = untracked }
+  init(launch: Int, rows: [RecordKey: Row], list: [RecordState], generation: UInt64) {
+    self.launch = launch
+    self.rows = rows
+    self.list = list
+    self.generation = generation
+  }
 }

@@ -75,15 +75,15 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   let provenance: ProvenanceRegistry
   var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] {
     get { provenance.written }
-    set { provenance.written = newValue }
+    _modify { yield &provenance.written }
   }
   var creators: [RecordKey: IntentID] {
     get { provenance.creators }
-    set { provenance.creators = newValue }
+    _modify { yield &provenance.creators }
   }
   var deleters: [RecordKey: IntentID] {
     get { provenance.deleters }
-    set { provenance.deleters = newValue }
+    _modify { yield &provenance.deleters }
   }
   /// The latest delete this device made of each record: what a delete it sends carries.
   var ownDeletes: [RecordKey: IntentID] = [:]
@@ -132,6 +132,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// in key order.
   var lastShown: [RecordKey: RecordState] = [:]
   var lastShownList: [RecordState] = []
+  /// What the app showed when last read, kept up to date from what it says changed
+  /// (``SimApp/shownRecordChanges()``) rather than read whole after every step.
+  var shownCache = ShownCache()
   /// The deletes this device knows of, by record: its own and those it fetched.
   var knownDeletes: [RecordKey: IntentID] = [:]
   /// Records deleted in this step by an intent or a fetched deletion.
@@ -158,6 +161,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     self.schema = schema
     appSchema = App.schema
     ids = recordNames
+    disk.meter = AppCostMeter.current
     names = recordNames.map { Self.name(for: $0, naming: App.schema.recordNames) }
     for (k, n) in names.enumerated() { keys[n] = RecordKey(k) }
   }
