@@ -29,7 +29,7 @@ enum AppBenchmark {
   /// Runs seeds 1, 2, … of the app's workload for `seconds`, or exactly `seeds` seeds when given.
   static func measure(app: AppUnderTest, seconds: Double, seeds fixedSeeds: Int? = nil) -> Result {
     let shape = WorkloadShape()
-    for s in 1...5 { _ = Fuzzer.run(seed: UInt64(s), shape: shape, app: app) }
+    for s in 1...min(5, fixedSeeds ?? 5) { _ = Fuzzer.run(seed: UInt64(s), shape: shape, app: app) }
     let meter = AppCostMeter()
     let clock = WallClock()
     var seeds = 0
