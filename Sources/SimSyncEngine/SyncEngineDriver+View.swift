@@ -50,8 +50,11 @@ extension SyncEngineDriver {
     let target = Unchecked(app)
     var startTracking = false
     if shownCache.launch == launches {
-      if let changes = inApp({ await target.value.shownRecordChanges() }) ?? nil {
+      // No code of the app ran since the last read: it shows what it showed.
+      let changes = appEntries == shownCache.appEntries ? SimShownChanges(changed: [], removed: []) : inApp({ await target.value.shownRecordChanges() }) ?? nil
+      if let changes {
         let shown = applyShownChanges(changes)
+        shownCache.appEntries = appEntries
         if runsItsOwnDeleteRules { lastShownList = shown }
         return shown
       }
@@ -72,6 +75,7 @@ extension SyncEngineDriver {
     shown.sort { $0.key < $1.key }
     if startTracking {
       shownCache = ShownCache(launch: launches, rows: rows, list: shown, generation: provenance.generation)
+      shownCache.appEntries = appEntries
     } else if shownCache.launch != launches {
       shownCache = ShownCache(untracked: launches)
     }
@@ -373,6 +377,8 @@ struct ShownCache {
   var list: [RecordState] = []
   /// The provenance registry's generation the records were made at.
   var generation: UInt64 = 0
+  /// The driver's count of calls into the app's code when it was last read.
+  var appEntries = 0
 
   init() {}
   init(untracked: Int) { self.untracked = untracked }

@@ -212,6 +212,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   let clock = SimDeviceClock()
   /// Launches so far: each gets its own generator.
   var launches = 0
+  /// Calls into the app's code so far (its launches, intents, reads, delegate calls): what the
+  /// app shows changes only in its own code, so with none since the last read it is unchanged.
+  var appEntries = 0
   /// What the simulator is asking of the app in this step, for the behaviour log.
   var stepInput = ""
   /// When the step is made (true time).
@@ -222,6 +225,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   func launched() -> App {
     if let app { return app }
     launches += 1
+    appEntries &+= 1
     let random = SimDeviceRandom(seed: provenance.seed, device: name, launch: launches)
     let device = SimDevice(
       name: name, index: index, disk: disk, clock: clock, random: random, zoneID: appSchema.zone(forType: ""), link: link)
@@ -252,6 +256,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   /// Runs an async call into the app to its end on the simulator's thread.
   func inApp<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T? {
+    appEntries &+= 1
     do { return try runner.run(body) } catch {
       fail(InlineRunner.Suspended().description)
       return nil
@@ -585,7 +590,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   func deliver(_ event: SyncEngine.Event) {
     guard failure == nil else { return }
-    do { try launched().syncEngine.deliver(event) } catch { fail(error.description) }
+    let engine = launched().syncEngine
+    appEntries &+= 1
+    do { try engine.deliver(event) } catch { fail(error.description) }
     if let misuse = link.misuse { fail(misuse) }
   }
 
