@@ -19,8 +19,11 @@ extension SyncEngineDriver {
     guard let app else { return }  // killed: the store on disk is what it was
     // (Read again only when starting a send or fetch called the app's code.)
     let shown = runsItsOwnDeleteRules && deliveries == calls ? lastShownList : shownRecords(of: app)
-    lastShown = [:]
-    for r in shown { lastShown[r.key] = r }
+    if runsItsOwnDeleteRules {
+      // (Read only by the delete rules the app carries out.)
+      lastShown = [:]
+      for r in shown { lastShown[r.key] = r }
+    }
     lastShownList = shown
     stepDeleted = []
     stepTaken = []
@@ -54,6 +57,12 @@ extension SyncEngineDriver {
       let changes = appEntries == shownCache.appEntries ? SimShownChanges(changed: [], removed: []) : inApp({ await target.value.shownRecordChanges() }) ?? nil
       if let changes {
         let shown = applyShownChanges(changes)
+        #if DEBUG
+          // What was kept is what would be made again now (the tests run debug builds).
+          for (key, row) in shownCache.rows {
+            assert(row.state == recordState(key, type: row.type, values: row.values), "the kept provenance of record \(key) is stale")
+          }
+        #endif
         shownCache.appEntries = appEntries
         if runsItsOwnDeleteRules { lastShownList = shown }
         return shown
@@ -75,6 +84,7 @@ extension SyncEngineDriver {
     shown.sort { $0.key < $1.key }
     if startTracking {
       shownCache = ShownCache(launch: launches, rows: rows, list: shown, generation: provenance.generation)
+      shownCache.touchedSeen = provenance.touched.count
       shownCache.appEntries = appEntries
     } else if shownCache.launch != launches {
       shownCache = ShownCache(untracked: launches)
@@ -84,12 +94,18 @@ extension SyncEngineDriver {
   }
 
   /// The records the app shows, after the changes it reports: the cache updated, each record
-  /// changed made again with its provenance (every record, when what provenance is found from
-  /// changed since the last read).
+  /// changed made again with its provenance, and each whose provenance may have changed since
+  /// the last read (every record, when what any record's provenance is found from changed).
   func applyShownChanges(_ changes: SimShownChanges) -> [RecordState] {
     let generation = provenance.generation
     let again = shownCache.generation != generation
-    var changed = again
+    var stale: Set<RecordKey> = []
+    let touched = provenance.touched
+    if !again, shownCache.touchedSeen < touched.count {
+      for key in touched[shownCache.touchedSeen...] where shownCache.rows[key] != nil { stale.insert(key) }
+    }
+    shownCache.touchedSeen = touched.count
+    var changed = again || !stale.isEmpty
     var made: Set<RecordKey> = []
     for name in changes.removed {
       if let key = keys[name], shownCache.rows.removeValue(forKey: key) != nil { changed = true }
@@ -111,7 +127,13 @@ extension SyncEngineDriver {
         shownCache.rows[key]?.state = recordState(key, type: row.type, values: row.values)
       }
       shownCache.generation = generation
+    } else {
+      for key in stale where !made.contains(key) {
+        guard let row = shownCache.rows[key] else { continue }
+        shownCache.rows[key]?.state = recordState(key, type: row.type, values: row.values)
+      }
     }
+
     shownCache.list = shownCache.rows.keys.sorted().map { shownCache.rows[$0]!.state }
     return shownCache.list
   }
@@ -148,7 +170,7 @@ extension SyncEngineDriver {
           deleters[key] = id
           ownDeletes[key] = id
           knownDeletes[key] = id
-          provenance.incarnations[id] = shownBefore.creator
+          provenance.setIncarnation(of: id, shownBefore.creator)
           break
         }
       } else if let after = now[key] {
@@ -157,8 +179,8 @@ extension SyncEngineDriver {
           let id = nextRuleID
           nextRuleID += 1
           effects.append(.ruleIntent(RuleIntent(id: id, record: key, field: Int32(f), parent: parent, trigger: by, cascade: false)))
-          written[key, default: []].append((Int32(f), .null, id))
-          provenance.incarnations[id] = shownBefore.creator
+          provenance.wrote(.null, to: Int32(f), of: key, by: id)
+          provenance.setIncarnation(of: id, shownBefore.creator)
         }
       }
     }
@@ -379,6 +401,8 @@ struct ShownCache {
   var generation: UInt64 = 0
   /// The driver's count of calls into the app's code when it was last read.
   var appEntries = 0
+  /// How much of the registry's ``ProvenanceRegistry/touched`` the records have seen.
+  var touchedSeen = 0
 
   init() {}
   init(untracked: Int) { self.untracked = untracked }

@@ -74,12 +74,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Which intent wrote what, shared by every device's driver in the run.
   let provenance: ProvenanceRegistry
   var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] {
-    get { provenance.written }
-    _modify { yield &provenance.written }
+    provenance.written
   }
   var creators: [RecordKey: IntentID] {
-    get { provenance.creators }
-    _modify { yield &provenance.creators }
+    provenance.creators
   }
   var deleters: [RecordKey: IntentID] {
     get { provenance.deleters }
@@ -315,17 +313,14 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     // The incarnation the intent was made on: a create starts its own; any other intent is on
     // the record the app shows (the view is updated below).
     if case .create = intent {
-      provenance.incarnations[id] = id
+      provenance.setIncarnation(of: id, id)
     } else {
-      provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
+      provenance.setIncarnation(of: id, view.visibleRecord(key)?.creator ?? creators[key])
     }
     switch intent {
     case .create(_, _, let values):
       // (A second create of a record is a re-create, after a delete: a new incarnation.)
-      if creators[key] != nil { provenance.recreated.insert(key) }
-      creators[key] = id
-      provenance.creatorDevices[key] = Int32(index)
-      provenance.incarnationDevices[id] = Int32(index)
+      provenance.created(key, by: id, on: Int32(index))
       wrote(values, key, id)
     case .set(_, let values):
       wrote(values, key, id)
@@ -392,7 +387,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       if case .text(let t) = w.value {
         provenance.wrote(t.string, to: w.field, of: key, by: id)
       } else {
-        written[key, default: []].append((w.field, w.value, id))
+        provenance.wrote(w.value, to: w.field, of: key, by: id)
       }
     }
   }

@@ -2,8 +2,9 @@ import Foundation
 
 /// The reference app: a notes app written on the `SimSyncEngine` API as one writes it on
 /// `CKSyncEngine`, whose delegate handles every event correctly. Rows live in memory and are
-/// written to the device's disk, with the engine's last state, after every change and every
-/// event; a fetched record is merged under the fields edited here and not yet saved; a save
+/// written to the device's disk by the row, as a database writes them (a keyed store,
+/// ``SimDisk/table(_:)``: each row changed, and each part of the bookkeeping and the engine's
+/// last state that changed), after every change and every event; a fetched record is merged under the fields edited here and not yet saved; a save
 /// refused for a changed server record is merged and sent again; a record the server no longer
 /// has was deleted by another device, and the delete wins; transient errors are left to the engine, which retries them. Each field carries a version (a
 /// Lamport counter and the device, stored in the record as `FIELD@v`), so that merges keep the
