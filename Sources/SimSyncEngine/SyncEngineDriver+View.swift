@@ -47,14 +47,16 @@ extension SyncEngineDriver {
   /// Read whole (``SimApp/shownRecords()``) after a launch, and every time from an app that
   /// cannot say what changed; otherwise only the records the app says changed since the last
   /// read (``SimApp/shownRecordChanges()``) are read, and the others are what they were — with
-  /// their provenance found again only when what it is found from changed meanwhile (an intent
-  /// made, a rule carried out: ``ProvenanceRegistry/generation``).
+  /// their provenance found again only for the records whose provenance may have changed
+  /// meanwhile (an intent made, a rule carried out: ``ProvenanceRegistry/touched``). No code of
+  /// the app ran since the last read: nothing is asked of it.
   func shownRecords(of app: App) -> [RecordState] {
     let target = Unchecked(app)
     var startTracking = false
     if shownCache.launch == launches {
       // No code of the app ran since the last read: it shows what it showed.
-      let changes = appEntries == shownCache.appEntries ? SimShownChanges(changed: [], removed: []) : inApp({ await target.value.shownRecordChanges() }) ?? nil
+      let changes =
+        appEntries == shownCache.appEntries ? SimShownChanges(changed: [], removed: []) : inApp({ await target.value.shownRecordChanges() }) ?? nil
       if let changes {
         let shown = applyShownChanges(changes)
         #if DEBUG
