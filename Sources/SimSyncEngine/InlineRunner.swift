@@ -1,4 +1,5 @@
 import Foundation
+import Scenarios
 
 /// Runs the app's `async` delegate methods to completion on the simulator's thread, so that a
 /// delegate written for `CKSyncEngine` keeps its `async` signatures: every job of the call is
@@ -34,8 +35,25 @@ final class InlineRunner: TaskExecutor, @unchecked Sendable {
   }
 
   /// Runs `body` as a task on this executor until it has nothing left to run; returns its
-  /// result, or throws when it did not finish.
-  func run<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(Suspended) -> T {
+  /// result, or throws when it did not finish. With an ``AppCostMeter`` bound, the call is timed
+  /// as the app's (`delegateCall`: a call into the engine's delegate).
+  func run<T: Sendable>(delegateCall: Bool = false, _ body: @escaping @Sendable () async -> T) throws(Suspended) -> T {
+    guard let meter = AppCostMeter.current else { return try untimed(body) }
+    meter.appCalls += 1
+    if delegateCall { meter.delegateCalls += 1 }
+    guard meter.depth == 0 else { return try untimed(body) }
+    meter.depth = 1
+    defer { meter.depth = 0 }
+    // Timed inside the task: making it and running its jobs is the simulator's work.
+    return try untimed {
+      let start = DispatchTime.now().uptimeNanoseconds
+      let result = await body()
+      meter.appNanoseconds &+= DispatchTime.now().uptimeNanoseconds &- start
+      return result
+    }
+  }
+
+  private func untimed<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(Suspended) -> T {
     let box = ResultBox<T>()
     Task(executorPreference: self) { box.value = await body() }
     while let job = next() { job.runSynchronously(on: asUnownedTaskExecutor()) }

@@ -8,22 +8,22 @@ import Scenarios
 /// (which workloads for user apps make unique per intent).
 package final class ProvenanceRegistry: @unchecked Sendable {
   /// Per record, every value an intent wrote to a field.
-  var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] = [:]
+  private(set) var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] = [:]
   /// The intent that created each record.
-  var creators: [RecordKey: IntentID] = [:]
+  private(set) var creators: [RecordKey: IntentID] = [:]
   /// The device that created each record: the server keeps it with the record whoever saves it
   /// later (after a fetch from no token, a device hears of the deletions of its own records only).
-  var creatorDevices: [RecordKey: Int32] = [:]
+  private(set) var creatorDevices: [RecordKey: Int32] = [:]
   /// The intent that deleted each record (its latest delete).
   var deleters: [RecordKey: IntentID] = [:]
   /// Records created again after a delete (see ``incarnations``).
-  var recreated: Set<RecordKey> = []
+  private(set) var recreated: Set<RecordKey> = []
   /// Per intent of a user's app, the create of the incarnation of its record it was made on
   /// (creates are their own): a record created again after a delete has copies of two
   /// incarnations, told apart by the values they hold.
-  var incarnations: [IntentID: IntentID] = [:]
+  private(set) var incarnations: [IntentID: IntentID] = [:]
   /// The device of each create (``RecordState/creatorDevice`` of its incarnation).
-  var incarnationDevices: [IntentID: Int32] = [:]
+  private(set) var incarnationDevices: [IntentID: Int32] = [:]
   /// The fields an app saved that the schema does not have (its own bookkeeping, such as field
   /// versions), per record and the schema's field values they were saved with: the simulated
   /// server keeps every field an app writes, the oracle judges the schema's. (Keyed by content,
@@ -32,7 +32,7 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   var extras: [RecordKey: [[Value]: [String: SyncValue]]] = [:]
   /// Per record and text field, the pieces of text intents wrote (a create's or set's whole
   /// text, an append's text), each unique in the run.
-  var pieces: [RecordKey: [Int32: [(text: [Unicode.Scalar], intent: IntentID)]]] = [:]
+  private(set) var pieces: [RecordKey: [Int32: [(text: [Unicode.Scalar], intent: IntentID)]]] = [:]
   /// Per record and text field, the last text read back and what it was found to be (most steps
   /// show the same text again).
   var readBack: [RecordKey: [Int32: (shown: String, text: TextValue, writer: IntentID)]] = [:]
@@ -48,6 +48,44 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   var zoneOf: [RecordKey: Int32] = [:]
   /// Where the drivers log what the app did, when the run is checked for determinism.
   var behaviour: AppBehaviourLog?
+  /// The records whose provenance may have changed, in the order of the changes (one record may
+  /// be there many times): what a record's provenance is found from (``written``, ``creators``,
+  /// ``creatorDevices``, ``recreated``, ``pieces``) is changed only through the methods below,
+  /// which note the record here. A driver keeps its records with their provenance and makes
+  /// again those noted since it last looked.
+  private(set) var touched: [RecordKey] = []
+  /// Counts the changes that may alter any record's provenance: an intent's incarnation
+  /// (``incarnations``, ``incarnationDevices``) written over. (A new intent's is set before
+  /// anything it wrote is noted, so it changes no record's provenance found before.) A driver
+  /// makes all its records again when it moved.
+  private(set) var generation: UInt64 = 0
+
+  /// Notes that `intent` wrote `value` into a field of `key`.
+  func wrote(_ value: Value, to field: Int32, of key: RecordKey, by intent: IntentID) {
+    written[key, default: []].append((field, value, intent))
+    touched.append(key)
+  }
+
+  /// Notes that `intent`, made on `device`, created `key` (again, if it had a creator).
+  func created(_ key: RecordKey, by intent: IntentID, on device: Int32) {
+    if creators[key] != nil { recreated.insert(key) }
+    creators[key] = intent
+    creatorDevices[key] = device
+    setIncarnationDevice(of: intent, device)
+    touched.append(key)
+  }
+
+  /// The incarnation `intent` was made on (the create that made it).
+  func setIncarnation(of intent: IntentID, _ creator: IntentID?) {
+    if let old = incarnations[intent], old != creator { generation &+= 1 }
+    incarnations[intent] = creator
+  }
+
+  /// The device of the create `intent`.
+  func setIncarnationDevice(of intent: IntentID, _ device: Int32) {
+    if let old = incarnationDevices[intent], old != device { generation &+= 1 }
+    incarnationDevices[intent] = device
+  }
   package init() {}
 
   /// The number of a zone (from 1), given it on first use.
@@ -65,6 +103,7 @@ package final class ProvenanceRegistry: @unchecked Sendable {
     guard !text.isEmpty else { return }
     pieces[key, default: [:]][field, default: []].append((Array(text.unicodeScalars), intent))
     readBack[key]?[field] = nil
+    touched.append(key)
   }
 
   /// A text field as an app shows it, with each character's provenance: read left to right, the

@@ -1,17 +1,128 @@
 import Foundation
+import Scenarios
 @_spi(Kernel) import Simulator
 
 /// What survives a kill on a simulated device: what the app wrote here. Memory does not.
+///
+/// Two ways to store: whole files by name (``subscript(name:)``), which an app rewrites whole
+/// to change any part, and keyed stores (``table(_:)``), whose rows are put, read and deleted
+/// one by one, as a SQLite table's rows or a file per record would be — so that an app that
+/// changes one row writes one row. The disk counts what was written (``bytesWritten``,
+/// ``writes``): that is what persisting costs the app. The count is the app's charge only: no
+/// simulated time passes for a write.
+///
+///     let notes = device.disk.table("notes")
+///     notes["n1"] = try encoder.encode(row)          // one row written
+///     for name in notes.keys { … notes["n1"] … }    // at launch: every row, in key order
 public final class SimDisk: @unchecked Sendable {
   var files: [String: Data] = [:]
+  var tables: [String: Table] = [:]
   /// An empty disk.
   public init() {}
   /// The names of the files on the disk, sorted.
   public var names: [String] { files.keys.sorted() }
-  /// The file called `name`, or nil; setting nil removes it.
+  /// The file called `name`, or nil; setting nil removes it. Setting a file writes it whole
+  /// (``bytesWritten`` counts every byte of it).
   public subscript(name: String) -> Data? {
     get { files[name] }
-    set { files[name] = newValue }
+    set {
+      files[name] = newValue
+      fileBytesWritten &+= newValue?.count ?? 0
+      fileWrites &+= 1
+      if let meter {
+        meter.bytesWritten &+= newValue?.count ?? 0
+        meter.writes &+= 1
+      }
+    }
+  }
+
+  var fileBytesWritten = 0
+  var fileWrites = 0
+  /// Where the disk reports what is written, when a run is measured (`sim-cli bench app`).
+  var meter: AppCostMeter?
+  /// Bytes written to the disk so far, files and rows (a file is counted whole at every write;
+  /// a row, when it is put). Deletes write nothing.
+  public var bytesWritten: Int { tables.values.reduce(fileBytesWritten) { $0 &+ $1.bytesWritten } }
+  /// Writes so far: files set or removed, rows put or deleted.
+  public var writes: Int { tables.values.reduce(fileWrites) { $0 &+ $1.rowsWritten &+ $1.rowsDeleted } }
+
+  /// The keyed store called `name`, made empty on first use and kept on the disk (it survives
+  /// kills, as the files do). The same object every time for a name.
+  public func table(_ name: String) -> Table {
+    if let table = tables[name] { return table }
+    let table = Table(name: name)
+    table.meter = meter
+    tables[name] = table
+    return table
+  }
+
+  /// The names of the keyed stores that hold at least one row, sorted.
+  public var tableNames: [String] { tables.filter { !$0.value.rows.isEmpty }.keys.sorted() }
+
+  /// A keyed store on a ``SimDisk``: rows of bytes by key, put, read and deleted one at a time,
+  /// as a SQLite table's rows (or a file per record) would be. Each put is charged for the row's
+  /// bytes alone, whatever else the table holds.
+  ///
+  ///     let rows = device.disk.table("rows")
+  ///     rows.put("n1", data)          // or rows["n1"] = data
+  ///     rows.get("n1")                // the bytes, or nil
+  ///     rows.delete("n1")             // or rows["n1"] = nil
+  ///     rows.keys                     // every key, sorted
+  public final class Table: @unchecked Sendable {
+    /// The table's name on its disk.
+    public let name: String
+    var rows: [String: Data] = [:]
+    var meter: AppCostMeter?
+
+    init(name: String) { self.name = name }
+
+    /// The row under `key`, or nil.
+    public func get(_ key: String) -> Data? { rows[key] }
+
+    /// Writes the row under `key` (replacing the one there): charged for `data`'s bytes.
+    public func put(_ key: String, _ data: Data) {
+      rows[key] = data
+      bytesWritten &+= data.count
+      rowsWritten &+= 1
+      if let meter {
+        meter.bytesWritten &+= data.count
+        meter.writes &+= 1
+      }
+    }
+
+    /// Deletes the row under `key`, if there is one (a delete of no row costs nothing).
+    public func delete(_ key: String) {
+      guard rows.removeValue(forKey: key) != nil else { return }
+      rowsDeleted &+= 1
+      meter?.writes &+= 1
+    }
+
+    /// The row under `key`, or nil; setting puts it, setting nil deletes it.
+    public subscript(key: String) -> Data? {
+      get { rows[key] }
+      set {
+        if let newValue { put(key, newValue) } else { delete(key) }
+      }
+    }
+
+    /// Every key that has a row, sorted.
+    public var keys: [String] { rows.keys.sorted() }
+    /// How many rows the table holds.
+    public var count: Int { rows.count }
+    /// Whether the table holds no row.
+    public var isEmpty: Bool { rows.isEmpty }
+
+    /// Deletes every row (each counted as a delete).
+    public func removeAll() {
+      for key in keys { delete(key) }
+    }
+
+    /// Bytes put into this table so far.
+    public private(set) var bytesWritten = 0
+    /// Rows put so far (a row put twice counts twice).
+    public private(set) var rowsWritten = 0
+    /// Rows deleted so far.
+    public private(set) var rowsDeleted = 0
   }
 }
 
@@ -112,6 +223,19 @@ public protocol SimApp: AnyObject, SendableMetatype {
   func perform(_ intent: AppIntent) async -> Bool
   /// What the app shows the user: one record per row, with its fields.
   func shownRecords() async -> [SyncRecord]
+  /// What changed in what the app shows since the simulator last called this, so that the
+  /// simulator need not read every row after every step: the records whose type or fields
+  /// changed, as ``shownRecords()`` would give them, and the names of those no longer shown.
+  /// Return nil when the app cannot tell (as it does by default, and at its first call after a
+  /// launch): the simulator then reads ``shownRecords()`` whole. An app that tells must tell
+  /// every change — a record missed here is one the simulator thinks unchanged.
+  ///
+  ///     func shownRecordChanges() -> SimShownChanges? {
+  ///       defer { changedSinceAsked = [] }
+  ///       guard tracking else { tracking = true; return nil }    // first call: read whole
+  ///       return SimShownChanges(names: changedSinceAsked.sorted(), shown: { rows[$0].map(record) })
+  ///     }
+  func shownRecordChanges() async -> SimShownChanges?
   /// The record types and fields the app stores, its zones, and how it names its records
   /// (``AppSchema/anyTypes(recordNames:zoneName:)`` unless the app says: any types, fresh names).
   static var schema: AppSchema { get }
@@ -120,6 +244,36 @@ public protocol SimApp: AnyObject, SendableMetatype {
 extension SimApp {
   /// Any types, fresh names, zone `Records`: an app that does not state its schema.
   public static var schema: AppSchema { .anyTypes() }
+  /// Nil: the app does not keep track of what changed, and the simulator reads
+  /// ``shownRecords()`` whole after every step.
+  public func shownRecordChanges() async -> SimShownChanges? { nil }
+}
+
+/// What changed in what an app shows since the simulator last asked
+/// (``SimApp/shownRecordChanges()``): the records changed, as the app shows them, and the names
+/// of those it no longer shows.
+public struct SimShownChanges: Sendable {
+  /// The records whose type or fields changed (or that are new), as ``SimApp/shownRecords()``
+  /// would give them.
+  public var changed: [SyncRecord]
+  /// The names of the records no longer shown.
+  public var removed: [String]
+
+  /// Changes as lists.
+  public init(changed: [SyncRecord], removed: [String]) {
+    self.changed = changed
+    self.removed = removed
+  }
+
+  /// The changes to the records called `names`: each that `shown` gives a record for changed,
+  /// each it gives nil for removed.
+  public init(names: [String], shown: (String) -> SyncRecord?) {
+    changed = []
+    removed = []
+    for name in names {
+      if let record = shown(name) { changed.append(record) } else { removed.append(name) }
+    }
+  }
 }
 
 /// What ties an engine the app makes to the device the simulator runs it on: whether it can

@@ -135,7 +135,7 @@ public final class SyncEngine: @unchecked Sendable {
     let link = database.link
     link?.delegateCalls &+= 1
     do {
-      return try runner.run {
+      return try runner.run(delegateCall: true) {
         link?.inDelegateCall = true
         let result = await body()
         link?.inDelegateCall = false

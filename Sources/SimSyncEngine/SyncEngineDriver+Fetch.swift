@@ -21,6 +21,7 @@ extension SyncEngineDriver {
   func requestFetch(_ view: DeviceState, effects: inout [DeviceEffect]) {
     guard failure == nil, case .fetching(let context, _) = operation else { return }
     let engine = launched().syncEngine
+    appEntries &+= 1
     do { _ = try engine.nextFetchOptions(context) } catch {
       fail(error.description)
       return

@@ -60,6 +60,7 @@ extension SyncEngineDriver {
       return
     }
     let batch: SyncEngine.RecordZoneChangeBatch?
+    appEntries &+= 1
     do { batch = try engine.nextBatch(context) } catch {
       fail(error.description)
       return

@@ -19,8 +19,11 @@ extension SyncEngineDriver {
     guard let app else { return }  // killed: the store on disk is what it was
     // (Read again only when starting a send or fetch called the app's code.)
     let shown = runsItsOwnDeleteRules && deliveries == calls ? lastShownList : shownRecords(of: app)
-    lastShown = [:]
-    for r in shown { lastShown[r.key] = r }
+    if runsItsOwnDeleteRules {
+      // (Read only by the delete rules the app carries out.)
+      lastShown = [:]
+      for r in shown { lastShown[r.key] = r }
+    }
     lastShownList = shown
     stepDeleted = []
     stepTaken = []
@@ -40,15 +43,101 @@ extension SyncEngineDriver {
   }
 
   /// What the app shows, as records with their provenance, in key order.
+  ///
+  /// Read whole (``SimApp/shownRecords()``) after a launch, and every time from an app that
+  /// cannot say what changed; otherwise only the records the app says changed since the last
+  /// read (``SimApp/shownRecordChanges()``) are read, and the others are what they were — with
+  /// their provenance found again only for the records whose provenance may have changed
+  /// meanwhile (an intent made, a rule carried out: ``ProvenanceRegistry/touched``). No code of
+  /// the app ran since the last read: nothing is asked of it.
   func shownRecords(of app: App) -> [RecordState] {
+    let target = Unchecked(app)
+    var startTracking = false
+    if shownCache.launch == launches {
+      // No code of the app ran since the last read: it shows what it showed.
+      let changes =
+        appEntries == shownCache.appEntries ? SimShownChanges(changed: [], removed: []) : inApp({ await target.value.shownRecordChanges() }) ?? nil
+      if let changes {
+        let shown = applyShownChanges(changes)
+        #if DEBUG
+          // What was kept is what would be made again now (the tests run debug builds).
+          for (key, row) in shownCache.rows {
+            assert(row.state == recordState(key, type: row.type, values: row.values), "the kept provenance of record \(key) is stale")
+          }
+        #endif
+        shownCache.appEntries = appEntries
+        if runsItsOwnDeleteRules { lastShownList = shown }
+        return shown
+      }
+      shownCache = ShownCache(untracked: launches)  // it stopped telling: read whole from now on
+    } else if shownCache.untracked != launches {
+      // The app's first call since its launch: it starts keeping track (and says nil).
+      if inApp({ await target.value.shownRecordChanges() }) ?? nil == nil { startTracking = true }
+    }
     var shown: [RecordState] = []
-    for record in inApp({ [app = Unchecked(app)] in await app.value.shownRecords() }) ?? [] {
+    var rows: [RecordKey: ShownCache.Row] = [:]
+    for record in inApp({ await target.value.shownRecords() }) ?? [] {
       guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
-      shown.append(recordState(key, type: Int32(type), values: record.fields))
+      let state = recordState(key, type: Int32(type), values: record.fields)
+      shown.append(state)
+      // (A record shown twice cannot be kept by key: such an app is read whole every time.)
+      if rows.updateValue(ShownCache.Row(type: Int32(type), values: record.fields, state: state), forKey: key) != nil { startTracking = false }
     }
     shown.sort { $0.key < $1.key }
+    if startTracking {
+      shownCache = ShownCache(launch: launches, rows: rows, list: shown, generation: provenance.generation)
+      shownCache.touchedSeen = provenance.touched.count
+      shownCache.appEntries = appEntries
+    } else if shownCache.launch != launches {
+      shownCache = ShownCache(untracked: launches)
+    }
     if runsItsOwnDeleteRules { lastShownList = shown }
     return shown
+  }
+
+  /// The records the app shows, after the changes it reports: the cache updated, each record
+  /// changed made again with its provenance, and each whose provenance may have changed since
+  /// the last read (every record, when what any record's provenance is found from changed).
+  func applyShownChanges(_ changes: SimShownChanges) -> [RecordState] {
+    let generation = provenance.generation
+    let again = shownCache.generation != generation
+    var stale: Set<RecordKey> = []
+    let touched = provenance.touched
+    if !again, shownCache.touchedSeen < touched.count {
+      for key in touched[shownCache.touchedSeen...] where shownCache.rows[key] != nil { stale.insert(key) }
+    }
+    shownCache.touchedSeen = touched.count
+    var changed = again || !stale.isEmpty
+    var made: Set<RecordKey> = []
+    for name in changes.removed {
+      if let key = keys[name], shownCache.rows.removeValue(forKey: key) != nil { changed = true }
+    }
+    for record in changes.changed {
+      guard let key = keys[record.recordID.recordName] else { continue }
+      changed = true
+      guard let type = schema.typeIndex(named: record.recordType) else {
+        shownCache.rows[key] = nil
+        continue
+      }
+      let state = recordState(key, type: Int32(type), values: record.fields)
+      shownCache.rows[key] = ShownCache.Row(type: Int32(type), values: record.fields, state: state)
+      made.insert(key)
+    }
+    guard changed else { return shownCache.list }
+    if again {
+      for (key, row) in shownCache.rows where !made.contains(key) {
+        shownCache.rows[key]?.state = recordState(key, type: row.type, values: row.values)
+      }
+      shownCache.generation = generation
+    } else {
+      for key in stale where !made.contains(key) {
+        guard let row = shownCache.rows[key] else { continue }
+        shownCache.rows[key]?.state = recordState(key, type: row.type, values: row.values)
+      }
+    }
+
+    shownCache.list = shownCache.rows.keys.sorted().map { shownCache.rows[$0]!.state }
+    return shownCache.list
   }
 
   /// The delete rules of the schema the app carried out in the step: a record it no longer
@@ -83,7 +172,7 @@ extension SyncEngineDriver {
           deleters[key] = id
           ownDeletes[key] = id
           knownDeletes[key] = id
-          provenance.incarnations[id] = shownBefore.creator
+          provenance.setIncarnation(of: id, shownBefore.creator)
           break
         }
       } else if let after = now[key] {
@@ -92,8 +181,8 @@ extension SyncEngineDriver {
           let id = nextRuleID
           nextRuleID += 1
           effects.append(.ruleIntent(RuleIntent(id: id, record: key, field: Int32(f), parent: parent, trigger: by, cascade: false)))
-          written[key, default: []].append((Int32(f), .null, id))
-          provenance.incarnations[id] = shownBefore.creator
+          provenance.wrote(.null, to: Int32(f), of: key, by: id)
+          provenance.setIncarnation(of: id, shownBefore.creator)
         }
       }
     }
@@ -188,7 +277,19 @@ extension SyncEngineDriver {
       disk.combine(name)
       for byte in self.disk[name] ?? Data() { disk.combine(byte: byte) }
     }
-    return .init(time: now, device: name, input: stepInput, outcome: text, disk: "\(self.disk.names.count) files #" + String(disk.value, radix: 16))
+    // The keyed stores' rows, after the files (a disk of files alone digests as it always did).
+    var rows = 0
+    for tableName in self.disk.tableNames {
+      let table = self.disk.table(tableName)
+      disk.combine("table " + tableName)
+      for key in table.keys {
+        disk.combine(key)
+        for byte in table.get(key) ?? Data() { disk.combine(byte: byte) }
+        rows += 1
+      }
+    }
+    let what = "\(self.disk.names.count) files" + (rows > 0 ? " \(rows) rows" : "")
+    return .init(time: now, device: name, input: stepInput, outcome: text, disk: what + " #" + String(disk.value, radix: 16))
   }
 
   /// An input, as the behaviour log names it.
@@ -281,4 +382,36 @@ extension SyncEngineDriver {
 
 extension RecordState {
   func typeName(in schema: Schema) -> String { schema.types[Int(type)].name }
+}
+
+/// What an app showed when the driver last read it (``SyncEngineDriver/shownRecords(of:)``):
+/// each record's type and values as the app gave them, and the record with its provenance.
+struct ShownCache {
+  struct Row {
+    var type: Int32
+    var values: [String: SyncValue]
+    var state: RecordState
+  }
+  /// The launch of the app the cache is of (0: none); the launch of an app that does not tell
+  /// what changed (read whole every time).
+  var launch = 0
+  var untracked = 0
+  var rows: [RecordKey: Row] = [:]
+  /// The records in key order.
+  var list: [RecordState] = []
+  /// The provenance registry's generation the records were made at.
+  var generation: UInt64 = 0
+  /// The driver's count of calls into the app's code when it was last read.
+  var appEntries = 0
+  /// How much of the registry's ``ProvenanceRegistry/touched`` the records have seen.
+  var touchedSeen = 0
+
+  init() {}
+  init(untracked: Int) { self.untracked = untracked }
+  init(launch: Int, rows: [RecordKey: Row], list: [RecordState], generation: UInt64) {
+    self.launch = launch
+    self.rows = rows
+    self.list = list
+    self.generation = generation
+  }
 }

@@ -74,16 +74,14 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Which intent wrote what, shared by every device's driver in the run.
   let provenance: ProvenanceRegistry
   var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] {
-    get { provenance.written }
-    set { provenance.written = newValue }
+    provenance.written
   }
   var creators: [RecordKey: IntentID] {
-    get { provenance.creators }
-    set { provenance.creators = newValue }
+    provenance.creators
   }
   var deleters: [RecordKey: IntentID] {
     get { provenance.deleters }
-    set { provenance.deleters = newValue }
+    _modify { yield &provenance.deleters }
   }
   /// The latest delete this device made of each record: what a delete it sends carries.
   var ownDeletes: [RecordKey: IntentID] = [:]
@@ -132,6 +130,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// in key order.
   var lastShown: [RecordKey: RecordState] = [:]
   var lastShownList: [RecordState] = []
+  /// What the app showed when last read, kept up to date from what it says changed
+  /// (``SimApp/shownRecordChanges()``) rather than read whole after every step.
+  var shownCache = ShownCache()
   /// The deletes this device knows of, by record: its own and those it fetched.
   var knownDeletes: [RecordKey: IntentID] = [:]
   /// Records deleted in this step by an intent or a fetched deletion.
@@ -158,6 +159,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     self.schema = schema
     appSchema = App.schema
     ids = recordNames
+    disk.meter = AppCostMeter.current
     names = recordNames.map { Self.name(for: $0, naming: App.schema.recordNames) }
     for (k, n) in names.enumerated() { keys[n] = RecordKey(k) }
   }
@@ -208,6 +210,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   let clock = SimDeviceClock()
   /// Launches so far: each gets its own generator.
   var launches = 0
+  /// Calls into the app's code so far (its launches, intents, reads, delegate calls): what the
+  /// app shows changes only in its own code, so with none since the last read it is unchanged.
+  var appEntries = 0
   /// What the simulator is asking of the app in this step, for the behaviour log.
   var stepInput = ""
   /// When the step is made (true time).
@@ -218,6 +223,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   func launched() -> App {
     if let app { return app }
     launches += 1
+    appEntries &+= 1
     let random = SimDeviceRandom(seed: provenance.seed, device: name, launch: launches)
     let device = SimDevice(
       name: name, index: index, disk: disk, clock: clock, random: random, zoneID: appSchema.zone(forType: ""), link: link)
@@ -248,6 +254,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   /// Runs an async call into the app to its end on the simulator's thread.
   func inApp<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T? {
+    appEntries &+= 1
     do { return try runner.run(body) } catch {
       fail(InlineRunner.Suspended().description)
       return nil
@@ -306,17 +313,14 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     // The incarnation the intent was made on: a create starts its own; any other intent is on
     // the record the app shows (the view is updated below).
     if case .create = intent {
-      provenance.incarnations[id] = id
+      provenance.setIncarnation(of: id, id)
     } else {
-      provenance.incarnations[id] = view.visibleRecord(key)?.creator ?? creators[key]
+      provenance.setIncarnation(of: id, view.visibleRecord(key)?.creator ?? creators[key])
     }
     switch intent {
     case .create(_, _, let values):
       // (A second create of a record is a re-create, after a delete: a new incarnation.)
-      if creators[key] != nil { provenance.recreated.insert(key) }
-      creators[key] = id
-      provenance.creatorDevices[key] = Int32(index)
-      provenance.incarnationDevices[id] = Int32(index)
+      provenance.created(key, by: id, on: Int32(index))
       wrote(values, key, id)
     case .set(_, let values):
       wrote(values, key, id)
@@ -383,7 +387,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       if case .text(let t) = w.value {
         provenance.wrote(t.string, to: w.field, of: key, by: id)
       } else {
-        written[key, default: []].append((w.field, w.value, id))
+        provenance.wrote(w.value, to: w.field, of: key, by: id)
       }
     }
   }
@@ -581,7 +585,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   func deliver(_ event: SyncEngine.Event) {
     guard failure == nil else { return }
-    do { try launched().syncEngine.deliver(event) } catch { fail(error.description) }
+    let engine = launched().syncEngine
+    appEntries &+= 1
+    do { try engine.deliver(event) } catch { fail(error.description) }
     if let misuse = link.misuse { fail(misuse) }
   }
 

@@ -208,6 +208,35 @@ public final class SyncRecord: @unchecked Sendable, CustomStringConvertible {
     var recordChangeTag: String?
     var creationDate: Int64?
     var modificationDate: Int64?
+
+    /// The first byte of an encoding (``encodedSystemFields``): other bytes are not one.
+    static let mark: UInt8 = 0xC5
+
+    init(recordType: String, recordID: SyncRecordID, recordChangeTag: String? = nil, creationDate: Int64? = nil, modificationDate: Int64? = nil) {
+      self.recordType = recordType
+      self.recordID = recordID
+      self.recordChangeTag = recordChangeTag
+      self.creationDate = creationDate
+      self.modificationDate = modificationDate
+    }
+
+    func write(to w: inout CompactWriter) {
+      w.byte(Self.mark)
+      w.string(recordType)
+      w.recordID(recordID)
+      w.optional(recordChangeTag) { $0.string($1) }
+      w.optional(creationDate) { $0.int($1) }
+      w.optional(modificationDate) { $0.int($1) }
+    }
+
+    init(from r: inout CompactReader) throws(CompactReader.Malformed) {
+      guard try r.byte() == Self.mark else { throw CompactReader.Malformed() }
+      recordType = try r.string()
+      recordID = try r.recordID()
+      recordChangeTag = try r.optional { r throws(CompactReader.Malformed) in try r.string() }
+      creationDate = try r.optional { r throws(CompactReader.Malformed) in try r.int() }
+      modificationDate = try r.optional { r throws(CompactReader.Malformed) in try r.int() }
+    }
   }
 
   var system: SystemFields
@@ -222,7 +251,8 @@ public final class SyncRecord: @unchecked Sendable, CustomStringConvertible {
   /// A record rebuilt from its encoded system fields (``encodedSystemFields``): no fields, the
   /// change tag it had. Nil when `systemFields` is not such an encoding.
   public init?(systemFields: Data) {
-    guard let decoded = try? JSONDecoder().decode(SystemFields.self, from: systemFields) else { return nil }
+    var r = CompactReader(systemFields)
+    guard let decoded = try? SystemFields(from: &r), r.atEnd else { return nil }
     system = decoded
   }
 
@@ -246,9 +276,9 @@ public final class SyncRecord: @unchecked Sendable, CustomStringConvertible {
   /// rebuild the record from before the next save (`encodeSystemFields(with:)` and
   /// `CKRecord(coder:)`).
   public var encodedSystemFields: Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return (try? encoder.encode(system)) ?? Data()
+    var w = CompactWriter()
+    system.write(to: &w)
+    return w.data
   }
 
   /// The value of field `key`, or nil; setting it marks the field changed.

@@ -1,4 +1,6 @@
 import Foundation
+import Scenarios
+import SimSyncEngine
 import Testing
 
 @testable import SimCLI
@@ -36,6 +38,32 @@ import Testing
     #expect(j["costPerEventVsKernel"] is Double)
     #expect((j["kernelEventsPerSecond"] as? Int ?? 0) > 0)
     #expect(runCLI("bench", "scenario", "--runs", "0").code == .usage)
+  }
+
+  /// `bench app`: seeds of the app's fuzz workload, exactly as many as asked, with the
+  /// simulator's and the app's time per delegate call and what the app wrote to its disk.
+  @Test func appRunsTheAppsFuzzWorkloadAndSplitsTheTime() throws {
+    let apps = [AppUnderTest(NotesApp.self), AppUnderTest(RemindersApp.self)]
+    let (console, captured) = Console.capturing()
+    let code = SimCLI.main(arguments: ["bench", "app", "--runs", "5", "--format", "json"], console: console, apps: apps)
+    #expect(code == .success, "\(captured.stderr)")
+    let j = try Self.json(captured.stdout)
+    #expect(j["benchmark"] as? String == "app")
+    #expect(j["app"] as? String == "NotesApp", "NotesApp by default")
+    #expect(j["seedsPerSecond"] is Int)
+    #expect(j["seeds"] as? Int == 5)
+    #expect((j["delegateCallsPerSeed"] as? Double ?? 0) > 0)
+    #expect((j["simulatorNanosecondsPerDelegateCall"] as? Int ?? 0) > 0)
+    #expect((j["appNanosecondsPerDelegateCall"] as? Int ?? 0) > 0)
+    #expect((j["diskBytesWrittenPerSeed"] as? Int ?? 0) > 0)
+    let (textConsole, text) = Console.capturing()
+    #expect(SimCLI.main(arguments: ["bench", "app", "--app", "RemindersApp", "--runs", "2"], console: textConsole, apps: apps) == .success)
+    #expect(text.stdout.contains("app RemindersApp: "), "\(text.stdout)")
+    #expect(text.stdout.contains("seeds/s on one job"))
+    #expect(text.stdout.contains("per delegate call"))
+    let (noApps, none) = Console.capturing()
+    #expect(SimCLI.main(arguments: ["bench", "app", "--runs", "1"], console: noApps, apps: []) == .usage)
+    #expect(none.stderr.contains("built without apps"), "\(none.stderr)")
   }
 
   @Test func curveIsASubjectWithADidYouMean() {

@@ -41,6 +41,13 @@ package struct RecordTable: Sequence {
     }
   }
 
+  /// Whether the table holds `record` at its key, compared in place.
+  @inlinable
+  package func holds(_ record: Stored) -> Bool {
+    guard record.key >= 0, Int(record.key) < _slots.count else { return false }
+    return _slots[Int(record.key)] == record
+  }
+
   /// Whether `key` holds a record, live or deleted.
   @inlinable
   package func contains(_ key: RecordKey) -> Bool {

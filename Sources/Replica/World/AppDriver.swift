@@ -66,10 +66,12 @@ extension DeviceState {
   /// visibility is reported in `effects`), the records with changes not yet sent, the change
   /// token fetched to, and whether a request is out.
   package mutating func driverUpdate(shown: [RecordState], pending: [RecordKey], token: Int64?, busy: Bool, effects: inout [DeviceEffect]) {
-    var next = RecordTable()
-    for r in shown { next[r.key] = r }
-    for key in store.keys where next[key] == nil { setLocal(nil, for: key, effects: &effects) }
-    for r in shown where store[r.key] != r { setLocal(r, for: r.key, effects: &effects) }
+    // Which keys are shown (no copy of the records made to tell), then what is no longer
+    // shown goes, in key order, and what changed is set, in the order shown.
+    var isShown = [Bool](repeating: false, count: store.capacity)
+    for r in shown where r.key >= 0 && Int(r.key) < isShown.count { isShown[Int(r.key)] = true }
+    for key in store.keys where !isShown[Int(key)] { setLocal(nil, for: key, effects: &effects) }
+    for r in shown where !store.holds(r) { setLocal(r, for: r.key, effects: &effects) }
     outbox = Outbox()
     for key in pending { outbox.save(key, fields: .all) }
     savedToken = token

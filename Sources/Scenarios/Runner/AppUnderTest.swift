@@ -205,3 +205,28 @@ extension ScenarioRunner {
     return DeterminismCheck(steps: a.count, traceHashes: (hashA, hashB), firstDifference: difference)
   }
 }
+
+/// What a user's app's own code cost in the runs made while a meter is bound (`sim-cli bench
+/// app`): the wall time spent inside the app's code (its launches, intents, what it shows, its
+/// delegate's calls), how many calls that was, and what it wrote to its disk. Unbound (the
+/// default), nothing is measured and no clock is read; bound or not, nothing of a run changes
+/// (no simulated time passes for any of it).
+///
+///     let meter = AppCostMeter()
+///     AppCostMeter.$current.withValue(meter) { _ = Fuzzer.run(seed: 1, shape: WorkloadShape(), app: app) }
+package final class AppCostMeter: @unchecked Sendable {
+  /// The meter the runs on this task report to, if any.
+  @TaskLocal package static var current: AppCostMeter?
+  /// Wall time inside the app's code, in nanoseconds.
+  package var appNanoseconds: UInt64 = 0
+  /// Calls into the app's code (launches, intents, reads of what it shows, delegate calls).
+  package var appCalls = 0
+  /// Of those, calls into the engine's delegate (`handleEvent`, `nextRecordZoneChangeBatch`, …).
+  package var delegateCalls = 0
+  /// Bytes the app wrote to its disk (files whole, rows one by one), and how many writes.
+  package var bytesWritten = 0
+  package var writes = 0
+  /// Calls into the app under way (a call made from inside one is timed with it).
+  package var depth = 0
+  package init() {}
+}

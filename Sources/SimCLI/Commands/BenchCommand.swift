@@ -1,9 +1,9 @@
 import Scenarios
 @_spi(Kernel) import Simulator
 
-/// `sim-cli bench [kernel|scenario|fuzz|scale|curve]`: throughput figures.
+/// `sim-cli bench [kernel|scenario|fuzz|app|scale|curve]`: throughput figures.
 enum BenchCommand {
-  static let subjects = ["kernel", "scenario", "fuzz", "scale", "curve"]
+  static let subjects = ["kernel", "scenario", "fuzz", "app", "scale", "curve"]
   static let spec = CommandSpec(
     name: "bench", summary: "Print throughput figures (events/s, runs/s, seeds/s, memory).",
     discussion: """
@@ -14,6 +14,9 @@ enum BenchCommand {
                 wall time per simulated event beside the kernel's (16 pending, measured too).
       fuzz      seeds/s of the default fuzz workload (append-only) at 3 devices × 50 intents, one
                 job, and its cost per simulated event beside the kernel's.
+      app       seeds/s of 'fuzz --app NAME' (NotesApp by default) on one job, and per call into
+                the app's delegate the wall time of the simulator and of the app's own code;
+                also what the app wrote to its disk per seed (bytes, writes).
       scale     one run of 1,000 devices × 100,000 intents to settle, judged by the oracle: wall
                 time, peak memory and the anomalies found.
       curve     the scale workload with the oracle as the devices grow (2, 5, 20, 100, 1,000 at
@@ -21,19 +24,20 @@ enum BenchCommand {
                 per event, per intent and per record copy moved, and peak memory, per row.
       Build with -c release: debug builds are many times slower.
       """,
-    positionals: [.init(name: "kernel|scenario|fuzz|scale|curve", help: "Which benchmark (default: kernel).", optional: true)],
+    positionals: [.init(name: "kernel|scenario|fuzz|app|scale|curve", help: "Which benchmark (default: kernel).", optional: true)],
     options: [
       .value("--events", "N", "kernel: events per trial (default 2000000)."),
       .value("--trials", "N", "kernel: trials per size; the median is printed (default 3)."),
       .value("--scenario", "FILE|NAME", "scenario: which scenario (default two-device-acceptance)."),
-      .value("--seconds", "N", "scenario, fuzz: how long to measure (default 3)."),
-      .value("--runs", "N", "scenario, fuzz: exactly N runs or seeds instead of --seconds (fixed work, for instruction counts)."),
+      .value("--seconds", "N", "scenario, fuzz, app: how long to measure (default 3)."),
+      .value("--runs", "N", "scenario, fuzz, app: exactly N runs or seeds instead of --seconds (fixed work, for instruction counts)."),
+      .value("--app", "NAME", "app: which app this tool was built with (default NotesApp)."),
       .value("--devices", "N", "fuzz: devices per seed (default 3); scale: devices (default 1000)."),
       .value("--intents", "N", "fuzz: intents per seed (default 50); scale: intents (default 100000)."),
       Formats.option,
     ],
     subjects: subjects,
-    examples: ["swift run -c release sim-cli bench kernel", "sim-cli bench kernel --format json"])
+    examples: ["swift run -c release sim-cli bench kernel", "sim-cli bench kernel --format json", "sim-cli bench app --app RemindersApp"])
 
   static let command = Command(spec: spec) { args, console in
     switch args.positionals.first ?? "kernel" {
@@ -43,6 +47,8 @@ enum BenchCommand {
       return scenario(args, console)
     case "fuzz":
       return fuzz(args, console)
+    case "app":
+      return app(args, console)
     case "curve":
       return curve(args, console)
     default:
@@ -151,6 +157,56 @@ enum BenchCommand {
         """
         fuzz: \(group(r.seedsPerSecond)) seeds/s on one job (\(r.devices) devices × \(r.intents) intents, append-only, oracle included; \(r.seeds) seeds, \(r.eventsPerSeed) events per seed)
           \(group(eventsPerSecond)) simulated events/s = \(group(perEvent)) ns per event, \(format2(ratio(perEvent, kernel)))× the kernel's \(format2(1e9 / kernel)) ns (bench kernel, 16 pending: \(group(kernel)) events/s)
+
+        """)
+    }
+    return .success
+  }
+
+  static func app(_ args: ParsedArguments, _ console: Console) -> ExitCode {
+    guard let seconds = IntegerOption.parse(args, "--seconds", default: 3, in: 1...600, spec: spec, console: console) else { return .usage }
+    let app: AppUnderTest
+    do throws(CommandExit) {
+      guard let chosen = try ScenarioOptions.app(args, spec: spec, console: console) else {
+        guard let notes = SimCLI.apps.first(where: { $0.name == "NotesApp" }) ?? SimCLI.apps.first else {
+          console.err(
+            UsageError.other("bench app: this tool was built without apps; build your own with SimCLI.runAsProcess(arguments:apps:)")
+              .render(command: spec))
+          return .usage
+        }
+        return appBench(notes, seconds: seconds, args, console)
+      }
+      app = chosen
+    } catch {
+      return error.code
+    }
+    return appBench(app, seconds: seconds, args, console)
+  }
+
+  static func appBench(_ app: AppUnderTest, seconds: UInt64, _ args: ParsedArguments, _ console: Console) -> ExitCode {
+    #if DEBUG
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench app'.\n")
+    #endif
+    guard let runs = fixedRuns(args, console) else { return .usage }
+    let r = AppBenchmark.measure(app: app, seconds: Double(seconds), seeds: runs.count)
+    if args.value("--format") == "json" {
+      let value: JSONValue = [
+        "benchmark": "app", "app": .string(r.app), "seedsPerSecond": .int(Int64(r.seedsPerSecond.rounded())), "seeds": .int(Int64(r.seeds)),
+        "eventsPerSeed": .int(Int64(r.eventsPerSeed)), "delegateCallsPerSeed": .double((r.delegateCallsPerSeed * 10).rounded() / 10),
+        "appCallsPerSeed": .double((r.appCallsPerSeed * 10).rounded() / 10),
+        "nanosecondsPerDelegateCall": .int(Int64(r.nanosecondsPerDelegateCall.rounded())),
+        "simulatorNanosecondsPerDelegateCall": .int(Int64(r.simulatorNanosecondsPerDelegateCall.rounded())),
+        "appNanosecondsPerDelegateCall": .int(Int64(r.appNanosecondsPerDelegateCall.rounded())),
+        "simulatorShare": .double((r.simulatorShare * 1000).rounded() / 1000),
+        "diskBytesWrittenPerSeed": .int(Int64(r.bytesWrittenPerSeed.rounded())), "diskWritesPerSeed": .int(Int64(r.writesPerSeed.rounded())),
+      ]
+      console.out(value.serialized() + "\n")
+    } else {
+      console.out(
+        """
+        app \(r.app): \(group(r.seedsPerSecond)) seeds/s on one job (fuzz --app \(r.app)'s workload, oracle included; \(r.seeds) seeds, \(r.eventsPerSeed) events per seed)
+          \(format2(r.delegateCallsPerSeed)) delegate calls per seed (\(format2(r.appCallsPerSeed)) calls into the app in all); per delegate call \(group(r.nanosecondsPerDelegateCall)) ns: the simulator \(group(r.simulatorNanosecondsPerDelegateCall)) ns (\(group(r.simulatorShare * 100))%), the app's own code \(group(r.appNanosecondsPerDelegateCall)) ns
+          the app wrote \(group(r.bytesWrittenPerSeed)) bytes to its disk per seed, in \(group(r.writesPerSeed)) writes
 
         """)
     }

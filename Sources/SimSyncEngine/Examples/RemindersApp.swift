@@ -54,6 +54,9 @@ public class RemindersApp: SimApp, @unchecked Sendable {
 
   /// The lists and reminders, one record per row.
   public func shownRecords() async -> [SyncRecord] { await store.shown() }
+
+  /// The rows changed since the simulator last asked (the store notes them as it writes them).
+  public func shownRecordChanges() async -> SimShownChanges? { await store.shownChanges() }
 }
 
 /// The reminders app's store and its engine's delegate.
@@ -87,12 +90,34 @@ public final actor ReminderStore: SyncEngineDelegate {
       device = String(s[s.index(after: at)...])
     }
     static let zero = Version(counter: 0, device: "")
+
+    func write(to w: inout CompactWriter) {
+      w.int(counter)
+      w.string(device)
+    }
+    init(from r: inout CompactReader) throws(CompactReader.Malformed) {
+      counter = try r.int()
+      device = try r.string()
+    }
   }
 
   /// A piece of the notes: what one write put there.
   struct Piece: Codable, Hashable {
     var version: Version
     var text: String
+
+    init(version: Version, text: String) {
+      self.version = version
+      self.text = text
+    }
+    func write(to w: inout CompactWriter) {
+      version.write(to: &w)
+      w.string(text)
+    }
+    init(from r: inout CompactReader) throws(CompactReader.Malformed) {
+      version = try Version(from: &r)
+      text = try r.string()
+    }
   }
 
   /// A list or a reminder as the app keeps it.
@@ -107,6 +132,19 @@ public final actor ReminderStore: SyncEngineDelegate {
     /// The notes' pieces, in version order, and the versions of pieces a set removed.
     var pieces: [Piece] = []
     var removed: [Version] = []
+
+    /// The row as the app stores it, in a compact binary form (see `NotesApp.Row.stored`).
+    var stored: Data {
+      var w = CompactWriter(reserving: 256)
+      w.string(type)
+      w.values(fields)
+      w.dictionary(versions) { $1.write(to: &$0) }
+      w.strings(dirty)
+      w.optional(system) { $0.data($1) }
+      w.list(pieces) { $1.write(to: &$0) }
+      w.list(removed) { $1.write(to: &$0) }
+      return w.data
+    }
   }
 
   /// What the app stores besides its rows.
@@ -133,16 +171,24 @@ public final actor ReminderStore: SyncEngineDelegate {
 
     static func read(from disk: SimDisk) -> Saved {
       var saved = Saved()
-      let decoder = JSONDecoder()
-      for name in disk.names where name.hasPrefix("row/") {
-        if let data = disk[name], let row = try? decoder.decode(Row.self, from: data) { saved.rows[String(name.dropFirst(4))] = row }
+      let rows = disk.table("rows")
+      for name in rows.keys {
+        if let data = rows.get(name), let row = Row(stored: data) { saved.rows[name] = row }
       }
-      if let data = disk["meta"], let meta = try? decoder.decode(Meta.self, from: data) { saved.meta = meta }
+      if let meta = Meta(from: disk.table("meta")) { saved.meta = meta }
       return saved
     }
   }
 
   let disk: SimDisk
+  /// The rows, by record name, and the parts of ``Meta``: the app's keyed stores on the disk.
+  let rowTable: SimDisk.Table
+  let metaTable: SimDisk.Table
+  /// The meta as last written by this launch (a part is written again only when it changed).
+  var lastMeta: Meta?
+  /// The names of the rows whose shown part (type, fields) changed since the simulator last
+  /// asked; nil until it first asks.
+  var shownChanged: Set<String>?
   let zone: SyncRecordZoneID
   let device: String
   let flaws: Flaws
@@ -158,6 +204,8 @@ public final actor ReminderStore: SyncEngineDelegate {
 
   init(disk: SimDisk, zone: SyncRecordZoneID, device: String, saved: Saved, flaws: Flaws) {
     self.disk = disk
+    rowTable = disk.table("rows")
+    metaTable = disk.table("meta")
     self.zone = zone
     self.device = device
     self.flaws = flaws
@@ -171,16 +219,22 @@ public final actor ReminderStore: SyncEngineDelegate {
 
   func id(_ name: String) -> SyncRecordID { SyncRecordID(recordName: name, zoneID: zone) }
 
-  /// Writes the changed rows and the meta.
+  /// Writes the changed rows and the parts of the meta that changed.
   func write() {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    for name in touched.sorted() { disk["row/" + name] = rows[name].flatMap { try? encoder.encode($0) } }
+    for name in touched.sorted() {
+      if let row = rows[name] { rowTable.put(name, row.stored) } else { rowTable.delete(name) }
+    }
     touched = []
-    disk["meta"] = try? encoder.encode(meta)
+    guard meta != lastMeta else { return }
+    meta.write(to: metaTable, over: lastMeta)
+    lastMeta = meta
   }
 
   func put(_ name: String, _ row: Row?) {
+    if shownChanged != nil {
+      let old = rows[name]
+      if old?.type != row?.type || old?.fields != row?.fields { shownChanged?.insert(name) }
+    }
     rows[name] = row
     touched.insert(name)
   }
@@ -308,13 +362,23 @@ public final actor ReminderStore: SyncEngineDelegate {
 
   // MARK: What the app shows
 
-  func shown() -> [SyncRecord] {
-    rows.keys.sorted().map { name in
-      let row = rows[name]!
-      let r = SyncRecord(recordType: row.type, recordID: id(name))
-      for (f, v) in row.fields { r.fields[f] = v }
-      return r
+  func shown() -> [SyncRecord] { rows.keys.sorted().map { shown(rows[$0]!, name: $0) } }
+
+  func shown(_ row: Row, name: String) -> SyncRecord {
+    let r = SyncRecord(recordType: row.type, recordID: id(name))
+    for (f, v) in row.fields { r.fields[f] = v }
+    return r
+  }
+
+  /// The rows whose type or fields changed since the simulator last asked; nil the first time,
+  /// when it reads them all.
+  func shownChanges() -> SimShownChanges? {
+    guard let changed = shownChanged else {
+      shownChanged = []
+      return nil
     }
+    shownChanged = []
+    return SimShownChanges(names: changed.sorted()) { name in rows[name].map { shown($0, name: name) } }
   }
 
   // MARK: Records
@@ -618,4 +682,86 @@ public final class RemindersAppNotSavingItsZone: RemindersApp, @unchecked Sendab
 /// appends made at once, one is lost (`lost-edit`).
 public final class RemindersAppKeepingOneDevicesNotes: RemindersApp, @unchecked Sendable {
   override class var flaws: ReminderStore.Flaws { .oneStringNotes }
+}
+
+extension ReminderStore.Row {
+  /// A row read back from what ``stored`` wrote; nil for other bytes.
+  init?(stored data: Data) {
+    var r = CompactReader(data)
+    typealias Malformed = CompactReader.Malformed
+    do throws(Malformed) {
+      type = try r.string()
+      fields = try r.values()
+      versions = try r.dictionary { r throws(Malformed) in try ReminderStore.Version(from: &r) }
+      dirty = try r.strings()
+      system = try r.optional { r throws(Malformed) in try r.data() }
+      pieces = try r.list { r throws(Malformed) in try ReminderStore.Piece(from: &r) }
+      removed = try r.list { r throws(Malformed) in try ReminderStore.Version(from: &r) }
+    } catch {
+      return nil
+    }
+    guard r.atEnd else { return nil }
+  }
+}
+
+extension ReminderStore.Meta {
+  /// Writes the parts that differ from `old` (all of them when there is no `old`) into `table`,
+  /// each a row: `clock`, `state`, `deletes`, `fetch`, `user`, `goneLists` (a part that is nil
+  /// is deleted).
+  func write(to table: SimDisk.Table, over old: Self?) {
+    func put(_ key: String, _ write: (inout CompactWriter) -> Void) {
+      var w = CompactWriter()
+      write(&w)
+      table.put(key, w.data)
+    }
+    if old?.clock != clock { put("clock") { $0.int(clock) } }
+    if old == nil || old?.state != state {
+      if let state { put("state") { $0.state(state) } } else { table.delete("state") }
+    }
+    if old?.deletes != deletes { put("deletes") { $0.strings(deletes) } }
+    if old?.fetched != fetched || old?.seen != seen {
+      put("fetch") { w in
+        w.bool(fetched)
+        w.optional(seen) { $0.strings($1) }
+      }
+    }
+    if old == nil || old?.user != user {
+      if let user { put("user") { $0.string(user) } } else { table.delete("user") }
+    }
+    if old?.goneLists != goneLists { put("goneLists") { $0.strings(goneLists) } }
+  }
+
+  /// What `table` holds; nil when it holds nothing (no `clock`) or bytes of another kind.
+  init?(from table: SimDisk.Table) {
+    typealias Malformed = CompactReader.Malformed
+    guard let clockRow = table.get("clock") else { return nil }
+    self.init()
+    do throws(Malformed) {
+      var r = CompactReader(clockRow)
+      clock = try r.int()
+      if let data = table.get("state") {
+        r = CompactReader(data)
+        state = try r.state()
+      }
+      if let data = table.get("deletes") {
+        r = CompactReader(data)
+        deletes = try r.strings()
+      }
+      if let data = table.get("fetch") {
+        r = CompactReader(data)
+        fetched = try r.bool()
+        seen = try r.optional { r throws(Malformed) in try r.strings() }
+      }
+      if let data = table.get("user") {
+        r = CompactReader(data)
+        user = try r.string()
+      }
+      if let data = table.get("goneLists") {
+        r = CompactReader(data)
+        goneLists = try r.strings()
+      }
+    } catch {
+      return nil
+    }
+  }
 }
