@@ -276,3 +276,19 @@ struct CompactReader {
       pendingRecordZoneChanges: records, pendingDatabaseChanges: zones, changeToken: token, hasPendingUntrackedChanges: try bool())
   }
 }
+
+extension SimDisk.Table {
+  /// Puts the row under `key` as `write` encodes it.
+  func put(_ key: String, encoding write: (inout CompactWriter) -> Void) {
+    var w = CompactWriter()
+    write(&w)
+    put(key, w.data)
+  }
+
+  /// The row under `key` as `read` decodes it, or nil when there is no such row.
+  func row<T>(_ key: String, _ read: (inout CompactReader) throws(CompactReader.Malformed) -> T) throws(CompactReader.Malformed) -> T? {
+    guard let data = get(key) else { return nil }
+    var r = CompactReader(data)
+    return try read(&r)
+  }
+}

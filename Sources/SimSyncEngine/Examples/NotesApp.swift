@@ -152,31 +152,19 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     /// Writes the parts that differ from `old` (all of them when there is no `old`) into
     /// `table`: `clock`, `state`, `fetch`, `deleted` (a part that is nil is deleted).
     func write(to table: SimDisk.Table, over old: Saved?) {
-      if old?.clock != clock {
-        var w = CompactWriter(reserving: 10)
-        w.int(clock)
-        table.put("clock", w.data)
-      }
+      if old?.clock != clock { table.put("clock") { $0.int(clock) } }
       if old == nil || old?.state != state {
-        if let state {
-          var w = CompactWriter(reserving: 128)
-          w.state(state)
-          table.put("state", w.data)
-        } else {
-          table.delete("state")
-        }
+        if let state { table.put("state") { $0.state(state) } } else { table.delete("state") }
       }
       if old == nil || old?.hasFetched != hasFetched || old?.firstFetch != firstFetch {
-        var w = CompactWriter()
-        w.bool(hasFetched)
-        w.optional(firstFetch) { $0.strings($1.sorted()) }  // sorted: a set's order differs from run to run
-        table.put("fetch", w.data)
+        table.put("fetch") { w in
+          w.bool(hasFetched)
+          w.optional(firstFetch) { $0.strings($1.sorted()) }  // sorted: a set's order differs from run to run
+        }
       }
       if old == nil || old?.deleted != deleted {
         if let deleted {
-          var w = CompactWriter()
-          w.dictionary(deleted) { w, versions in w.list(versions) { $1.write(to: &$0) } }
-          table.put("deleted", w.data)
+          table.put("deleted") { $0.dictionary(deleted) { w, versions in w.list(versions) { $1.write(to: &$0) } } }
         } else {
           table.delete("deleted")
         }
@@ -905,22 +893,16 @@ extension NotesApp.Saved {
   /// What `table` holds; nil when it holds nothing (no `clock`) or bytes of another kind.
   init?(from table: SimDisk.Table) {
     typealias Malformed = CompactReader.Malformed
-    guard let clockRow = table.get("clock") else { return nil }
     do throws(Malformed) {
-      var r = CompactReader(clockRow)
-      clock = try r.int()
-      if let data = table.get("state") {
-        r = CompactReader(data)
-        state = try r.state()
+      guard let clock = try table.row("clock", { r throws(Malformed) in try r.int() }) else { return nil }
+      self.clock = clock
+      if let state = try table.row("state", { r throws(Malformed) in try r.state() }) { self.state = state }
+      let fetch = try table.row("fetch") { r throws(Malformed) in
+        (try r.bool(), try r.optional { r throws(Malformed) in Set(try r.strings()) })
       }
-      if let data = table.get("fetch") {
-        r = CompactReader(data)
-        hasFetched = try r.bool()
-        firstFetch = try r.optional { r throws(Malformed) in Set(try r.strings()) }
-      }
-      if let data = table.get("deleted") {
-        r = CompactReader(data)
-        deleted = try r.dictionary { r throws(Malformed) in try r.list { r throws(Malformed) in try NotesApp.Version(from: &r) } }
+      if let fetch { (hasFetched, firstFetch) = fetch }
+      deleted = try table.row("deleted") { r throws(Malformed) in
+        try r.dictionary { r throws(Malformed) in try r.list { r throws(Malformed) in try NotesApp.Version(from: &r) } }
       }
     } catch {
       return nil

@@ -709,57 +709,36 @@ extension ReminderStore.Meta {
   /// each a row: `clock`, `state`, `deletes`, `fetch`, `user`, `goneLists` (a part that is nil
   /// is deleted).
   func write(to table: SimDisk.Table, over old: Self?) {
-    func put(_ key: String, _ write: (inout CompactWriter) -> Void) {
-      var w = CompactWriter()
-      write(&w)
-      table.put(key, w.data)
-    }
-    if old?.clock != clock { put("clock") { $0.int(clock) } }
+    if old?.clock != clock { table.put("clock") { $0.int(clock) } }
     if old == nil || old?.state != state {
-      if let state { put("state") { $0.state(state) } } else { table.delete("state") }
+      if let state { table.put("state") { $0.state(state) } } else { table.delete("state") }
     }
-    if old?.deletes != deletes { put("deletes") { $0.strings(deletes) } }
+    if old?.deletes != deletes { table.put("deletes") { $0.strings(deletes) } }
     if old?.fetched != fetched || old?.seen != seen {
-      put("fetch") { w in
+      table.put("fetch") { w in
         w.bool(fetched)
         w.optional(seen) { $0.strings($1) }
       }
     }
     if old == nil || old?.user != user {
-      if let user { put("user") { $0.string(user) } } else { table.delete("user") }
+      if let user { table.put("user") { $0.string(user) } } else { table.delete("user") }
     }
-    if old?.goneLists != goneLists { put("goneLists") { $0.strings(goneLists) } }
+    if old?.goneLists != goneLists { table.put("goneLists") { $0.strings(goneLists) } }
   }
 
   /// What `table` holds; nil when it holds nothing (no `clock`) or bytes of another kind.
   init?(from table: SimDisk.Table) {
     typealias Malformed = CompactReader.Malformed
-    guard let clockRow = table.get("clock") else { return nil }
     self.init()
     do throws(Malformed) {
-      var r = CompactReader(clockRow)
-      clock = try r.int()
-      if let data = table.get("state") {
-        r = CompactReader(data)
-        state = try r.state()
-      }
-      if let data = table.get("deletes") {
-        r = CompactReader(data)
-        deletes = try r.strings()
-      }
-      if let data = table.get("fetch") {
-        r = CompactReader(data)
-        fetched = try r.bool()
-        seen = try r.optional { r throws(Malformed) in try r.strings() }
-      }
-      if let data = table.get("user") {
-        r = CompactReader(data)
-        user = try r.string()
-      }
-      if let data = table.get("goneLists") {
-        r = CompactReader(data)
-        goneLists = try r.strings()
-      }
+      guard let clock = try table.row("clock", { r throws(Malformed) in try r.int() }) else { return nil }
+      self.clock = clock
+      if let state = try table.row("state", { r throws(Malformed) in try r.state() }) { self.state = state }
+      if let deletes = try table.row("deletes", { r throws(Malformed) in try r.strings() }) { self.deletes = deletes }
+      let fetch = try table.row("fetch") { r throws(Malformed) in (try r.bool(), try r.optional { r throws(Malformed) in try r.strings() }) }
+      if let fetch { (fetched, seen) = fetch }
+      if let user = try table.row("user", { r throws(Malformed) in try r.string() }) { self.user = user }
+      if let goneLists = try table.row("goneLists", { r throws(Malformed) in try r.strings() }) { self.goneLists = goneLists }
     } catch {
       return nil
     }
