@@ -24,6 +24,41 @@ import Testing
     #expect(a.value != b.value)
   }
 
+  /// The trace hash's string words, read from the string's UTF-8 in place, are the words the
+  /// definition gives byte by byte (little-endian, the last zero-padded, then the length with
+  /// the top bit set): every length around the word boundaries, non-ASCII, and a string built
+  /// from a substring and from an NSString (not native) alike.
+  @Test func traceHasherStringWordsMatchTheByteByByteDefinition() {
+    func byByte(_ s: String) -> UInt64 {
+      var h = TraceHasher()
+      var word: UInt64 = 0
+      var shift: UInt64 = 0
+      var count: UInt64 = 0
+      for byte in s.utf8 {
+        word |= UInt64(byte) << shift
+        shift += 8
+        count += 1
+        if shift == 64 {
+          h.combine(word)
+          word = 0
+          shift = 0
+        }
+      }
+      if shift > 0 { h.combine(word) }
+      h.combine(count | 0x8000_0000_0000_0000)
+      return h.value
+    }
+    var samples = (0...40).map { String(repeating: "x", count: $0) }
+    samples += ["é", "naïve café", "日本語のテキスト", "🙂🙃", "a\u{0}b", String(repeating: "ü", count: 17)]
+    samples.append(String("--substring of a longer string--".dropFirst(2).dropLast(2)))
+    samples.append(NSString(string: "bridged: ünïcödé, eight+").description)
+    for s in samples {
+      var h = TraceHasher()
+      h.combine(s)
+      #expect(h.value == byByte(s), "\(s.debugDescription)")
+    }
+  }
+
   @Test func hashOnlyAndFullRecordingAgree() {
     var quick = TraceRecorder(mode: .hashOnly)
     var full = TraceRecorder(mode: .full)

@@ -34,11 +34,13 @@ extension Value {
     case .text(let t):
       h.combine(7 as UInt64)
       h.combine(t.atoms.count)
-      for a in t.atoms {
-        h.combine(UInt64(UInt32(bitPattern: a.id.intent)) | UInt64(UInt32(bitPattern: a.id.offset)) << 32)
-        h.combine(UInt64(a.scalar.value) | UInt64(UInt32(bitPattern: a.deletedBy)) << 32)
-        let parent = a.parent.map { UInt64(UInt32(bitPattern: $0.intent)) | UInt64(UInt32(bitPattern: $0.offset)) << 32 } ?? .max
-        h.combine(parent)
+      t.atoms.withUnsafeBufferPointer { atoms in
+        for a in atoms {
+          h.combine(UInt64(UInt32(bitPattern: a.id.intent)) | UInt64(UInt32(bitPattern: a.id.offset)) << 32)
+          h.combine(UInt64(a.scalar.value) | UInt64(UInt32(bitPattern: a.deletedBy)) << 32)
+          let parent = a.parent.map { UInt64(UInt32(bitPattern: $0.intent)) | UInt64(UInt32(bitPattern: $0.offset)) << 32 } ?? .max
+          h.combine(parent)
+        }
       }
     }
   }
@@ -54,16 +56,24 @@ extension RecordState {
     stamp.fold(into: &h)
     deleteStamp.fold(into: &h)
     h.combine(fields.count)
-    for f in fields {
-      h.combine(f.writer)
-      f.stamp.fold(into: &h)
-      f.value.fold(into: &h)
+    // (Read in place: no copy of a field, nor of the vector, to retain and release.)
+    fields.withUnsafeBufferPointer { fields in
+      for i in fields.indices {
+        h.combine(fields[i].writer)
+        fields[i].stamp.fold(into: &h)
+        fields[i].value.fold(into: &h)
+      }
     }
-    let versions = versions.entries
-    h.combine(versions.count)
-    for e in versions {
-      h.combine(e.wall)
-      h.combine(e.logical)
+    if let entries = versions._storage {
+      h.combine(entries.count)
+      entries.withUnsafeBufferPointer { entries in
+        for e in entries {
+          h.combine(e.wall)
+          h.combine(e.logical)
+        }
+      }
+    } else {
+      h.combine(0 as Int)
     }
   }
 }
@@ -76,18 +86,20 @@ extension Message {
     case .push(let id, let writes, let zone):
       h.combine(id)
       if zone != 0 { h.combine(0x2017e as UInt64 | UInt64(zone) << 20) }
-      for w in writes {
-        h.combine(w.changed.rawValue)
-        h.combine(w.isDelete)
-        h.combine(w.baseTag)
-        if w.zone != 0 { h.combine(0x2016e as UInt64 | UInt64(w.zone) << 20) }
-        if let atomic = w.atomic { h.combine(atomic ? 0xa7 as UInt64 : 0xa6) }
-        w.record.fold(into: &h)
+      writes.withUnsafeBufferPointer { writes in
+        for i in writes.indices {
+          h.combine(writes[i].changed.rawValue)
+          h.combine(writes[i].isDelete)
+          h.combine(writes[i].baseTag)
+          if writes[i].zone != 0 { h.combine(0x2016e as UInt64 | UInt64(writes[i].zone) << 20) }
+          if let atomic = writes[i].atomic { h.combine(atomic ? 0xa7 as UInt64 : 0xa6) }
+          writes[i].record.fold(into: &h)
+        }
       }
     case .pushReply(let id, let results):
       h.combine(id)
-      for r in results {
-        switch r {
+      for i in results.indices {
+        switch results[i] {
         case .saved(let record):
           h.combine(1 as UInt64)
           record.fold(into: &h)
@@ -116,7 +128,9 @@ extension Message {
       h.combine(id)
       h.combine(token)
       h.combine(more)
-      for r in records { r.fold(into: &h) }
+      records.withUnsafeBufferPointer { records in
+        for i in records.indices { records[i].fold(into: &h) }
+      }
     case .fetchReply(let id, .tokenExpired):
       h.combine(id)
       h.combine(0xdead as UInt64)

@@ -55,28 +55,32 @@ extension SyncWorld {
   /// refused with a CloudKit error (throttled, over the limits, a `reject` line, rolled back
   /// in an atomic zone) did not reach it; one whose answer is lost did.
   mutating func noteSent(_ writes: [RecordWrite], _ results: [WriteResult]) {
-    for (w, r) in zip(writes, results) {
-      if case .failed = r { continue }
+    // (Read in place: no copy of a write to retain and release.)
+    for i in writes.indices {
+      if case .failed = results[i] { continue }
       if config.recordObservations {
-        facts.observations.append(.serverReceived(copy: w.record, isDelete: w.isDelete, changed: w.changed, at: now))
+        facts.observations.append(.serverReceived(copy: writes[i].record, isDelete: writes[i].isDelete, changed: writes[i].changed, at: now))
       }
-      if w.isDelete {
-        facts.reachedServer[Int(w.record.deletedBy)] = true
+      if writes[i].isDelete {
+        facts.reachedServer[Int(writes[i].record.deletedBy)] = true
       } else {
-        w.record.forEachProvenance(ofFields: w.changed) { facts.reachedServer[Int($0)] = true }
+        writes[i].record.forEachProvenance(ofFields: writes[i].changed) { facts.reachedServer[Int($0)] = true }
       }
     }
   }
 
   /// What became of deletes, and of saves of deleted records (``ServerEvent``).
   mutating func noteServerEvents(_ writes: [RecordWrite], _ results: [WriteResult], wasDeleted: [Bool], account: Int) {
-    for (i, (w, r)) in zip(writes, results).enumerated() {
-      let key = w.record.key
-      switch r {
-      case .deleted where w.isDelete && !wasDeleted[i]:
-        if let t = servers[account].records[key], t.isDeleted { facts.serverEvents.append(.deleted(key, by: t.deletedBy, at: now)) }
-      case .saved(let kept) where w.isDelete:
-        if !kept.isDeleted { facts.serverEvents.append(.keptOverDelete(key, delete: w.record.deletedBy, at: now)) }
+    for i in writes.indices {
+      let key = writes[i].record.key
+      let isDelete = writes[i].isDelete
+      switch results[i] {
+      case .deleted where isDelete && !wasDeleted[i]:
+        if servers[account].records.isDeleted(key), let t = servers[account].records[key] {
+          facts.serverEvents.append(.deleted(key, by: t.deletedBy, at: now))
+        }
+      case .saved(let kept) where isDelete:
+        if !kept.isDeleted { facts.serverEvents.append(.keptOverDelete(key, delete: writes[i].record.deletedBy, at: now)) }
       case .saved(let stored) where wasDeleted[i] && !stored.isDeleted:
         facts.serverEvents.append(.revived(key, at: now))
       default:

@@ -58,20 +58,27 @@
   /// Feeds the string's UTF-8 bytes eight at a time (little-endian, the last word zero-padded),
   /// then its length in bytes with the top bit set.
   public mutating func combine(_ string: String) {
-    var word: UInt64 = 0
-    var shift: UInt64 = 0
-    var count: UInt64 = 0
-    for byte in string.utf8 {
-      word |= UInt64(byte) &<< shift
-      shift += 8
-      count += 1
-      if shift == 64 {
-        combine(word)
-        word = 0
-        shift = 0
+    var string = string
+    // (Read from the contiguous UTF-8 in place, a word at a time: the same words as a byte
+    // loop, several times faster. A native string is already contiguous; this copies nothing.)
+    string.withUTF8 { bytes in
+      let raw = UnsafeRawBufferPointer(bytes)
+      var i = 0
+      while i + 8 <= raw.count {
+        combine(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+        i += 8
       }
+      if i < raw.count {
+        var word: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < raw.count {
+          word |= UInt64(raw[i]) &<< shift
+          shift += 8
+          i += 1
+        }
+        combine(word)
+      }
+      combine(UInt64(raw.count) | 0x8000_0000_0000_0000)
     }
-    if shift > 0 { combine(word) }
-    combine(count | 0x8000_0000_0000_0000)
   }
 }
