@@ -208,7 +208,7 @@ extension SyncEngineDriver {
     var dropped = lastPending.subtracting(pending)
     if let forgotten {
       for key in forgotten.keys.sorted() where !pending.contains(key) && showsUnsent(key, shown) {
-        note(key, .notPersistedBeforeKill(at: forgotten.at))
+        note(key, .notPersistedBeforeKill(at: forgotten.at, stateUpdated: forgotten.stateUpdated.sorted()))
       }
       dropped.subtract(forgotten.keys)
       self.forgotten = nil

@@ -121,7 +121,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   var serverCopies: [RecordKey: RecordState] = [:]
   /// When the app was killed with changes pending in memory, and which: checked when it launches
   /// again.
-  var killed: (at: VirtualTime, pending: Set<RecordKey>)?
+  var killed: (at: VirtualTime, pending: Set<RecordKey>, stateUpdated: Set<RecordKey>)?
+  /// The records pending at the last `stateUpdate` delivered since the app launched: what an app
+  /// that persisted it would have relaunched with.
+  var stateUpdated: Set<RecordKey> = []
   /// Whether the account changed in this step (what was pending went with the old database).
   var accountChangedThisStep = false
   /// Whether the app states its schema, and so carries out its delete rules itself.
@@ -238,7 +241,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     if let killed {
       // What the app had pending when it was killed and does not have now was never sent
       // (judged at the next update, against what the app shows).
-      forgotten = (killed.at, killed.pending.subtracting(pendingKeys(made)))
+      let keys = killed.pending.subtracting(pendingKeys(made))
+      forgotten = (killed.at, keys, keys.intersection(killed.stateUpdated))
       self.killed = nil
     }
     if !made.syncEngine.state.pendingRecordZoneChanges.isEmpty || !made.syncEngine.state.pendingDatabaseChanges.isEmpty {
@@ -248,7 +252,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   }
   /// Records whose pending change the app forgot across the kill at that time (judged at the
   /// next update).
-  var forgotten: (at: VirtualTime, keys: Set<RecordKey>)?
+  var forgotten: (at: VirtualTime, keys: Set<RecordKey>, stateUpdated: Set<RecordKey>)?
   /// The app launched with changes pending: the engine schedules a send.
   var relaunchedWithPending = false
 
@@ -410,7 +414,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case .kill:
       // Memory goes: what the engine had pending and not written to disk is checked at the
       // next launch.
-      if let app { killed = (env.now, Set(pendingKeys(app))) }
+      if let app { killed = (env.now, Set(pendingKeys(app)), stateUpdated) }
+      stateUpdated = []
       app = nil
       inFlight = .none
       operation = .idle
@@ -594,6 +599,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Tells the app its engine's state changed (`stateUpdate`), with the engine it has now.
   func deliverState() {
     link.stateChanged = false
+    stateUpdated = Set(pendingKeys(launched()))
     deliver(.stateUpdate(.init(stateSerialization: launched().syncEngine.state.serialization)))
   }
 

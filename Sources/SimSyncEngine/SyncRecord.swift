@@ -110,12 +110,25 @@ extension Bool: SyncRecordValue {
 }
 
 extension Date: SyncRecordValue {
-  /// The value as a record stores it.
-  public var syncValue: SyncValue { .date(Int64((timeIntervalSinceReferenceDate * 1e9).rounded())) }
+  /// The value as a record stores it: nanoseconds since 2001 in 64 bits, which reach from 1709
+  /// to 2293. `Date.distantPast` and `Date.distantFuture` are stored as the two ends and read
+  /// back as themselves; any other date outside that span (or not a number) is stored as the
+  /// nearer end, so that dates keep their order, and reads back as `distantPast` or
+  /// `distantFuture`.
+  public var syncValue: SyncValue {
+    let ns = (timeIntervalSinceReferenceDate * 1e9).rounded()
+    // (`Double(Int64.max)` rounds up to 2^63, which no Int64 holds: hence `<`, not `<=`.)
+    guard ns > Double(Int64.min), ns < Double(Int64.max) else { return .date(ns > 0 ? .max : .min) }
+    return .date(Int64(ns))
+  }
   /// The stored value as this type, or nil when it holds another kind.
   public init?(syncValue: SyncValue) {
     guard case .date(let ns) = syncValue else { return nil }
-    self.init(timeIntervalSinceReferenceDate: Double(ns) / 1e9)
+    switch ns {
+    case .min: self = .distantPast
+    case .max: self = .distantFuture
+    default: self.init(timeIntervalSinceReferenceDate: Double(ns) / 1e9)
+    }
   }
 }
 

@@ -31,6 +31,26 @@ import Testing
     #expect(r["list"] as? SyncRecord.Reference == ref)
   }
 
+  /// Found porting Apple's sample, whose `userModificationDate` starts at `.distantPast`: a
+  /// date outside the 64-bit nanoseconds a record stores (1709…2293) trapped the whole process.
+  /// The two distant dates now round-trip, others outside saturate in order, and none traps.
+  @Test func datesOutsideTheStoredSpanDoNotTrapAndKeepTheirOrder() {
+    let r = SyncRecord(recordType: "Contact", recordID: id("c"))
+    func stored(_ d: Date) -> Date? {
+      r["when"] = d
+      return r["when"] as? Date
+    }
+    #expect(stored(.distantPast) == .distantPast)
+    #expect(stored(.distantFuture) == .distantFuture)
+    #expect(stored(Date(timeIntervalSinceReferenceDate: -1e13)) == .distantPast)
+    #expect(stored(Date(timeIntervalSinceReferenceDate: 1e13)) == .distantFuture)
+    #expect(stored(Date(timeIntervalSinceReferenceDate: .nan)) == .distantPast)
+    #expect(stored(Date(timeIntervalSinceReferenceDate: .infinity)) == .distantFuture)
+    let inside = Date(timeIntervalSinceReferenceDate: 9_000_000_000)  // 2286
+    #expect(stored(inside) == inside)
+    #expect(stored(.distantPast)! < stored(inside)! && stored(inside)! < stored(.distantFuture)!)
+  }
+
   @Test func systemFieldsRoundTripWithoutTheFieldsAndAreDeterministic() throws {
     let r = SyncRecord(recordType: "Note", recordID: id("n1"))
     r.system.recordChangeTag = "7"

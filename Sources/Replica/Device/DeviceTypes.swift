@@ -105,8 +105,10 @@ package enum DeviceFact: Hashable, Sendable {
 /// Why a user's app's pending change went unsent (``DeviceFact/appDropped(_:cause:)``).
 package enum AppDropCause: Hashable, Sendable {
   /// The app was killed at that time and relaunched without the change pending: the engine's
-  /// state with it was never written to disk.
-  case notPersistedBeforeKill(at: VirtualTime)
+  /// state with it was never written to disk. `stateUpdated`: the records whose pending change
+  /// a `stateUpdate` had carried before the kill (sorted; the app did not persist it) — the
+  /// others were killed within the ~100 ms before one would have.
+  case notPersistedBeforeKill(at: VirtualTime, stateUpdated: [RecordKey] = [])
   /// An earlier save of the record was acknowledged while the change was out, and the app's
   /// code took that for this change (it cleared the pending change, or marked the row clean).
   case clearedInFlight

@@ -165,7 +165,9 @@ public enum TraceExport {
         o["fact"] = "app-dropped"
         o["records"] = .array(keys.map { .string(words.record($0)) })
         switch cause {
-        case .notPersistedBeforeKill(let killed): o["cause"] = .string("not persisted before the kill at \(killed)")
+        case .notPersistedBeforeKill(let killed, let updated):
+          o["cause"] = .string("not persisted before the kill at \(killed)")
+          if !updated.isEmpty { o["stateUpdated"] = .array(updated.map { .string(words.record($0)) }) }
         case .clearedInFlight: o["cause"] = "cleared in flight"
         case .afterError(let code): o["cause"] = .string("after \(code)")
         case .removed: o["cause"] = "removed"

@@ -123,7 +123,8 @@ extension Oracle {
     // A user's app that let the change go unsent, and later dropped its copy too.
     for e in world.facts.events {
       if case .appDropped(let keys, let cause) = e.fact, keys.contains(key) {
-        return ": it never reached the server — \(Self.appDropCause(cause, at: e.time)) on \(deviceName(e.device)) — and then no copy was left"
+        return
+          ": it never reached the server — \(Self.appDropCause(cause, at: e.time, key: key)) on \(deviceName(e.device)) — and then no copy was left"
       }
     }
     return ""
@@ -149,7 +150,7 @@ extension Oracle {
       case .setAside(let keys, let account) where keys.contains(key):
         return setAsideCause(account, device: e.device)
       case .appDropped(let keys, let cause) where keys.contains(key):
-        return Self.appDropCause(cause, at: e.time)
+        return Self.appDropCause(cause, at: e.time, key: key)
       default:
         continue
       }

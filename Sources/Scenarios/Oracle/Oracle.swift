@@ -140,7 +140,7 @@ package struct Oracle {
       case .setAside(let keys, let account) where keys.contains(i.record):
         return setAsideCause(account, device: e.device)
       case .appDropped(let keys, let cause) where keys.contains(i.record):
-        return Self.appDropCause(cause, at: e.time)
+        return Self.appDropCause(cause, at: e.time, key: i.record)
       default:
         continue
       }
@@ -150,14 +150,22 @@ package struct Oracle {
 
   /// Why a user's app never sent a change it still showed (``AppDropCause``), in words; with
   /// `delete`, why its pending delete never went (in a resurrection's sentence).
-  static func appDropCause(_ cause: AppDropCause, at time: VirtualTime, delete: Bool = false) -> String {
+  /// `key`: the record the sentence is about (nil: several, as a picture's label says them).
+  static func appDropCause(_ cause: AppDropCause, at time: VirtualTime, delete: Bool = false, key: RecordKey? = nil) -> String {
     let pending = delete ? "the pending delete" : "its pending change"
     let showing = delete ? "" : ", while still showing the change"
     switch cause {
-    case .notPersistedBeforeKill(let killed):
+    case .notPersistedBeforeKill(let killed, let updated):
       let what = delete ? "the delete" : "this change"
-      return "the app was killed at \(killed) before its engine's state with \(what) pending was on disk, and relaunched without it"
-        + (delete ? "" : " (the app persists every stateUpdate's stateSerialization, or loses what it has not sent)")
+      let sentence = "the app was killed at \(killed) before its engine's state with \(what) pending was on disk, and relaunched without it"
+      if delete { return sentence }
+      // Whether a stateUpdate had carried the change: if so the app did not persist it; if not,
+      // the kill fell in the engine's ~100 ms before one, and only the app's own rows can tell.
+      if key.map({ updated.contains($0) }) ?? !updated.isEmpty {
+        return sentence + " (a stateUpdate had carried it: the app persists every stateUpdate's stateSerialization, or loses what it has not sent)"
+      }
+      return sentence
+        + " (within the ~100 ms before the engine's stateUpdate would have carried it: an app that must not lose such a change re-adds, at launch, the rows that differ from their last known server record)"
     case .clearedInFlight:
       return "the app's code took the acknowledgement of an earlier save of the record, at \(time), for "
         + (delete ? "the delete" : "this change, made while that save was on its way") + ", and cleared it"

@@ -62,8 +62,17 @@ import Testing
     let soon = try Self.run(Self.header + "at 0s iPad create Note n1 title=\"a\"\nat 0.05s iPad kill\nsettle", RecordingApp.self).report
     #expect(soon.count(.strandedRecord) == 1, "\(soon.text)")
     #expect(soon.violations.first?.explanation.contains("killed at 0.050s before its engine's state with this change pending was on disk") == true)
+    // (Said as it happened: no stateUpdate had carried the change yet. Found porting Apple's
+    // sample, which persists every stateUpdate and was told it should.)
+    #expect(soon.violations.first?.explanation.contains("within the ~100 ms before the engine's stateUpdate would have carried it") == true)
     let later = try Self.run(Self.header + "at 0s iPad create Note n1 title=\"a\"\nat 0.2s iPad kill\nsettle", RecordingApp.self).report
     #expect(later.passed, "\(later.text)")
+    // An app that does not persist the stateUpdate is told so.
+    let unsaved = try Self.run(Self.header + "at 0s iPad create Note n1 title=\"a\"\nat 0.2s iPad kill\nsettle", NotesAppNotPersistingState.self)
+      .report
+    #expect(unsaved.count(.strandedRecord) == 1, "\(unsaved.text)")
+    #expect(
+      unsaved.violations.first?.explanation.contains("a stateUpdate had carried it: the app persists every stateUpdate") == true, "\(unsaved.text)")
   }
 
   /// `sendChanges()` from the app's own code starts a send at once; awaited inside
