@@ -60,6 +60,12 @@ package struct RecordTable: Sequence {
     key >= 0 && Int(key) < _slots.count ? _slots[Int(key)]?.type : nil
   }
 
+  /// The intent that created the record at `key`, read in place; nil when there is none.
+  @inlinable
+  package func creator(of key: RecordKey) -> IntentID? {
+    key >= 0 && Int(key) < _slots.count ? _slots[Int(key)]?.creator : nil
+  }
+
   /// The record `key`'s field `field` refers to, read in place; nil when the field holds no
   /// reference (or there is no record).
   @inlinable

@@ -143,6 +143,16 @@ package struct SyncWorld: Sendable {
     return servers.withUnsafeBufferPointer { $0[a].records[key] }
   }
 
+  /// Whether the server of its account holds record `key`, live or deleted — and, given
+  /// `creator`, that incarnation of it (read in place: no copy of the record).
+  package func serverHolds(_ key: RecordKey, createdBy creator: IntentID? = nil) -> Bool {
+    let a = account(ofRecord: key)
+    return servers.withUnsafeBufferPointer { s in
+      guard let creator else { return s[a].records.contains(key) }
+      return s[a].records.creator(of: key) == creator
+    }
+  }
+
   /// Whether the server of its account holds record `key` live (read in place).
   package func serverIsLive(_ key: RecordKey) -> Bool {
     let a = account(ofRecord: key)

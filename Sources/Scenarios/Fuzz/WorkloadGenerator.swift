@@ -275,8 +275,11 @@ public enum WorkloadGenerator {
   /// By time, entries at one time in their order. Sorts positions, not entries (an entry is a
   /// large value; moving positions is cheaper).
   static func stableSorted(_ entries: [TimelineEntry]) -> [TimelineEntry] {
-    let times = entries.map(\.time)
-    return entries.indices.sorted { (times[$0], $0) < (times[$1], $1) }.map { entries[$0] }
+    // (Pairs of time and position, sorted in place: no lookups from the comparison. The
+    // positions make every key distinct, so the order is the one stable sort gives.)
+    var order = entries.indices.map { (time: entries[$0].time, index: $0) }
+    order.sort { ($0.time, $0.index) < ($1.time, $1.index) }
+    return order.map { entries[$0.index] }
   }
 }
 

@@ -14,11 +14,15 @@ extension Oracle {
     else { return }
     guard case .create(let typeIndex, _) = create.kind else { return }
     let type = schema.types[Int(typeIndex)]
-    let updates = intents.filter {
-      if case .delete = $0.kind { return false }
-      return true
-    }
     let deletes = intents.filter { $0.kind == .delete }
+    // (The creates and sets are read only against a delete: none, no list.)
+    let updates =
+      deletes.isEmpty
+      ? []
+      : intents.filter {
+        if case .delete = $0.kind { return false }
+        return true
+      }
     // Who shows the record: every device, then the server. Names are looked up only for a report.
     var shown = world.devices.indices.map { world.shows(device: $0, key) }
     shown.append(world.serverIsLive(key))
@@ -55,8 +59,9 @@ extension Oracle {
         break
       }
     }
-    let origin = world.deviceConfig(Int(create.device))
-    let onServer = world.serverRecord(key).map { incarnation == nil || $0.creator == incarnation } ?? false
+    // (The creating device's names are read only for a report.)
+    var origin: DeviceConfig { world.deviceConfig(Int(create.device)) }
+    let onServer = world.serverHolds(key, createdBy: incarnation)
     let neverOnServer = !onServer && deletes.isEmpty
     if neverOnServer, shown[Int(create.device)] {
       anomalies.append(
@@ -440,7 +445,7 @@ extension Oracle {
       guard let account = world.deviceAccount(d).map(Int.init) else { continue }
       if serverViews[account] == nil {
         let all = world.servers.withUnsafeBufferPointer { $0[account].liveRecords }
-        serverViews[account] = (all, all.filter { !explained.contains($0.key) })
+        serverViews[account] = (all, explained.isEmpty ? all : all.filter { !explained.contains($0.key) })
       }
       var (allServer, server) = serverViews[account]!
       var all = world.visibleRecords(device: d)
@@ -451,9 +456,11 @@ extension Oracle {
         allServer = seenBy(version: version, allServer)
         server = seenBy(version: version, server)
       }
-      if converged, firstDifference(all, allServer) != nil { converged = false }
-      let mine = all.filter { !explained.contains($0.key) }
-      if let difference = firstDifference(mine, server) {
+      // (With nothing explained, the two comparisons below are one.)
+      let whole = converged || explained.isEmpty ? firstDifference(all, allServer) : nil
+      if converged, whole != nil { converged = false }
+      let mine = explained.isEmpty ? all : all.filter { !explained.contains($0.key) }
+      if let difference = explained.isEmpty ? whole : firstDifference(mine, server) {
         let config = world.deviceConfig(d)
         anomalies.append(
           Anomaly(

@@ -185,31 +185,38 @@ public enum ScenarioRunner {
     for c in file.clocks {
       if let i = deviceIndex[c.device] { clocks[Int(i)] = DeviceClock(skew: c.skew, driftPPM: c.driftPPM) }
     }
+    // Each record's key by its name, in order of first create; its type is that create's
+    // (`recordTypes[key]`), which is also how its fields are looked up below.
     var names: [String] = []
     var recordTypes: [Int32] = []
     var keys: [String: RecordKey] = [:]
-    var types: [String: Int32] = [:]
     keys.reserveCapacity(file.timeline.count)
-    types.reserveCapacity(file.timeline.count)
     for entry in file.timeline {
-      if case .create(_, let type, let id, _) = entry.action, keys[id] == nil {
-        keys[id] = RecordKey(names.count)
+      guard case .create(_, let type, let id, _) = entry.action else { continue }
+      // (One lookup for the name, new or not: the slot is read and filled in place.)
+      var isNew = false
+      Self._fillIfEmpty(&keys[id], with: RecordKey(names.count), isNew: &isNew)
+      if isNew {
         names.append(id)
-        types[id] = Int32(file.schema.typeIndex(named: type) ?? 0)
-        recordTypes.append(types[id]!)
+        recordTypes.append(Int32(file.schema.typeIndex(named: type) ?? 0))
       }
     }
-    let device = { (name: String) -> Int32 in deviceIndex[name] ?? 0 }
+    // (A few devices are found faster by comparing their short names than by hashing; the first
+    // of a name either way.)
+    let deviceNames = file.devices
+    let device: (String) -> Int32 =
+      deviceNames.count <= 16
+      ? { name in deviceNames.firstIndex(of: name).map { Int32($0) } ?? 0 } : { name in deviceIndex[name] ?? 0 }
     // A field's index and kind in a type's field list (the list read once per entry, not copied
     // per assignment).
     func field(in fields: [FieldSpec], _ name: String) -> (Int32, FieldKind)? {
       guard let f = fields.firstIndex(where: { $0.name == name }) else { return nil }
       return (Int32(f), fields[f].kind)
     }
-    func fields(of id: String) -> [FieldSpec]? { types[id].map { file.schema.types[Int($0)].fields } }
-    func field(_ id: String, _ name: String) -> (Int32, FieldKind)? { fields(of: id).flatMap { field(in: $0, name) } }
-    func writes(_ id: String, _ assignments: [Assignment]) -> [FieldWrite] {
-      guard let specs = fields(of: id) else { return [] }
+    func fields(of key: RecordKey) -> [FieldSpec] { file.schema.types[Int(recordTypes[Int(key)])].fields }
+    func field(_ key: RecordKey, _ name: String) -> (Int32, FieldKind)? { field(in: fields(of: key), name) }
+    func writes(_ key: RecordKey, _ assignments: [Assignment]) -> [FieldWrite] {
+      let specs = fields(of: key)
       var out: [FieldWrite] = []
       out.reserveCapacity(assignments.count)
       for a in assignments {
@@ -226,15 +233,16 @@ public enum ScenarioRunner {
       let action: WorldAction
       switch entry.action {
       case .create(let d, let type, let id, let fields):
-        action = .intent(device: device(d), .create(type: Int32(file.schema.typeIndex(named: type) ?? 0), key: keys[id]!, values: writes(id, fields)))
+        let key = keys[id]!
+        action = .intent(device: device(d), .create(type: Int32(file.schema.typeIndex(named: type) ?? 0), key: key, values: writes(key, fields)))
       case .set(let d, let id, let fields):
         guard let key = keys[id] else { continue }
-        action = .intent(device: device(d), .set(key: key, values: writes(id, fields)))
+        action = .intent(device: device(d), .set(key: key, values: writes(key, fields)))
       case .append(let d, let id, let f, let text):
-        guard let key = keys[id], let (fi, _) = field(id, f) else { continue }
+        guard let key = keys[id], let (fi, _) = field(key, f) else { continue }
         action = .intent(device: device(d), .append(key: key, field: fi, text: text))
       case .replace(let d, let id, let f, let old, let new):
-        guard let key = keys[id], let (fi, _) = field(id, f) else { continue }
+        guard let key = keys[id], let (fi, _) = field(key, f) else { continue }
         action = .intent(device: device(d), .replace(key: key, field: fi, old: old, new: new))
       case .delete(let d, let id):
         guard let key = keys[id] else { continue }
@@ -275,6 +283,15 @@ public enum ScenarioRunner {
       return $0
     }
     return Plan(file: file, recordNames: names, recordTypes: recordTypes, clocks: clocks, actions: actions, settleAt: end, intentCount: intents)
+  }
+
+  /// Fills an empty dictionary slot (`nil`) with `value`; says whether it did.
+  @inline(__always)
+  static func _fillIfEmpty(_ slot: inout RecordKey?, with value: RecordKey, isNew: inout Bool) {
+    if slot == nil {
+      slot = value
+      isNew = true
+    }
   }
 
   /// A scenario literal as a field value of the given kind.
