@@ -112,9 +112,9 @@ extension Bool: SyncRecordValue {
 extension Date: SyncRecordValue {
   /// The value as a record stores it: nanoseconds since 2001 in 64 bits, which reach from 1709
   /// to 2293. `Date.distantPast` and `Date.distantFuture` are stored as the two ends and read
-  /// back as themselves; any other date outside that span (or not a number) is stored as the
-  /// nearer end, so that dates keep their order, and reads back as `distantPast` or
-  /// `distantFuture`.
+  /// back as themselves; any other date outside that span is stored as the nearer end, so that
+  /// dates keep their order, and reads back as `distantPast` or `distantFuture` (a date that is
+  /// not a number, as `distantPast`).
   public var syncValue: SyncValue {
     let ns = (timeIntervalSinceReferenceDate * 1e9).rounded()
     // (`Double(Int64.max)` rounds up to 2^63, which no Int64 holds: hence `<`, not `<=`.)
