@@ -122,9 +122,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// When the app was killed with changes pending in memory, and which: checked when it launches
   /// again.
   var killed: (at: VirtualTime, pending: Set<RecordKey>, stateUpdated: Set<RecordKey>)?
-  /// The records pending at the last `stateUpdate` delivered since the app launched: what an app
-  /// that persisted it would have relaunched with.
-  var stateUpdated: Set<RecordKey> = []
+  /// The record changes pending at the last `stateUpdate` delivered since the app launched: what
+  /// an app that persisted it would have relaunched with. (Kept as the engine's array, which
+  /// costs a reference; made into keys only at a kill.)
+  var stateUpdated: [SyncEngine.PendingRecordZoneChange] = []
   /// Whether the account changed in this step (what was pending went with the old database).
   var accountChangedThisStep = false
   /// Whether the app states its schema, and so carries out its delete rules itself.
@@ -414,7 +415,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     case .kill:
       // Memory goes: what the engine had pending and not written to disk is checked at the
       // next launch.
-      if let app { killed = (env.now, Set(pendingKeys(app)), stateUpdated) }
+      if let app { killed = (env.now, Set(pendingKeys(app)), Set(stateUpdated.compactMap { keys[$0.recordID.recordName] })) }
       stateUpdated = []
       app = nil
       inFlight = .none
@@ -599,7 +600,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Tells the app its engine's state changed (`stateUpdate`), with the engine it has now.
   func deliverState() {
     link.stateChanged = false
-    stateUpdated = Set(pendingKeys(launched()))
+    stateUpdated = launched().syncEngine.state.pendingRecordZoneChanges
     deliver(.stateUpdate(.init(stateSerialization: launched().syncEngine.state.serialization)))
   }
 

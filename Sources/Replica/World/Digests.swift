@@ -34,13 +34,11 @@ extension Value {
     case .text(let t):
       h.combine(7 as UInt64)
       h.combine(t.atoms.count)
-      t.atoms.withUnsafeBufferPointer { atoms in
-        for a in atoms {
-          h.combine(UInt64(UInt32(bitPattern: a.id.intent)) | UInt64(UInt32(bitPattern: a.id.offset)) << 32)
-          h.combine(UInt64(a.scalar.value) | UInt64(UInt32(bitPattern: a.deletedBy)) << 32)
-          let parent = a.parent.map { UInt64(UInt32(bitPattern: $0.intent)) | UInt64(UInt32(bitPattern: $0.offset)) << 32 } ?? .max
-          h.combine(parent)
-        }
+      for a in t.atoms {
+        h.combine(UInt64(UInt32(bitPattern: a.id.intent)) | UInt64(UInt32(bitPattern: a.id.offset)) << 32)
+        h.combine(UInt64(a.scalar.value) | UInt64(UInt32(bitPattern: a.deletedBy)) << 32)
+        let parent = a.parent.map { UInt64(UInt32(bitPattern: $0.intent)) | UInt64(UInt32(bitPattern: $0.offset)) << 32 } ?? .max
+        h.combine(parent)
       }
     }
   }
@@ -56,7 +54,7 @@ extension RecordState {
     stamp.fold(into: &h)
     deleteStamp.fold(into: &h)
     h.combine(fields.count)
-    // (Read in place: no copy of a field, nor of the vector, to retain and release.)
+    // (Fields read in place: a copy of one would retain and release its value.)
     fields.withUnsafeBufferPointer { fields in
       for i in fields.indices {
         h.combine(fields[i].writer)
@@ -64,16 +62,11 @@ extension RecordState {
         fields[i].value.fold(into: &h)
       }
     }
-    if let entries = versions._storage {
-      h.combine(entries.count)
-      entries.withUnsafeBufferPointer { entries in
-        for e in entries {
-          h.combine(e.wall)
-          h.combine(e.logical)
-        }
-      }
-    } else {
-      h.combine(0 as Int)
+    let versions = versions.entries
+    h.combine(versions.count)
+    for e in versions {
+      h.combine(e.wall)
+      h.combine(e.logical)
     }
   }
 }

@@ -76,9 +76,7 @@ extension SyncWorld {
       let isDelete = writes[i].isDelete
       switch results[i] {
       case .deleted where isDelete && !wasDeleted[i]:
-        if servers[account].records.isDeleted(key), let t = servers[account].records[key] {
-          facts.serverEvents.append(.deleted(key, by: t.deletedBy, at: now))
-        }
+        if let t = servers[account].records[key], t.isDeleted { facts.serverEvents.append(.deleted(key, by: t.deletedBy, at: now)) }
       case .saved(let kept) where isDelete:
         if !kept.isDeleted { facts.serverEvents.append(.keptOverDelete(key, delete: writes[i].record.deletedBy, at: now)) }
       case .saved(let stored) where wasDeleted[i] && !stored.isDeleted:

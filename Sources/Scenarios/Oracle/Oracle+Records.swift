@@ -456,11 +456,10 @@ extension Oracle {
         allServer = seenBy(version: version, allServer)
         server = seenBy(version: version, server)
       }
-      // (With nothing explained, the two comparisons below are one.)
+      // (With nothing explained, the whole comparison is the one to report.)
       let whole = converged || explained.isEmpty ? firstDifference(all, allServer) : nil
-      if converged, whole != nil { converged = false }
-      let mine = explained.isEmpty ? all : all.filter { !explained.contains($0.key) }
-      if let difference = explained.isEmpty ? whole : firstDifference(mine, server) {
+      if whole != nil { converged = false }
+      if let difference = explained.isEmpty ? whole : firstDifference(all.filter { !explained.contains($0.key) }, server) {
         let config = world.deviceConfig(d)
         anomalies.append(
           Anomaly(

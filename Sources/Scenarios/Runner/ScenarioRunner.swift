@@ -194,9 +194,7 @@ public enum ScenarioRunner {
     for entry in file.timeline {
       guard case .create(_, let type, let id, _) = entry.action else { continue }
       // (One lookup for the name, new or not: the slot is read and filled in place.)
-      var isNew = false
-      Self._fillIfEmpty(&keys[id], with: RecordKey(names.count), isNew: &isNew)
-      if isNew {
+      if Self._fillIfEmpty(&keys[id], with: RecordKey(names.count)) {
         names.append(id)
         recordTypes.append(Int32(file.schema.typeIndex(named: type) ?? 0))
       }
@@ -287,11 +285,10 @@ public enum ScenarioRunner {
 
   /// Fills an empty dictionary slot (`nil`) with `value`; says whether it did.
   @inline(__always)
-  static func _fillIfEmpty(_ slot: inout RecordKey?, with value: RecordKey, isNew: inout Bool) {
-    if slot == nil {
-      slot = value
-      isNew = true
-    }
+  static func _fillIfEmpty(_ slot: inout RecordKey?, with value: RecordKey) -> Bool {
+    guard slot == nil else { return false }
+    slot = value
+    return true
   }
 
   /// A scenario literal as a field value of the given kind.
