@@ -51,3 +51,56 @@ struct RecordTableTests {
     #expect(a != b)
   }
 }
+
+/// `RecordState` and `Intent` share their storage between copies (a copy is one reference):
+/// they must still behave as values — changing a copy, by any property or through a table
+/// slot, leaves every other copy as it was, and equality and hashing read the properties, not
+/// the storage's identity.
+struct CopyOnWriteTests {
+  @Test func aChangedCopyLeavesTheOthersAsTheyWere() {
+    let field = FieldValue(value: .string("a"), writer: 1, stamp: .origin)
+    let original = RecordState(key: 4, type: 0, creator: 1, creatorDevice: 0, fields: [field, field], stamp: .origin)
+    var copy = original
+    #expect(copy == original)
+    copy.fields[1].value = .string("b")
+    copy.changeTag = 7
+    copy.versions.note(Stamp(clock: 1, hlcWall: 1, hlcLogical: 0, device: 1))
+    #expect(original.fields[1].value == .string("a") && original.changeTag == 0 && original.versions == VersionVector())
+    #expect(copy.fields[1].value == .string("b") && copy.changeTag == 7 && copy != original)
+
+    var table = RecordTable()
+    table[4] = original
+    var held = table[4]!
+    table[4]!.deletedBy = 9
+    #expect(held.deletedBy == 0 && original.deletedBy == 0 && table[4]!.deletedBy == 9)
+    held.key = 5
+    #expect(table[4]!.key == 4)
+
+    // Equal by value, not by storage: two records made apart are equal and hash alike.
+    let twin = RecordState(key: 4, type: 0, creator: 1, creatorDevice: 0, fields: [field, field], stamp: .origin)
+    #expect(twin == original)
+    #expect(Set([twin, original]).count == 1)
+    var changedBack = copy
+    changedBack.fields[1].value = .string("a")
+    changedBack.changeTag = 0
+    changedBack.versions = VersionVector()
+    #expect(changedBack == original)
+  }
+
+  @Test func anIntentCopyIsAValue() {
+    let made = Intent(
+      id: 1, device: 0, trueTime: .zero, deviceTime: .zero, record: 2, kind: .delete, ordinal: 0, context: CausalContext(), ignored: nil)
+    var logged = made
+    logged.ordinal = 1
+    logged.context.insert(1)
+    logged.keptInstead = 3
+    #expect(made.ordinal == 0 && made.context.isEmpty && made.keptInstead == nil && made.trigger == 0)
+    #expect(logged.ordinal == 1 && logged.context.contains(1) && logged.keptInstead == 3)
+    #expect(made != logged)
+    var back = logged
+    back.ordinal = 0
+    back.context = CausalContext()
+    back.keptInstead = nil
+    #expect(back == made && Set([back, made]).count == 1)
+  }
+}

@@ -39,41 +39,188 @@ package enum IntentKind: Hashable, Sendable {
 /// and its causal context. `a → b` iff both are on one record and `b`'s device had received
 /// `a` when it made `b` (``happenedBefore(_:)``).
 package struct Intent: Hashable, Sendable {
-  package var id: IntentID
-  package var device: Int32
-  package var trueTime: VirtualTime
-  package var deviceTime: VirtualTime
-  package var record: RecordKey
-  package var kind: IntentKind
+  /// The stored properties, shared between copies until one is changed: an intent is read
+  /// far more often than it is changed (the oracle reads each many times), and a copy is then
+  /// one retain rather than one per array and string it holds. Exclusivity is not checked at
+  /// run time: storage is only changed through a uniquely referenced copy.
+  @usableFromInline final class Storage: @unchecked Sendable {
+    @exclusivity(unchecked) @usableFromInline var id: IntentID
+    @exclusivity(unchecked) @usableFromInline var device: Int32
+    @exclusivity(unchecked) @usableFromInline var trueTime: VirtualTime
+    @exclusivity(unchecked) @usableFromInline var deviceTime: VirtualTime
+    @exclusivity(unchecked) @usableFromInline var record: RecordKey
+    @exclusivity(unchecked) @usableFromInline var kind: IntentKind
+    @exclusivity(unchecked) @usableFromInline var ordinal: Int32
+    @exclusivity(unchecked) @usableFromInline var context: CausalContext
+    @exclusivity(unchecked) @usableFromInline var ignored: String?
+    @exclusivity(unchecked) @usableFromInline var trigger: IntentID
+    @exclusivity(unchecked) @usableFromInline var keptInstead: RecordKey?
+    @inlinable
+    init(
+      id: IntentID, device: Int32, trueTime: VirtualTime, deviceTime: VirtualTime, record: RecordKey, kind: IntentKind, ordinal: Int32,
+      context: CausalContext, ignored: String?, trigger: IntentID, keptInstead: RecordKey?
+    ) {
+      self.id = id
+      self.device = device
+      self.trueTime = trueTime
+      self.deviceTime = deviceTime
+      self.record = record
+      self.kind = kind
+      self.ordinal = ordinal
+      self.context = context
+      self.ignored = ignored
+      self.trigger = trigger
+      self.keptInstead = keptInstead
+    }
+    @inlinable func copy() -> Storage {
+      Storage(
+        id: id, device: device, trueTime: trueTime, deviceTime: deviceTime, record: record, kind: kind, ordinal: ordinal, context: context,
+        ignored: ignored, trigger: trigger, keptInstead: keptInstead)
+    }
+  }
+
+  @usableFromInline var _s: Storage
+
+  /// Gives this copy storage of its own before it is changed.
+  @inlinable mutating func _makeUnique() {
+    if !isKnownUniquelyReferenced(&_s) { _s = _s.copy() }
+  }
+
+  /// The intent's id (`i1`, `i2`, …).
+  @inlinable package var id: IntentID {
+    get { _s.id }
+    _modify {
+      _makeUnique()
+      yield &_s.id
+    }
+  }
+  /// The device that made it (rank).
+  @inlinable package var device: Int32 {
+    get { _s.device }
+    _modify {
+      _makeUnique()
+      yield &_s.device
+    }
+  }
+  /// When it was made, in true time.
+  @inlinable package var trueTime: VirtualTime {
+    get { _s.trueTime }
+    _modify {
+      _makeUnique()
+      yield &_s.trueTime
+    }
+  }
+  /// When it was made, by the device's clock.
+  @inlinable package var deviceTime: VirtualTime {
+    get { _s.deviceTime }
+    _modify {
+      _makeUnique()
+      yield &_s.deviceTime
+    }
+  }
+  /// The record it is on.
+  @inlinable package var record: RecordKey {
+    get { _s.record }
+    _modify {
+      _makeUnique()
+      yield &_s.record
+    }
+  }
+  /// What it did.
+  @inlinable package var kind: IntentKind {
+    get { _s.kind }
+    _modify {
+      _makeUnique()
+      yield &_s.kind
+    }
+  }
   /// 1-based position among the effective intents on ``record``; 0 for an ignored intent.
-  package var ordinal: Int32
+  @inlinable package var ordinal: Int32 {
+    get { _s.ordinal }
+    _modify {
+      _makeUnique()
+      yield &_s.ordinal
+    }
+  }
   /// Exactly which intents on ``record`` the device had received (applied, or overwritten by
   /// this very edit) when it made the intent, itself included, as ordinals.
-  package var context: CausalContext
+  @inlinable package var context: CausalContext {
+    get { _s.context }
+    _modify {
+      _makeUnique()
+      yield &_s.context
+    }
+  }
   /// Why the intent had no effect (the record was not on the device, the text was not found),
   /// or nil. Ignored intents are reported but never judged.
-  package var ignored: String?
+  @inlinable package var ignored: String? {
+    get { _s.ignored }
+    _modify {
+      _makeUnique()
+      yield &_s.ignored
+    }
+  }
   /// For an intent a schema's delete rule made (a cascade's delete, a nullify's clearing): the
   /// delete intent that set it off; 0 for the user's own intent.
-  package var trigger: IntentID = 0
+  @inlinable package var trigger: IntentID {
+    get { _s.trigger }
+    _modify {
+      _makeUnique()
+      yield &_s.trigger
+    }
+  }
   /// For a delete the engine's de-duplication made (`unique=dedupe`): the duplicate the device
   /// kept instead. Nil for every other intent. The oracles do not count it as a user's delete.
-  package var keptInstead: RecordKey?
+  @inlinable package var keptInstead: RecordKey? {
+    get { _s.keptInstead }
+    _modify {
+      _makeUnique()
+      yield &_s.keptInstead
+    }
+  }
 
   /// An intent as made (its ordinal and context are filled in when the world logs it).
   package init(
     id: IntentID, device: Int32, trueTime: VirtualTime, deviceTime: VirtualTime, record: RecordKey, kind: IntentKind, ordinal: Int32,
     context: CausalContext, ignored: String?
   ) {
-    self.id = id
-    self.device = device
-    self.trueTime = trueTime
-    self.deviceTime = deviceTime
-    self.record = record
-    self.kind = kind
-    self.ordinal = ordinal
-    self.context = context
-    self.ignored = ignored
+    _s = Storage(
+      id: id, device: device, trueTime: trueTime, deviceTime: deviceTime, record: record, kind: kind, ordinal: ordinal, context: context,
+      ignored: ignored, trigger: 0, keptInstead: nil)
+  }
+
+  /// Property by property (copies that share storage are equal without reading it).
+  package static func == (a: Intent, b: Intent) -> Bool {
+    if a._s === b._s { return true }
+    let x = a._s
+    let y = b._s
+    return x.id == y.id
+      && x.device == y.device
+      && x.trueTime == y.trueTime
+      && x.deviceTime == y.deviceTime
+      && x.record == y.record
+      && x.kind == y.kind
+      && x.ordinal == y.ordinal
+      && x.context == y.context
+      && x.ignored == y.ignored
+      && x.trigger == y.trigger
+      && x.keptInstead == y.keptInstead
+  }
+
+  /// Hashes every property, in declaration order.
+  package func hash(into hasher: inout Hasher) {
+    let x = _s
+    hasher.combine(x.id)
+    hasher.combine(x.device)
+    hasher.combine(x.trueTime)
+    hasher.combine(x.deviceTime)
+    hasher.combine(x.record)
+    hasher.combine(x.kind)
+    hasher.combine(x.ordinal)
+    hasher.combine(x.context)
+    hasher.combine(x.ignored)
+    hasher.combine(x.trigger)
+    hasher.combine(x.keptInstead)
   }
 
   /// Whether this intent happened before `other` (`self → other`): both are on one record, and

@@ -50,42 +50,174 @@ public struct FieldValue: Hashable, Sendable {
 
 /// A record as a device or the server holds it: fields with provenance, the creating intent, a
 /// deletion marker, and the server's change tag for the version it is based on.
+///
+/// A value type with copy-on-write storage: a copy is one reference (8 bytes, one retain), so a
+/// record held by the server, by messages in flight and by every device that took it in is one
+/// shared version until someone changes their copy — which then gets storage of its own, as any
+/// Swift value would.
 public struct RecordState: Hashable, Sendable {
+  /// The stored properties, shared between copies until one is changed.
+  @usableFromInline final class Storage: @unchecked Sendable {
+    @exclusivity(unchecked) @usableFromInline var key: RecordKey
+    @exclusivity(unchecked) @usableFromInline var type: Int32
+    @exclusivity(unchecked) @usableFromInline var creator: IntentID
+    @exclusivity(unchecked) @usableFromInline var creatorDevice: Int32
+    @exclusivity(unchecked) @usableFromInline var fields: [FieldValue]
+    @exclusivity(unchecked) @usableFromInline var stamp: Stamp
+    @exclusivity(unchecked) @usableFromInline var deletedBy: IntentID
+    @exclusivity(unchecked) @usableFromInline var deleteStamp: Stamp
+    @exclusivity(unchecked) @usableFromInline var changeTag: Int64
+    @exclusivity(unchecked) @usableFromInline var versions: VersionVector
+
+    @inlinable
+    init(
+      key: RecordKey, type: Int32, creator: IntentID, creatorDevice: Int32, fields: [FieldValue], stamp: Stamp, deletedBy: IntentID,
+      deleteStamp: Stamp, changeTag: Int64, versions: VersionVector
+    ) {
+      self.key = key
+      self.type = type
+      self.creator = creator
+      self.creatorDevice = creatorDevice
+      self.fields = fields
+      self.stamp = stamp
+      self.deletedBy = deletedBy
+      self.deleteStamp = deleteStamp
+      self.changeTag = changeTag
+      self.versions = versions
+    }
+
+    @inlinable
+    func copy() -> Storage {
+      Storage(
+        key: key, type: type, creator: creator, creatorDevice: creatorDevice, fields: fields, stamp: stamp, deletedBy: deletedBy,
+        deleteStamp: deleteStamp, changeTag: changeTag, versions: versions)
+    }
+  }
+
+  @usableFromInline var _s: Storage
+
+  /// Gives this copy storage of its own before it is changed.
+  @inlinable
+  mutating func _makeUnique() {
+    if !isKnownUniquelyReferenced(&_s) { _s = _s.copy() }
+  }
+
   /// The record's key: its index in the world's record table, the same on every device.
-  public var key: RecordKey
+  @inlinable public var key: RecordKey {
+    get { _s.key }
+    set {
+      _makeUnique()
+      _s.key = newValue
+    }
+  }
   /// The record's type, as an index into ``Schema/types``.
-  public var type: Int32
+  @inlinable public var type: Int32 {
+    get { _s.type }
+    set {
+      _makeUnique()
+      _s.type = newValue
+    }
+  }
   /// The intent that created the record.
-  public var creator: IntentID
+  @inlinable public var creator: IntentID {
+    get { _s.creator }
+    set {
+      _makeUnique()
+      _s.creator = newValue
+    }
+  }
   /// The device that created it (CloudKit delivers deletions after a nil-token refetch only
   /// for records the fetching device created).
-  public var creatorDevice: Int32
+  @inlinable public var creatorDevice: Int32 {
+    get { _s.creatorDevice }
+    set {
+      _makeUnique()
+      _s.creatorDevice = newValue
+    }
+  }
   /// One value per field of the type, in schema order.
-  public var fields: [FieldValue]
+  @inlinable public var fields: [FieldValue] {
+    get { _s.fields }
+    _modify {
+      _makeUnique()
+      yield &_s.fields
+    }
+  }
   /// The newest stamp of any write (the conflict unit of record-level policies).
-  public var stamp: Stamp
+  @inlinable public var stamp: Stamp {
+    get { _s.stamp }
+    set {
+      _makeUnique()
+      _s.stamp = newValue
+    }
+  }
   /// The delete intent, or 0 while the record is live.
-  public var deletedBy: IntentID
+  @inlinable public var deletedBy: IntentID {
+    get { _s.deletedBy }
+    set {
+      _makeUnique()
+      _s.deletedBy = newValue
+    }
+  }
   /// The policy's stamp of the delete; ``Stamp/origin`` while the record is live.
-  public var deleteStamp: Stamp
+  @inlinable public var deleteStamp: Stamp {
+    get { _s.deleteStamp }
+    set {
+      _makeUnique()
+      _s.deleteStamp = newValue
+    }
+  }
   /// The server version this copy is based on (0: never on the server).
-  public var changeTag: Int64
+  @inlinable public var changeTag: Int64 {
+    get { _s.changeTag }
+    set {
+      _makeUnique()
+      _s.changeTag = newValue
+    }
+  }
   /// The writes this copy has incorporated, per device (policy metadata).
-  public var versions: VersionVector
+  @inlinable public var versions: VersionVector {
+    get { _s.versions }
+    _modify {
+      _makeUnique()
+      yield &_s.versions
+    }
+  }
 
   /// A live copy with the given fields: not deleted, never on the server (change tag 0) and with
   /// an empty version vector.
+  @inlinable
   public init(key: RecordKey, type: Int32, creator: IntentID, creatorDevice: Int32, fields: [FieldValue], stamp: Stamp) {
-    self.key = key
-    self.type = type
-    self.creator = creator
-    self.creatorDevice = creatorDevice
-    self.fields = fields
-    self.stamp = stamp
-    self.deletedBy = 0
-    self.deleteStamp = .origin
-    self.changeTag = 0
-    self.versions = VersionVector()
+    _s = Storage(
+      key: key, type: type, creator: creator, creatorDevice: creatorDevice, fields: fields, stamp: stamp, deletedBy: 0,
+      deleteStamp: .origin, changeTag: 0, versions: VersionVector())
+  }
+
+  /// Whether the two copies are the same version, property by property (two copies that share
+  /// storage are equal without reading it).
+  @inlinable
+  public static func == (a: RecordState, b: RecordState) -> Bool {
+    if a._s === b._s { return true }
+    let x = a._s
+    let y = b._s
+    return x.key == y.key && x.type == y.type && x.creator == y.creator && x.creatorDevice == y.creatorDevice
+      && x.fields == y.fields && x.stamp == y.stamp && x.deletedBy == y.deletedBy && x.deleteStamp == y.deleteStamp
+      && x.changeTag == y.changeTag && x.versions == y.versions
+  }
+
+  /// Hashes every property, in declaration order.
+  public func hash(into hasher: inout Hasher) {
+    let x = _s
+    hasher.combine(x.key)
+    hasher.combine(x.type)
+    hasher.combine(x.creator)
+    hasher.combine(x.creatorDevice)
+    hasher.combine(x.fields)
+    hasher.combine(x.stamp)
+    hasher.combine(x.deletedBy)
+    hasher.combine(x.deleteStamp)
+    hasher.combine(x.changeTag)
+    hasher.combine(x.versions)
   }
 
   /// Whether this copy is a deletion (a tombstone, or a hard-delete marker): ``deletedBy`` is not 0.

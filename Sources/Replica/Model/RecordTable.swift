@@ -9,8 +9,8 @@
 ///     for (key, r) in store { … }  // ascending keys
 package struct RecordTable: Sequence {
   package typealias Stored = RecordState
-  /// One slot per key. Presence is tested as `_slots[k]?.key != nil` (a field read in place)
-  /// rather than `_slots[k] != nil`, which copies the record out to compare it.
+  /// One slot per key (a record is one reference to its shared storage: a slot is 8 bytes).
+  /// Presence is tested on the slot alone, without reading the record's storage.
   @usableFromInline var _slots: [Stored?] = []
 
   @inlinable package init() {}
@@ -18,7 +18,7 @@ package struct RecordTable: Sequence {
   /// How many keys hold a value (counted: it is read once a run, written on every change).
   package var count: Int {
     var n = 0
-    for k in _slots.indices where _slots[k]?.key != nil { n += 1 }
+    for k in _slots.indices where _slots[k] != nil { n += 1 }
     return n
   }
 
@@ -45,13 +45,14 @@ package struct RecordTable: Sequence {
   @inlinable
   package func holds(_ record: Stored) -> Bool {
     guard record.key >= 0, Int(record.key) < _slots.count else { return false }
-    return _slots[Int(record.key)] == record
+    guard let held = _slots[Int(record.key)] else { return false }
+    return held == record
   }
 
   /// Whether `key` holds a record, live or deleted.
   @inlinable
   package func contains(_ key: RecordKey) -> Bool {
-    key >= 0 && Int(key) < _slots.count && _slots[Int(key)]?.key != nil
+    key >= 0 && Int(key) < _slots.count && _slots[Int(key)] != nil
   }
 
   /// The type of the record at `key`, read in place; nil when there is none.
@@ -99,7 +100,7 @@ package struct RecordTable: Sequence {
   @inlinable
   package var keys: [RecordKey] {
     var out: [RecordKey] = []
-    for k in _slots.indices where _slots[k]?.key != nil { out.append(RecordKey(k)) }
+    for k in _slots.indices where _slots[k] != nil { out.append(RecordKey(k)) }
     return out
   }
 
