@@ -255,6 +255,9 @@ package struct IntentLog: Sendable {
   /// `(record, ordinal)` per intent, kept apart so the hot path reads them without copying an
   /// intent (its arrays would be retained and released).
   @usableFromInline var _origins: [(record: RecordKey, ordinal: Int32)] = []
+  /// The causal context of each intent, kept apart for the same reason: taking in a copy of a
+  /// record reads the contexts of the intents it carries, in place.
+  @usableFromInline var _contexts: [CausalContext] = []
   /// Effective intents so far per record (indexed by key).
   @usableFromInline var _ordinals: [Int32] = []
   /// How many intents had no effect (``Intent/ignored`` is set).
@@ -276,6 +279,7 @@ package struct IntentLog: Sendable {
   package mutating func reserve(_ count: Int) {
     intents.reserveCapacity(intents.count + count)
     _origins.reserveCapacity(_origins.count + count)
+    _contexts.reserveCapacity(_contexts.count + count)
   }
 
   package mutating func append(_ intent: Intent) {
@@ -292,6 +296,7 @@ package struct IntentLog: Sendable {
     if intent.ignored != nil { ignoredCount += 1 }
     intents.append(intent)
     _origins.append((intent.record, intent.ordinal))
+    _contexts.append(intent.context)
   }
 
   @inlinable package subscript(id: IntentID) -> Intent { intents[Int(id) - 1] }
@@ -300,5 +305,5 @@ package struct IntentLog: Sendable {
   @inlinable package func origin(_ id: IntentID) -> (record: RecordKey, ordinal: Int32) { _origins[Int(id) - 1] }
 
   /// The causal context of an intent (what its device had received on its record).
-  @inlinable package func context(of id: IntentID) -> CausalContext { intents[Int(id) - 1].context }
+  @inlinable package func context(of id: IntentID) -> CausalContext { _contexts[Int(id) - 1] }
 }

@@ -251,16 +251,19 @@ public struct RecordState: Hashable, Sendable {
   /// The intents whose effect the fields in `mask` carry: their writers and, for text, every
   /// character's inserter and remover.
   package func forEachProvenance(ofFields mask: FieldMask, _ body: (IntentID) -> Void) {
-    for (i, f) in fields.enumerated() where mask.contains(field: i) {
-      if f.writer != 0 { body(f.writer) }
-      if case .text(let t) = f.value {
-        var last: IntentID = 0
-        for a in t.atoms {
-          if a.id.intent != last, a.id.intent != 0 {
-            body(a.id.intent)
-            last = a.id.intent
+    // (Read in place: a copy of a field would retain and release its value.)
+    _s.fields.withUnsafeBufferPointer { fields in
+      for i in fields.indices where mask.contains(field: i) {
+        if fields[i].writer != 0 { body(fields[i].writer) }
+        if case .text(let t) = fields[i].value {
+          var last: IntentID = 0
+          for a in t.atoms {
+            if a.id.intent != last, a.id.intent != 0 {
+              body(a.id.intent)
+              last = a.id.intent
+            }
+            if a.deletedBy != 0 { body(a.deletedBy) }
           }
-          if a.deletedBy != 0 { body(a.deletedBy) }
         }
       }
     }

@@ -59,7 +59,7 @@ package struct CausalLedger: Sendable {
       _grow(key)
       // The context of `id` holds `id` itself, which this device did not have.
       // (Read in place in the log: no copy of the context.)
-      if !knowledge[Int(key)].contains(ordinal) { knowledge[Int(key)].formUnion(holdingNew: log.intents[Int(id) - 1].context) }
+      if !knowledge[Int(key)].contains(ordinal) { knowledge[Int(key)].formUnion(holdingNew: log._contexts[Int(id) - 1]) }
     }
     if copy.isDeleted, incarnations.isEmpty || copy.creator >= incarnations[copy.key] ?? 0 { _noteDelete(copy.deletedBy, on: copy.key) }
   }
