@@ -58,16 +58,19 @@ public struct FieldValue: Hashable, Sendable {
 public struct RecordState: Hashable, Sendable {
   /// The stored properties, shared between copies until one is changed.
   @usableFromInline final class Storage: @unchecked Sendable {
+    // (Declared in the order the hot paths read them, the most read nearest the object's
+    // header: a record's key, type, creator and deletion, its fields and its stamp share the
+    // header's cache line or the next.)
     @exclusivity(unchecked) @usableFromInline var key: RecordKey
     @exclusivity(unchecked) @usableFromInline var type: Int32
     @exclusivity(unchecked) @usableFromInline var creator: IntentID
     @exclusivity(unchecked) @usableFromInline var creatorDevice: Int32
+    @exclusivity(unchecked) @usableFromInline var deletedBy: IntentID
     @exclusivity(unchecked) @usableFromInline var fields: [FieldValue]
     @exclusivity(unchecked) @usableFromInline var stamp: Stamp
-    @exclusivity(unchecked) @usableFromInline var deletedBy: IntentID
-    @exclusivity(unchecked) @usableFromInline var deleteStamp: Stamp
     @exclusivity(unchecked) @usableFromInline var changeTag: Int64
     @exclusivity(unchecked) @usableFromInline var versions: VersionVector
+    @exclusivity(unchecked) @usableFromInline var deleteStamp: Stamp
 
     @inlinable
     init(
