@@ -56,7 +56,9 @@ public struct FieldValue: Hashable, Sendable {
 /// shared version until someone changes their copy — which then gets storage of its own, as any
 /// Swift value would.
 public struct RecordState: Hashable, Sendable {
-  /// The stored properties, shared between copies until one is changed.
+  /// The stored properties, shared between copies until one is changed. Exclusivity is not
+  /// checked at run time (the checks cost more than sharing saves): the storage is only changed
+  /// through a copy that holds its sole reference.
   @usableFromInline final class Storage: @unchecked Sendable {
     // (Declared in the order the hot paths read them, the most read nearest the object's
     // header: a record's key, type, creator and deletion, its fields and its stamp share the
