@@ -87,6 +87,21 @@ struct CopyOnWriteTests {
     #expect(changedBack == original)
   }
 
+  /// Code written against the stored properties keeps compiling: each is writable through a
+  /// key path, as a stored property is, and a write leaves the other copies alone.
+  @Test func thePropertiesAreWritableThroughKeyPaths() {
+    let original = RecordState(key: 1, type: 0, creator: 1, creatorDevice: 0, fields: [], stamp: .origin)
+    var copy = original
+    let fields: WritableKeyPath<RecordState, [FieldValue]> = \.fields
+    let tag: WritableKeyPath<RecordState, Int64> = \.changeTag
+    let deletedBy: WritableKeyPath<RecordState, IntentID> = \.deletedBy
+    copy[keyPath: fields] = [FieldValue(value: .int(3), writer: 1, stamp: .origin)]
+    copy[keyPath: tag] = 5
+    copy[keyPath: deletedBy] = 2
+    #expect(copy.fields.count == 1 && copy.changeTag == 5 && copy.isDeleted)
+    #expect(original.fields.isEmpty && original.changeTag == 0 && !original.isDeleted)
+  }
+
   @Test func anIntentCopyIsAValue() {
     let made = Intent(
       id: 1, device: 0, trueTime: .zero, deviceTime: .zero, record: 2, kind: .delete, ordinal: 0, context: CausalContext(), ignored: nil)
