@@ -101,7 +101,8 @@ public struct RecordState: Hashable, Sendable {
 
   @usableFromInline var _s: Storage
 
-  /// Gives this copy storage of its own before it is changed.
+  /// Gives this copy storage of its own before it is changed (every property is changed
+  /// through a `_modify` that calls it first, as ``Intent``'s are).
   @inlinable
   mutating func _makeUnique() {
     if !isKnownUniquelyReferenced(&_s) { _s = _s.copy() }
@@ -110,34 +111,34 @@ public struct RecordState: Hashable, Sendable {
   /// The record's key: its index in the world's record table, the same on every device.
   @inlinable public var key: RecordKey {
     get { _s.key }
-    set {
+    _modify {
       _makeUnique()
-      _s.key = newValue
+      yield &_s.key
     }
   }
   /// The record's type, as an index into ``Schema/types``.
   @inlinable public var type: Int32 {
     get { _s.type }
-    set {
+    _modify {
       _makeUnique()
-      _s.type = newValue
+      yield &_s.type
     }
   }
   /// The intent that created the record.
   @inlinable public var creator: IntentID {
     get { _s.creator }
-    set {
+    _modify {
       _makeUnique()
-      _s.creator = newValue
+      yield &_s.creator
     }
   }
   /// The device that created it (CloudKit delivers deletions after a nil-token refetch only
   /// for records the fetching device created).
   @inlinable public var creatorDevice: Int32 {
     get { _s.creatorDevice }
-    set {
+    _modify {
       _makeUnique()
-      _s.creatorDevice = newValue
+      yield &_s.creatorDevice
     }
   }
   /// One value per field of the type, in schema order.
@@ -151,33 +152,33 @@ public struct RecordState: Hashable, Sendable {
   /// The newest stamp of any write (the conflict unit of record-level policies).
   @inlinable public var stamp: Stamp {
     get { _s.stamp }
-    set {
+    _modify {
       _makeUnique()
-      _s.stamp = newValue
+      yield &_s.stamp
     }
   }
   /// The delete intent, or 0 while the record is live.
   @inlinable public var deletedBy: IntentID {
     get { _s.deletedBy }
-    set {
+    _modify {
       _makeUnique()
-      _s.deletedBy = newValue
+      yield &_s.deletedBy
     }
   }
   /// The policy's stamp of the delete; ``Stamp/origin`` while the record is live.
   @inlinable public var deleteStamp: Stamp {
     get { _s.deleteStamp }
-    set {
+    _modify {
       _makeUnique()
-      _s.deleteStamp = newValue
+      yield &_s.deleteStamp
     }
   }
   /// The server version this copy is based on (0: never on the server).
   @inlinable public var changeTag: Int64 {
     get { _s.changeTag }
-    set {
+    _modify {
       _makeUnique()
-      _s.changeTag = newValue
+      yield &_s.changeTag
     }
   }
   /// The writes this copy has incorporated, per device (policy metadata).
