@@ -7,7 +7,14 @@ import Scenarios
 ///
 /// A call that waits on something outside the simulator (an actor of its own, the main actor,
 /// a real timer) cannot finish here: ``run(_:)`` throws ``Suspended`` instead of hanging.
-final class InlineRunner: TaskExecutor, @unchecked Sendable {
+///
+/// Calls are made on one task, kept between calls (the *worker*: it waits for the next call on
+/// a continuation), not on a new task each: making and destroying a task, and copying its task
+/// locals, cost more than most calls into an app do. A call made while another is running (the
+/// app's code calling back into the simulator, which calls the app) gets a task of its own, as
+/// does every call after one that suspended elsewhere took the worker with it. The worker ends
+/// when its runner is released.
+final class InlineRunner: Sendable {
   /// The delegate's call suspended on work the simulator does not run.
   struct Suspended: Error, CustomStringConvertible {
     var description: String {
@@ -15,9 +22,45 @@ final class InlineRunner: TaskExecutor, @unchecked Sendable {
     }
   }
 
+  private let executor = InlineExecutor()
+
+  deinit { executor.stopWorker() }
+
+  /// Runs `body` as a task on this runner's executor until it has nothing left to run; returns
+  /// its result, or throws when it did not finish. With an ``AppCostMeter`` bound, the call is
+  /// timed as the app's (`delegateCall`: a call into the engine's delegate).
+  func run<T: Sendable>(delegateCall: Bool = false, _ body: @escaping @Sendable () async -> T) throws(Suspended) -> T {
+    guard let meter = AppCostMeter.current else { return try executor.run(body) }
+    meter.appCalls += 1
+    if delegateCall { meter.delegateCalls += 1 }
+    guard meter.depth == 0 else { return try executor.run(body) }
+    meter.depth = 1
+    defer { meter.depth = 0 }
+    // Timed inside the task: handing it over and running its jobs is the simulator's work.
+    return try executor.run {
+      let start = DispatchTime.now().uptimeNanoseconds
+      let result = await body()
+      meter.appNanoseconds &+= DispatchTime.now().uptimeNanoseconds &- start
+      return result
+    }
+  }
+}
+
+/// The executor behind an ``InlineRunner``: its queue of jobs, run on the simulator's thread,
+/// and the worker task that makes the calls.
+private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
+  typealias Call = @Sendable () async -> Void
+
   private var jobs: [UnownedJob] = []
   private var head = 0
-  /// A call that suspended elsewhere comes back from another thread.
+  /// The worker, waiting for its next call (nil while it runs one, before it is made, and after
+  /// a call it ran suspended elsewhere).
+  private var parked: UnsafeContinuation<Call?, Never>?
+  /// Whether the worker was ever made; whether a call is running on it now.
+  private var started = false
+  private var busy = false
+  /// A call that suspended elsewhere comes back from another thread (the queue and the parked
+  /// worker are guarded).
   private let lock = NSLock()
 
   func enqueue(_ job: UnownedJob) { lock.withLock { jobs.append(job) } }
@@ -34,31 +77,64 @@ final class InlineRunner: TaskExecutor, @unchecked Sendable {
     }
   }
 
-  /// Runs `body` as a task on this executor until it has nothing left to run; returns its
-  /// result, or throws when it did not finish. With an ``AppCostMeter`` bound, the call is timed
-  /// as the app's (`delegateCall`: a call into the engine's delegate).
-  func run<T: Sendable>(delegateCall: Bool = false, _ body: @escaping @Sendable () async -> T) throws(Suspended) -> T {
-    guard let meter = AppCostMeter.current else { return try untimed(body) }
-    meter.appCalls += 1
-    if delegateCall { meter.delegateCalls += 1 }
-    guard meter.depth == 0 else { return try untimed(body) }
-    meter.depth = 1
-    defer { meter.depth = 0 }
-    // Timed inside the task: making it and running its jobs is the simulator's work.
-    return try untimed {
-      let start = DispatchTime.now().uptimeNanoseconds
-      let result = await body()
-      meter.appNanoseconds &+= DispatchTime.now().uptimeNanoseconds &- start
-      return result
+  private func drain() {
+    while let job = next() { job.runSynchronously(on: asUnownedTaskExecutor()) }
+  }
+
+  func run<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(InlineRunner.Suspended) -> T {
+    let box = ResultBox<T>()
+    if !busy {
+      if !started {
+        started = true
+        Task(executorPreference: self) { await self.work() }
+        drain()  // the worker runs up to its first wait
+      }
+      if let worker = lock.withLock({ () -> UnsafeContinuation<Call?, Never>? in
+        defer { parked = nil }
+        return parked
+      }) {
+        busy = true
+        defer { busy = false }
+        worker.resume(returning: { box.value = await body() })
+        drain()
+        guard let value = box.value else { throw InlineRunner.Suspended() }
+        return value
+      }
+    }
+    // A call within a call, or the worker is gone: a task of its own.
+    Task(executorPreference: self) { box.value = await body() }
+    drain()
+    guard let value = box.value else { throw InlineRunner.Suspended() }
+    return value
+  }
+
+  /// The worker: waits for a call, makes it, and waits again, until it is handed nil.
+  private func work() async {
+    while let call = await withUnsafeContinuation({ (c: UnsafeContinuation<Call?, Never>) in park(c) }) {
+      await call()
     }
   }
 
-  private func untimed<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(Suspended) -> T {
-    let box = ResultBox<T>()
-    Task(executorPreference: self) { box.value = await body() }
-    while let job = next() { job.runSynchronously(on: asUnownedTaskExecutor()) }
-    guard let value = box.value else { throw Suspended() }
-    return value
+  private func park(_ worker: UnsafeContinuation<Call?, Never>) {
+    // (A worker that comes back from elsewhere after another was parked ends.)
+    let keep = lock.withLock { () -> Bool in
+      guard parked == nil else { return false }
+      parked = worker
+      return true
+    }
+    if !keep { worker.resume(returning: nil) }
+  }
+
+  /// Ends the parked worker (run when the runner is released; its last job is run here).
+  func stopWorker() {
+    guard
+      let worker = lock.withLock({ () -> UnsafeContinuation<Call?, Never>? in
+        defer { parked = nil }
+        return parked
+      })
+    else { return }
+    worker.resume(returning: nil)
+    drain()
   }
 }
 
