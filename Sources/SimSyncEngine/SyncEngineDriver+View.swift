@@ -312,13 +312,15 @@ extension SyncEngineDriver {
   func recordState(_ key: RecordKey, type: Int32, values: [String: SyncValue]) -> RecordState {
     let spec = schema.types[Int(type)]
     var fields: [FieldValue] = []
+    fields.reserveCapacity(spec.fields.count)
     for (f, field) in spec.fields.enumerated() {
-      if field.kind == .text, case .string(let shown)? = values[field.name] {
+      let shown = values[field.name]
+      if field.kind == .text, case .string(let shown)? = shown {
         let (text, writer) = provenance.text(shown, field: Int32(f), of: key)
         fields.append(FieldValue(value: .text(text), writer: writer, stamp: .origin))
         continue
       }
-      let value = values[field.name].map(simValue) ?? field.initialValue
+      let value = shown.map(simValue) ?? field.initialValue
       let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
       fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
     }
@@ -367,10 +369,15 @@ extension SyncEngineDriver {
   /// with it, its change tag and the server-set dates.
   func syncRecord(_ r: RecordState) -> SyncRecord {
     let record = SyncRecord(recordType: r.typeName(in: schema), recordID: recordID(r.key))
-    for (f, field) in schema.types[Int(r.type)].fields.enumerated() where r.fields[f].value != .null {
-      record.fields[field.name] = syncValue(r.fields[f].value)
-    }
-    for (key, value) in provenance.extras[r.key]?[r.fields.map(\.value)] ?? [:] { record.fields[key] = value }
+    let specs = schema.types[Int(r.type)].fields
+    let extras = provenance.extras[r.key]?[r.fields.map(\.value)]
+    // (Built at its final size and then stored: growing the record's dictionary a field at a
+    // time rehashed it three or four times a record.)
+    var fields: [String: SyncValue] = [:]
+    fields.reserveCapacity(specs.count + (extras?.count ?? 0))
+    for f in specs.indices where r.fields[f].value != .null { fields[specs[f].name] = syncValue(r.fields[f].value) }
+    for (key, value) in extras ?? [:] { fields[key] = value }
+    record.fields = fields
     record.system.recordChangeTag = String(r.changeTag)
     if r.stamp.device == Stamp.serverDates {
       record.system.modificationDate = r.stamp.clock
