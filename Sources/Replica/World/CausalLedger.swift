@@ -6,10 +6,59 @@
 /// effects (``DeviceEffect/took(_:)``, ``DeviceEffect/shown(_:visible:)``) and by its intents —
 /// never by a policy.
 package struct CausalLedger: Sendable {
+  /// What the device had received of one record: the union of a context of its own and the
+  /// contexts of up to two intents (`first`, `second`; 0: none).
+  ///
+  /// Contexts are closed — a device that has an intent has everything its device had of the
+  /// record when it was made — so an intent's context holds another's exactly when it holds
+  /// that intent's ordinal, and what a device has of a record is the union of the contexts of
+  /// the few intents no other it has knows of (the latest version it took, and a write of its
+  /// own or two that lost to concurrent ones). Kept as those intents' ids, taking in a newer
+  /// version is storing an integer and asking an ordinal or two of the log's contexts — no
+  /// union made, no storage shared and released, no walk over runs; a union is made only when
+  /// a third such intent comes (the oldest is then folded into `own`).
+  struct Entry: Sendable {
+    var own = CausalContext()
+    var first: IntentID = 0
+    var second: IntentID = 0
+
+    /// Whether the ordinal is in the union.
+    @inline(__always)
+    func contains(_ ordinal: Int32, _ log: IntentLog) -> Bool {
+      own.contains(ordinal) || (first != 0 && log._contexts[Int(first) - 1].contains(ordinal))
+        || (second != 0 && log._contexts[Int(second) - 1].contains(ordinal))
+    }
+
+    /// The union, made.
+    func context(_ log: IntentLog) -> CausalContext {
+      var union = own
+      if first != 0 { union.formUnion(log._contexts[Int(first) - 1]) }
+      if second != 0 { union.formUnion(log._contexts[Int(second) - 1]) }
+      return union
+    }
+
+    /// Adds `id`'s context, which holds an ordinal the union does not (`id`'s own).
+    mutating func add(_ id: IntentID, _ log: IntentLog) {
+      let theirs = log._contexts[Int(id) - 1]
+      // Every part inside `id`'s context is no longer needed.
+      if first != 0, theirs.contains(log.origin(first).ordinal) { first = 0 }
+      if second != 0, theirs.contains(log.origin(second).ordinal) { second = 0 }
+      if !own.isEmpty, own.isSubset(of: theirs) { own = CausalContext() }
+      if first == 0 {
+        first = id
+      } else if second == 0 {
+        second = id
+      } else {
+        own.formUnion(log._contexts[Int(first) - 1])
+        first = second
+        second = id
+      }
+    }
+  }
   /// Per record (indexed by key): exactly which of its intents the device has received — made,
   /// or taken in with a copy of the record (with what their devices had received of it). The
   /// causal context of the device's next intent on that record.
-  package private(set) var knowledge: [CausalContext] = []
+  var _entries: [Entry] = []
   /// Records that were visible and then vanished (membership only; never iterated).
   var vanished: Set<RecordKey> = []
   /// Per record, the delete intents the device has applied: made itself, or taken in with a
@@ -22,29 +71,36 @@ package struct CausalLedger: Sendable {
   package init() {}
 
   /// What the device had received of `key`'s intents.
-  package func context(of key: RecordKey) -> CausalContext {
-    Int(key) < knowledge.count ? knowledge[Int(key)] : CausalContext()
+  package func context(of key: RecordKey, log: IntentLog) -> CausalContext {
+    guard Int(key) < _entries.count else { return CausalContext() }
+    return _entries[Int(key)].context(log)
   }
 
   /// Makes room for the contexts of records below `count`.
-  mutating func reserve(records count: Int) { knowledge.reserveCapacity(count) }
+  mutating func reserve(records count: Int) { _entries.reserveCapacity(count) }
 
   mutating func _grow(_ key: RecordKey) {
     let r = Int(key)
-    knowledge._grow(toHold: r, with: CausalContext())
+    _entries._grow(toHold: r, with: Entry())
   }
 
   /// An intent the device made: an effective one gets the record's next ordinal and, when
   /// `tracking`, its causal context (everything received of the record, itself included).
   /// `applied`: whether the app on the device applied it (a purge in Settings is the user's
   /// intent, but the app learns of it later).
-  mutating func made(_ intent: inout Intent, ordinal: Int32, tracking: Bool, applied: Bool = true) {
+  /// The caller appends `intent` to `log` next.
+  mutating func made(_ intent: inout Intent, ordinal: Int32, tracking: Bool, log: IntentLog, applied: Bool = true) {
     guard intent.ignored == nil else { return }
     intent.ordinal = ordinal
     if tracking {
       _grow(intent.record)
-      knowledge[Int(intent.record)].insert(ordinal)
-      intent.context = knowledge[Int(intent.record)]
+      let r = Int(intent.record)
+      var context = _entries[r].context(log)
+      context.insert(ordinal)
+      intent.context = context
+      // (What the device has of the record is now this intent's context, which the log keeps
+      // from the next line of the caller on.)
+      _entries[r] = Entry(first: intent.id)
     }
     if applied, case .delete = intent.kind { _noteDelete(intent.id, on: intent.record) }
   }
@@ -56,10 +112,10 @@ package struct CausalLedger: Sendable {
     copy.forEachProvenance { id in
       let (key, ordinal) = log.origin(id)
       guard ordinal > 0 else { return }
-      _grow(key)
-      // The context of `id` holds `id` itself, which this device did not have.
-      // (Read in place in the log: no copy of the context.)
-      if !knowledge[Int(key)].contains(ordinal) { knowledge[Int(key)].formUnion(holdingNew: log._contexts[Int(id) - 1]) }
+      let r = Int(key)
+      if r >= _entries.count { _grow(key) }
+      // (Contexts read in place in the log: no copy of one.)
+      if !_entries[r].contains(ordinal, log) { _entries[r].add(id, log) }
     }
     if copy.isDeleted, incarnations.isEmpty || copy.creator >= incarnations[copy.key] ?? 0 { _noteDelete(copy.deletedBy, on: copy.key) }
   }

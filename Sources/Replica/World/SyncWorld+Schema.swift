@@ -122,7 +122,7 @@ extension SyncWorld {
       let key = RecordKey(k)
       guard store.isLive(key), let t = store.type(of: key), rules.referrers[Int(type)].contains(where: { $0.type == t }) else { continue }
       knowledge.records.append(key)
-      knowledge.contexts.append(ledgers[Int(d)].context(of: key))
+      knowledge.contexts.append(ledgers[Int(d)].context(of: key, log: log))
     }
     facts.deleteKnowledge.append(knowledge)
   }

@@ -424,7 +424,7 @@ package struct SyncWorld: Sendable {
       var intent = Intent(
         id: log.nextID, device: d, trueTime: now, deviceTime: reading, record: key, kind: .delete, ordinal: 0, context: CausalContext(),
         ignored: nil)
-      ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: key), tracking: config.trackCausality, applied: reason == .deleted)
+      ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: key), tracking: config.trackCausality, log: log, applied: reason == .deleted)
       log.append(intent)
       if env.hasReferences, config.trackCausality { noteDeleteKnowledge(intent, device: d) }
       if reason != .deleted { facts.settingsDeletes.append(intent.id) }
@@ -447,7 +447,7 @@ package struct SyncWorld: Sendable {
       context: CausalContext(), ignored: nil)
     assert(intent.id == rule.id, "an app driver gave rule intent \(rule.id) the id \(intent.id) will have")
     intent.trigger = rule.trigger
-    ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: rule.record), tracking: config.trackCausality)
+    ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: rule.record), tracking: config.trackCausality, log: log)
     log.append(intent)
     if rule.cascade {
       facts.cascades.append(Cascade(intent: intent.id, parent: rule.parent, field: rule.field))
@@ -522,7 +522,7 @@ package struct SyncWorld: Sendable {
     }
     intent.trigger = trigger
     intent.keptInstead = kept
-    ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality)
+    ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality, log: log)
     log.append(intent)
     if env.hasReferences, config.trackCausality, intent.kind == .delete, intent.ignored == nil { noteDeleteKnowledge(intent, device: d) }
     if case .create = userIntent, intent.ignored == nil {
