@@ -136,7 +136,7 @@ import Testing
     let reference = fuzz(app: NotesApp.self, seeds: 1...3)
     #expect(reference.passed, "\(reference.failingSeeds)")
     #expect(reference.policyName == "app NotesApp")
-    let planted = fuzz(app: NotesAppGivingUpOnTransientErrors.self, seeds: 1...2, shrinkRuns: 50)
+    let planted = fuzz(app: NotesAppGivingUpOnTransientErrors.self, seeds: 1...2, shrinkRuns: 10)
     #expect(!planted.passed)
     #expect(planted.failures.first?.record.policy == "app NotesAppGivingUpOnTransientErrors")
   }
