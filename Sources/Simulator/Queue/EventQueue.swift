@@ -73,12 +73,15 @@
   /// Removes and returns the earliest event.
   @inlinable
   public mutating func popMin() -> Entry? {
-    let n = _storage.count
-    if n == 0 { return nil }
-    if n == 1 { return _storage.removeLast() }
-    _storage.swapAt(0, n - 1)
-    let result = _storage.removeLast()
-    _siftDown(0)
+    // The last entry leaves the array and sinks from the root's place, which the earliest
+    // entry leaves: no swap, and the root read once.
+    guard let last = _storage.popLast() else { return nil }
+    if _storage.isEmpty { return last }
+    let result = _storage.withUnsafeMutableBufferPointer { heap in
+      let root = heap[0]
+      Self._sink(last, from: 0, in: heap)
+      return root
+    }
     #if DEBUG
       _checkInvariantsIfSmall()
     #endif
@@ -108,24 +111,28 @@
     }
   }
 
-  @inlinable
-  mutating func _siftDown(_ index: Int) {
-    _storage.withUnsafeMutableBufferPointer { heap in
-      let n = heap.count
-      var parent = index
-      let moving = heap[parent]
-      while true {
-        let left = 2 &* parent &+ 1
-        if left >= n { break }
-        let right = left &+ 1
-        var best = left
-        if right < n, heap[right]._precedes(heap[left]) { best = right }
-        if !heap[best]._precedes(moving) { break }
-        heap[parent] = heap[best]
-        parent = best
-      }
-      heap[parent] = moving
+  /// Puts `moving` in the hole at `index`, or below it. The hole first descends to a leaf along
+  /// the earlier child (one comparison a level: `moving`, taken from the end, mostly belongs
+  /// near the bottom), then `moving` climbs from there while it precedes the hole's parent.
+  @inlinable @inline(__always)
+  static func _sink(_ moving: Entry, from index: Int, in heap: UnsafeMutableBufferPointer<Entry>) {
+    let n = heap.count
+    var hole = index
+    while true {
+      let left = 2 &* hole &+ 1
+      if left >= n { break }
+      let right = left &+ 1
+      let best = right < n && heap[right]._precedes(heap[left]) ? right : left
+      heap[hole] = heap[best]
+      hole = best
     }
+    while hole > index {
+      let parent = (hole &- 1) >> 1
+      if !moving._precedes(heap[parent]) { break }
+      heap[hole] = heap[parent]
+      hole = parent
+    }
+    heap[hole] = moving
   }
 }
 
