@@ -8,12 +8,12 @@ import Testing
 /// The parser never crashes, traps or hangs, whatever it is given; every failure points into
 /// the file; every success writes back to an equal file.
 @Suite struct ScenarioRobustnessTests {
-  /// `swift test` gives each fixture 20 mutations and each named scenario 40; the nightly run
+  /// `swift test` gives each fixture 20 mutations and each named scenario 25; the nightly run
   /// (`SIM_NIGHTLY=1`, `scripts/nightly`) 200 and 1,000, as the robustness issue asks.
   static let nightly = ProcessInfo.processInfo.environment["SIM_NIGHTLY"] == "1"
   static let corpus =
     Fixtures.all.map { ($0.name, $0.text, nightly ? 200 : 20) }
-    + Fixtures.repositoryScenarios().map { ($0.name, $0.text, nightly ? 1_000 : 40) }
+    + Fixtures.repositoryScenarios().map { ($0.name, $0.text, nightly ? 1_000 : 25) }
 
   @Test(arguments: corpus.map(\.0))
   func aThousandMutationsOfAValidScenarioNeverCrashAndAlwaysPointIntoTheFile(name: String) throws {

@@ -45,13 +45,13 @@ import Testing
   @Test func appRunsTheAppsFuzzWorkloadAndSplitsTheTime() throws {
     let apps = [AppUnderTest(NotesApp.self), AppUnderTest(RemindersApp.self)]
     let (console, captured) = Console.capturing()
-    let code = SimCLI.main(arguments: ["bench", "app", "--runs", "5", "--format", "json"], console: console, apps: apps)
+    let code = SimCLI.main(arguments: ["bench", "app", "--runs", "2", "--format", "json"], console: console, apps: apps)
     #expect(code == .success, "\(captured.stderr)")
     let j = try Self.json(captured.stdout)
     #expect(j["benchmark"] as? String == "app")
     #expect(j["app"] as? String == "NotesApp", "NotesApp by default")
     #expect(j["seedsPerSecond"] is Int)
-    #expect(j["seeds"] as? Int == 5)
+    #expect(j["seeds"] as? Int == 2)
     #expect((j["delegateCallsPerSeed"] as? Double ?? 0) > 0)
     #expect((j["simulatorNanosecondsPerDelegateCall"] as? Int ?? 0) > 0)
     #expect((j["appNanosecondsPerDelegateCall"] as? Int ?? 0) > 0)
