@@ -29,11 +29,12 @@ package struct CausalLedger: Sendable {
         || (second != 0 && log._contexts[Int(second) - 1].contains(ordinal))
     }
 
-    /// The union, made.
+    /// The union, made. (Each intent's context holds its own ordinal, which neither `own` nor
+    /// the other intent's context holds: `add` keeps it so.)
     func context(_ log: IntentLog) -> CausalContext {
       var union = own
-      if first != 0 { union.formUnion(log._contexts[Int(first) - 1]) }
-      if second != 0 { union.formUnion(log._contexts[Int(second) - 1]) }
+      if first != 0 { union.formUnion(holdingNew: log._contexts[Int(first) - 1]) }
+      if second != 0 { union.formUnion(holdingNew: log._contexts[Int(second) - 1]) }
       return union
     }
 
@@ -49,7 +50,7 @@ package struct CausalLedger: Sendable {
       } else if second == 0 {
         second = id
       } else {
-        own.formUnion(log._contexts[Int(first) - 1])
+        own.formUnion(holdingNew: log._contexts[Int(first) - 1])
         first = second
         second = id
       }
