@@ -143,9 +143,25 @@ public enum Fuzzer {
     /// The run's full report.
     public var report: RunReport
     /// The generated scenario, without expectations; `sim-cli run` replays it.
-    public var file: ScenarioFile
+    public var file: ScenarioFile {
+      get {
+        var f = _file
+        if f.about == nil { f.about = WorkloadGenerator.about(seed: record.seed, profile) }
+        return f
+      }
+      set { _file = newValue }
+    }
     /// The faults the seed ran under.
     public var profile: SwarmProfile
+    /// The file as run: its `about` line (the profile in words) is written when ``file`` is read.
+    var _file: ScenarioFile
+
+    init(record: FuzzRecord, report: RunReport, file: ScenarioFile, profile: SwarmProfile) {
+      self.record = record
+      self.report = report
+      self._file = file
+      self.profile = profile
+    }
   }
 
   /// Runs one seed under a preset spec. Pure: the same arguments give the same case in any
@@ -169,7 +185,7 @@ public enum Fuzzer {
   package static func _run(seed: UInt64, shape: WorkloadShape, spec policy: PolicySpec, custom: (any SyncPolicy)?, app: AppUnderTest? = nil) -> Case {
     var shape = shape
     if let app { shape = shape.forApp(app) }
-    var (file, profile) = WorkloadGenerator.generate(seed: seed, shape: shape, policy: policy)
+    var (file, profile) = WorkloadGenerator._generate(seed: seed, shape: shape, policy: policy)
     // (A run with an app is judged as the app; the generated file names no preset.)
     if app != nil { file.policyLocation = nil }
     let report = ScenarioRunner._run(ScenarioRunner.prepare(file), seed: seed, spec: policy, custom: custom, app: app).report

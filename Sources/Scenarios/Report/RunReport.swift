@@ -175,8 +175,24 @@ public struct RunReport: Hashable, Sendable {
     ignored = []
     if world.log.ignoredCount > 0 {
       let deviceNames = world.config.deviceNames
-      ignored = world.log.intents.compactMap { i in
-        i.ignored.map { "i\(i.id) (\(deviceNames[Int(i.device)]) \(i.kind.verb) \(recordNames[Int(i.record)]) at \(i.trueTime)): \($0)" }
+      // `i4 (phone set n1 at 2.200s): why`, appended to one string (a seed has several).
+      ignored.reserveCapacity(world.log.ignoredCount)
+      for i in world.log.intents {
+        guard let why = i.ignored else { continue }
+        var s = "i"
+        s.reserveCapacity(40 + why.utf8.count)
+        s += String(i.id)
+        s += " ("
+        s += deviceNames[Int(i.device)]
+        s += " "
+        s += i.kind.verb
+        s += " "
+        s += recordNames[Int(i.record)]
+        s += " at "
+        s += i.trueTime.description
+        s += "): "
+        s += why
+        ignored.append(s)
       }
     }
     expectations = []

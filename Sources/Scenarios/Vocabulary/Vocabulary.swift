@@ -97,30 +97,58 @@ package struct Vocabulary: Sendable {
 
   /// A value as a scenario would write it: `"text"`, `42`, `true`, `2.5s`, `n1`, `nil`.
   package func render(_ value: Value) -> String {
+    var out = ""
+    render(value, into: &out)
+    return out
+  }
+
+  /// Appends ``render(_:)``'s text to `out` (sentences are built in one string, not joined from
+  /// pieces).
+  package func render(_ value: Value, into out: inout String) {
     switch value {
-    case .null: return "nil"
-    case .string(let s): return quote(s)
-    case .int(let i): return String(i)
-    case .bool(let b): return b ? "true" : "false"
-    case .date(let ns): return SimDuration(nanoseconds: ns).description
-    case .ref(let k): return record(k)
-    case .text(let t): return quote(t.string)
+    case .null: out += "nil"
+    case .string(let s): quote(s, into: &out)
+    case .int(let i): out += String(i)
+    case .bool(let b): out += b ? "true" : "false"
+    case .date(let ns): out += SimDuration(nanoseconds: ns).description
+    case .ref(let k): out += record(k)
+    case .text(let t): quote(t.string, into: &out)
     }
   }
 
   /// A string in quotes, cut after 37 characters of a longer one, newlines as `\n`.
   package func quote(_ s: String) -> String {
-    var out = "\""
-    var n = 0
-    for ch in s {
-      if n == 37, s.count > 40 {
-        out += "…"
+    var out = ""
+    quote(s, into: &out)
+    return out
+  }
+
+  /// Appends ``quote(_:)``'s text to `out`.
+  package func quote(_ s: String, into out: inout String) {
+    // Most values are short ASCII without a newline: each byte is a character and the text
+    // goes in whole. (Without a carriage return, ASCII has no character of two scalars.)
+    var plain = s.utf8.count <= 40
+    if plain {
+      for b in s.utf8 where b >= 0x80 || b == 0x0A || b == 0x0D {
+        plain = false
         break
       }
-      if ch == "\n" { out += "\\n" } else { out.append(ch) }
-      n += 1
     }
-    return out + "\""
+    out += "\""
+    if plain {
+      out += s
+    } else {
+      var n = 0
+      for ch in s {
+        if n == 37, s.count > 40 {
+          out += "…"
+          break
+        }
+        if ch == "\n" { out += "\\n" } else { out.append(ch) }
+        n += 1
+      }
+    }
+    out += "\""
   }
 
   // MARK: Intents
@@ -128,6 +156,13 @@ package struct Vocabulary: Sendable {
   /// What an intent did, without who and when: `set n1.title="x"`, `append " +3" to n1.body`.
   /// With `field`, a create or set names only that field.
   package func what(_ intent: Intent, field: Int32? = nil) -> String {
+    var out = ""
+    what(intent, field: field, into: &out)
+    return out
+  }
+
+  /// Appends ``what(_:field:)``'s text to `out`.
+  func what(_ intent: Intent, field: Int32?, into out: inout String) {
     let r = record(intent.record)
     let type = types(intent.record) ?? 0
     func name(_ f: Int32) -> String {
@@ -135,30 +170,64 @@ package struct Vocabulary: Sendable {
     }
     switch intent.kind {
     case .create(_, let values):
+      out += "create "
+      out += r
       if let field, let v = values.first(where: { $0.field == field }) {
-        return "create \(r) with \(name(field))=\(render(v.value))"
+        out += " with "
+        out += name(field)
+        out += "="
+        render(v.value, into: &out)
       }
-      return "create \(r)"
     case .set(let values):
-      let shown = values.filter { field == nil || $0.field == field }
-      return "set " + shown.map { "\(r).\(name($0.field))=\(render($0.value))" }.joined(separator: " ")
+      out += "set "
+      var first = true
+      for v in values where field == nil || v.field == field {
+        if !first { out += " " }
+        first = false
+        out += r
+        out += "."
+        out += name(v.field)
+        out += "="
+        render(v.value, into: &out)
+      }
     case .append(let f, let text):
-      return "append \(quote(text)) to \(r).\(name(f))"
+      out += "append "
+      quote(text, into: &out)
+      out += " to "
+      out += r
+      out += "."
+      out += name(f)
     case .replace(let f, let old, let new, _):
-      return "replace \(quote(old))→\(quote(new)) in \(r).\(name(f))"
+      out += "replace "
+      quote(old, into: &out)
+      out += "→"
+      quote(new, into: &out)
+      out += " in "
+      out += r
+      out += "."
+      out += name(f)
     case .delete:
-      return "delete \(r)"
+      out += "delete "
+      out += r
     }
   }
 
   /// Who did what when: `phone's edit i7 (set n1.title="x" at 2.200s)`.
   package func describe(_ intent: Intent, field: Int32? = nil) -> String {
-    let noun: String
+    var out = ""
+    out.reserveCapacity(64)
+    out += device(intent.device)
     switch intent.kind {
-    case .create: noun = "create"
-    case .delete: noun = "delete"
-    default: noun = "edit"
+    case .create: out += "'s create i"
+    case .delete: out += "'s delete i"
+    default: out += "'s edit i"
     }
-    return "\(device(intent.device))'s \(noun) \(Self.intent(intent.id)) (\(what(intent, field: field)) at \(intent.trueTime))"
+    out += String(intent.id)
+    out += " ("
+    what(intent, field: field, into: &out)
+    out += " at "
+    out += intent.trueTime.description
+    out += ")"
+    return out
   }
 }

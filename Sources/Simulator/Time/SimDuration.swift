@@ -136,8 +136,14 @@ extension SimDuration: CustomStringConvertible {
     if magnitude < day {
       if magnitude > 0, magnitude < ms / 2 { return secondsDescription }
       let rounded = (magnitude + ms / 2) / ms
-      let fraction = String(rounded % 1_000)
-      return sign + String(rounded / 1_000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "s"
+      let fraction = rounded % 1_000
+      // (One string appended to: reports print many instants.)
+      var out = sign
+      out += String(rounded / 1_000)
+      out += fraction < 10 ? ".00" : fraction < 100 ? ".0" : "."
+      out += String(fraction)
+      out += "s"
+      return out
     }
     var rest = (magnitude + ms / 2) / ms * ms
     var parts: [String] = []
