@@ -1,8 +1,8 @@
 import Replica
+@_spi(Kernel) import Simulator
 import Testing
 
 @testable import Scenarios
-@_spi(Kernel) import Simulator
 
 /// The words reports are made of are built by appending to one string; these pin them to the
 /// plain formulations they replaced (character by character, joined from pieces), on text that
