@@ -82,7 +82,9 @@ private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
   }
 
   func run<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(InlineRunner.Suspended) -> T {
-    let box = ResultBox<T>()
+    // (The result goes in a captured variable, boxed where the call's type is known: a generic
+    // class holding it looked up the metadata of `T?` at run time each time one was freed.)
+    nonisolated(unsafe) var result: T? = nil
     if !busy {
       if !started {
         started = true
@@ -95,16 +97,16 @@ private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
       }) {
         busy = true
         defer { busy = false }
-        worker.resume(returning: { box.value = await body() })
+        worker.resume(returning: { result = await body() })
         drain()
-        guard let value = box.value else { throw InlineRunner.Suspended() }
+        guard let value = result else { throw InlineRunner.Suspended() }
         return value
       }
     }
     // A call within a call, or the worker is gone: a task of its own.
-    Task(executorPreference: self) { box.value = await body() }
+    Task(executorPreference: self) { result = await body() }
     drain()
-    guard let value = box.value else { throw InlineRunner.Suspended() }
+    guard let value = result else { throw InlineRunner.Suspended() }
     return value
   }
 
@@ -136,9 +138,4 @@ private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
     worker.resume(returning: nil)
     drain()
   }
-}
-
-/// Where a task run by ``InlineRunner`` leaves its result.
-private final class ResultBox<T>: @unchecked Sendable {
-  var value: T?
 }

@@ -258,7 +258,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   var relaunchedWithPending = false
 
   /// Runs an async call into the app to its end on the simulator's thread.
-  func inApp<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T? {
+  @inline(__always) func inApp<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T? {
     appEntries &+= 1
     do { return try runner.run(body) } catch {
       fail(InlineRunner.Suspended().description)

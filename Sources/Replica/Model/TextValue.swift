@@ -254,7 +254,20 @@ public struct TextValue: Hashable, Sendable, CustomStringConvertible {
   ///   round it up to a power of two.)
   mutating func _insert(_ text: String, after parent: AtomID?, at position: Int, by intent: IntentID, firstOffset: Int32 = 0) {
     var previous = parent
+    // (At most one scalar a UTF-8 byte: room is made once. Text is mostly appended at its end,
+    // which goes straight into the atoms, growing them geometrically.)
+    if position == atoms.count {
+      let needed = atoms.count + text.utf8.count
+      if needed > atoms.capacity { atoms.reserveCapacity(Swift.max(needed, 2 * atoms.capacity)) }
+      for (offset, scalar) in text.unicodeScalars.enumerated() {
+        let id = AtomID(intent: intent, offset: firstOffset + Int32(offset))
+        atoms.append(TextAtom(id: id, scalar: scalar, parent: previous, deletedBy: 0))
+        previous = id
+      }
+      return
+    }
     var new: [TextAtom] = []
+    new.reserveCapacity(text.utf8.count)
     for (offset, scalar) in text.unicodeScalars.enumerated() {
       let id = AtomID(intent: intent, offset: firstOffset + Int32(offset))
       new.append(TextAtom(id: id, scalar: scalar, parent: previous, deletedBy: 0))

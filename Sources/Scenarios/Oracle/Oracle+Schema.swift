@@ -109,19 +109,28 @@ extension Oracle {
     guard !cascades.isEmpty else { return }
     var knowledge: [IntentID: DeleteKnowledge] = [:]
     for k in world.facts.deleteKnowledge { knowledge[k.delete] = k }
-    var judged: Set<RecordKey> = []
+    // Each cascaded record's cascades in the order they ran, the records in the order of their
+    // first (one pass, not one per record); and the records a de-duplication kept another
+    // instead of.
+    var cascadesOf: [RecordKey: [Cascade]] = [:]
+    var records: [RecordKey] = []
     for c in cascades {
-      let x = log[c.intent].record
-      guard judged.insert(x).inserted, Int(x) < byRecord.count else { continue }
+      let x = log.origin(c.intent).record
+      if cascadesOf[x] == nil { records.append(x) }
+      cascadesOf[x, default: []].append(c)
+    }
+    var keptAnother: Set<RecordKey> = []
+    for i in log.intents where i.keptInstead != nil { keptAnother.insert(i.record) }
+    for x in records {
+      guard Int(x) < byRecord.count else { continue }
       let intents = byRecord[Int(x)]
       // A record a user deleted, or one still shown somewhere, lost nothing to a cascade.
-      guard !intents.contains(where: { $0.kind == .delete && $0.trigger == 0 }),
-        !log.intents.contains(where: { $0.record == x && $0.keptInstead != nil }),
+      guard !intents.contains(where: { $0.kind == .delete && $0.trigger == 0 }), !keptAnother.contains(x),
         !world.devices.indices.contains(where: { world.shows(device: $0, x) }), !world.serverIsLive(x)
       else { continue }
       var evidence: (cascade: Intent, delete: Intent, write: Intent?, field: Int32)?
       var justified = false
-      for other in cascades where log[other.intent].record == x {
+      for other in cascadesOf[x] ?? [] {
         // What the cascade went by: the latest writes of the field its device had received.
         let cascade = log[other.intent]
         let basis = intents.filter { w in w.id != cascade.id && cascade.context.contains(w.ordinal) && w.writtenFields.contains(other.field) }
