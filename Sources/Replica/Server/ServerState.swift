@@ -394,6 +394,8 @@ package struct ServerState: Sendable {
       if log[mid].position <= from { lo = mid + 1 } else { hi = mid }
     }
     var page: [RecordState] = []
+    // (Room for the page made once: at most a page, at most what the log holds after `from`.)
+    if lo < log.count { page.reserveCapacity(Swift.min(pageSize, log.count - lo)) }
     var last = from
     var i = lo
     while i < log.count, page.count < pageSize {

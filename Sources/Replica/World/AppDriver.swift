@@ -68,9 +68,12 @@ extension DeviceState {
   package mutating func driverUpdate(shown: [RecordState], pending: [RecordKey], token: Int64?, busy: Bool, effects: inout [DeviceEffect]) {
     // Which keys are shown (no copy of the records made to tell), then what is no longer
     // shown goes, in key order, and what changed is set, in the order shown.
-    var isShown = [Bool](repeating: false, count: store.capacity)
-    for r in shown where r.key >= 0 && Int(r.key) < isShown.count { isShown[Int(r.key)] = true }
-    for key in store.keys where !isShown[Int(key)] { setLocal(nil, for: key, effects: &effects) }
+    let capacity = store.capacity
+    var isShown = [Bool](repeating: false, count: capacity)
+    for r in shown where r.key >= 0 && Int(r.key) < capacity { isShown[Int(r.key)] = true }
+    // (The slots walked in place, no list of keys made: taking a record out empties only its
+    // own slot, so each is read as it was before the walk.)
+    for k in 0..<capacity where !isShown[k] && store.contains(RecordKey(k)) { setLocal(nil, for: RecordKey(k), effects: &effects) }
     for r in shown where !store.holds(r) { setLocal(r, for: r.key, effects: &effects) }
     outbox = Outbox()
     for key in pending { outbox.save(key, fields: .all) }
