@@ -249,13 +249,14 @@ public struct TextValue: Hashable, Sendable, CustomStringConvertible {
   /// after the one before.
   ///
   /// - Complexity: O(k) at the end of a text this value alone holds, else O(k + n − position), k
-  ///   the scalars in `text`. (Built aside and inserted at once, as first written, so that the
-  ///   array's capacity, which copies inherit, stays what it was: appending atom by atom would
-  ///   round it up to a power of two.)
+  ///   the scalars in `text`. (The array's capacity, which copies inherit, grows as one insertion
+  ///   of the whole text would grow it — to twice the old capacity, or what is needed if more —
+  ///   and only when the text does not fit: appending atom by atom would double it several
+  ///   times for one long text. At the end the atoms go straight in; elsewhere they are built
+  ///   aside and inserted at once.)
   mutating func _insert(_ text: String, after parent: AtomID?, at position: Int, by intent: IntentID, firstOffset: Int32 = 0) {
     var previous = parent
-    // (At most one scalar a UTF-8 byte: room is made once. Text is mostly appended at its end,
-    // which goes straight into the atoms, growing them geometrically.)
+    // (At most one scalar a UTF-8 byte: room is made once, only when the text does not fit.)
     if position == atoms.count {
       let needed = atoms.count + text.utf8.count
       if needed > atoms.capacity { atoms.reserveCapacity(Swift.max(needed, 2 * atoms.capacity)) }

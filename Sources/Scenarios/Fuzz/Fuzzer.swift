@@ -145,22 +145,29 @@ public enum Fuzzer {
     /// The generated scenario, without expectations; `sim-cli run` replays it.
     public var file: ScenarioFile {
       get {
+        guard let seed = _aboutFromSeed else { return _file }
         var f = _file
-        if f.about == nil { f.about = WorkloadGenerator.about(seed: record.seed, profile) }
+        f.about = WorkloadGenerator.about(seed: seed, profile)
         return f
       }
-      set { _file = newValue }
+      set {
+        _file = newValue
+        _aboutFromSeed = nil
+      }
     }
     /// The faults the seed ran under.
     public var profile: SwarmProfile
-    /// The file as run: its `about` line (the profile in words) is written when ``file`` is read.
+    /// The file as run, without its `about` line (the profile in words), which ``file`` writes
+    /// when it is read, from this seed — until a file is set.
     var _file: ScenarioFile
+    var _aboutFromSeed: UInt64?
 
     init(record: FuzzRecord, report: RunReport, file: ScenarioFile, profile: SwarmProfile) {
       self.record = record
       self.report = report
       self._file = file
       self.profile = profile
+      _aboutFromSeed = file.about == nil ? record.seed : nil
     }
   }
 
