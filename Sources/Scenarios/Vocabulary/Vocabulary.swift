@@ -168,6 +168,12 @@ package struct Vocabulary: Sendable {
     func name(_ f: Int32) -> String {
       Int(type) < schema.types.count && Int(f) < schema.types[Int(type)].fields.count ? schema.types[Int(type)].fields[Int(f)].name : "f\(f)"
     }
+    /// `n1.title`.
+    func recordField(_ f: Int32) {
+      out += r
+      out += "."
+      out += name(f)
+    }
     switch intent.kind {
     case .create(_, let values):
       out += "create "
@@ -184,9 +190,7 @@ package struct Vocabulary: Sendable {
       for v in values where field == nil || v.field == field {
         if !first { out += " " }
         first = false
-        out += r
-        out += "."
-        out += name(v.field)
+        recordField(v.field)
         out += "="
         render(v.value, into: &out)
       }
@@ -194,18 +198,14 @@ package struct Vocabulary: Sendable {
       out += "append "
       quote(text, into: &out)
       out += " to "
-      out += r
-      out += "."
-      out += name(f)
+      recordField(f)
     case .replace(let f, let old, let new, _):
       out += "replace "
       quote(old, into: &out)
       out += "→"
       quote(new, into: &out)
       out += " in "
-      out += r
-      out += "."
-      out += name(f)
+      recordField(f)
     case .delete:
       out += "delete "
       out += r
