@@ -63,9 +63,17 @@ import Testing
     var files = [try Scenario.load("two-device-acceptance"), try Scenario.load("fat-note-lww")]
     for seed: UInt64 in 1...4 { files.append(WorkloadGenerator.generate(seed: seed, shape: WorkloadShape(), policy: appendOnly).file) }
     var verbs: Set<String> = []
+    var ignoredLines = 0
     for file in files {
       let result = ScenarioRunner.run(file)
       let words = Vocabulary(world: result.world, recordNames: result.recordNames)
+      // The report's lines for intents that had no effect, as first written.
+      let names = result.world.config.deviceNames
+      let ignored = result.world.log.intents.compactMap { i in
+        i.ignored.map { "i\(i.id) (\(names[Int(i.device)]) \(i.kind.verb) \(result.recordNames[Int(i.record)]) at \(i.trueTime)): \($0)" }
+      }
+      #expect(result.report.ignored == ignored)
+      ignoredLines += ignored.count
       for intent in result.world.log.intents {
         let noun: String
         switch intent.kind {
@@ -85,6 +93,7 @@ import Testing
       }
     }
     #expect(verbs.isSuperset(of: ["create", "set", "append", "delete"]), "\(verbs.sorted())")
+    #expect(ignoredLines > 0)
   }
 
   /// `what` as first written, joined from pieces.

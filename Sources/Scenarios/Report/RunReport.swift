@@ -179,9 +179,8 @@ public struct RunReport: Hashable, Sendable {
       ignored.reserveCapacity(world.log.ignoredCount)
       for i in world.log.intents {
         guard let why = i.ignored else { continue }
-        var s = "i"
+        var s = Vocabulary.intent(i.id)
         s.reserveCapacity(40 + why.utf8.count)
-        s += String(i.id)
         s += " ("
         s += deviceNames[Int(i.device)]
         s += " "

@@ -218,11 +218,11 @@ package struct Vocabulary: Sendable {
     out.reserveCapacity(64)
     out += device(intent.device)
     switch intent.kind {
-    case .create: out += "'s create i"
-    case .delete: out += "'s delete i"
-    default: out += "'s edit i"
+    case .create: out += "'s create "
+    case .delete: out += "'s delete "
+    default: out += "'s edit "
     }
-    out += String(intent.id)
+    out += Self.intent(intent.id)
     out += " ("
     what(intent, field: field, into: &out)
     out += " at "
