@@ -111,9 +111,7 @@ package struct DeviceState: Sendable {
 
   /// The records the user sees, in key order.
   @inlinable
-  package var visibleRecords: [RecordState] {
-    store.compactMap { $0.value.isDeleted ? nil : $0.value }
-  }
+  package var visibleRecords: [RecordState] { store.liveValues }
 
   /// (Inlinable, so that a caller in another module reads it in place, without copying the
   /// whole device out of the world's array to call it.)
@@ -294,6 +292,7 @@ package struct DeviceState: Sendable {
     var writes: [RecordWrite] = []
     var sent: [OutboxEntry] = []
     writes.reserveCapacity(batch.count)
+    sent.reserveCapacity(batch.count)
     for entry in batch {
       guard let record = store[entry.key] else {
         outbox.remove(entry.key)

@@ -101,6 +101,7 @@ package struct Outbox: Hashable, Sendable {
   /// The first `limit` entries that can be sent.
   package func sendable(limit: Int) -> [OutboxEntry] {
     var result: [OutboxEntry] = []
+    result.reserveCapacity(Swift.max(0, Swift.min(limit, entries.count)))
     for e in entries where !e.failed {
       result.append(e)
       if result.count == limit { break }

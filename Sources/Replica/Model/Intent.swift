@@ -134,6 +134,11 @@ package struct Intent: Hashable, Sendable {
       yield &_s.kind
     }
   }
+  /// Whether it is a delete (asked without copying the kind or comparing payloads).
+  @inlinable package var isDelete: Bool {
+    if case .delete = _s.kind { return true }
+    return false
+  }
   /// 1-based position among the effective intents on ``record``; 0 for an ignored intent.
   @inlinable package var ordinal: Int32 {
     get { _s.ordinal }

@@ -107,6 +107,17 @@ package struct RecordTable: Sequence {
   /// The values in key order.
   @inlinable package var values: [Stored] { _slots.compactMap { $0 } }
 
+  /// The values not deleted, in key order: made in one allocation (room for every slot), not
+  /// grown an element at a time.
+  package var liveValues: [Stored] {
+    var out: [Stored] = []
+    out.reserveCapacity(_slots.count)
+    _slots.withUnsafeBufferPointer { slots in
+      for k in slots.indices { if let v = slots[k], !v.isDeleted { out.append(v) } }
+    }
+    return out
+  }
+
   /// Key-value pairs in ascending key order.
   @inlinable package func makeIterator() -> Iterator { Iterator(slots: _slots) }
 

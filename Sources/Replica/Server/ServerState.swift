@@ -183,9 +183,7 @@ package struct ServerState: Sendable {
   }
 
   /// The live records, in key order.
-  package var liveRecords: [RecordState] {
-    records.compactMap { $0.value.isDeleted ? nil : $0.value }
-  }
+  package var liveRecords: [RecordState] { records.liveValues }
 
   /// Handles a push. Returns the per-write results, whether anything changed, and the writes
   /// whose answer is lost (`serverResponseLost`: applied, but the device is told it failed).

@@ -53,20 +53,22 @@ extension RecordState {
     h.combine(changeTag)
     stamp.fold(into: &h)
     deleteStamp.fold(into: &h)
-    h.combine(fields.count)
-    // (Fields read in place: a copy of one would retain and release its value.)
-    fields.withUnsafeBufferPointer { fields in
+    // (Fields and versions read in place in the shared storage: a copy of one would retain and
+    // release its value.)
+    _s.fields.withUnsafeBufferPointer { fields in
+      h.combine(fields.count)
       for i in fields.indices {
         h.combine(fields[i].writer)
         fields[i].stamp.fold(into: &h)
         fields[i].value.fold(into: &h)
       }
     }
-    let versions = versions.entries
-    h.combine(versions.count)
-    for e in versions {
-      h.combine(e.wall)
-      h.combine(e.logical)
+    _s.versions.entries.withUnsafeBufferPointer { versions in
+      h.combine(versions.count)
+      for e in versions {
+        h.combine(e.wall)
+        h.combine(e.logical)
+      }
     }
   }
 }

@@ -157,7 +157,7 @@ extension SyncWorld {
   /// encrypted-data reset deletes without an intent).
   func trigger(for known: IntentID, deleted key: RecordKey) -> IntentID? {
     if known != DeviceState.unknownDelete { return known }
-    return log.intents.last { $0.record == key && $0.kind == .delete && $0.ignored == nil }?.id
+    return log.intents.last { $0.record == key && $0.isDelete && $0.ignored == nil }?.id
   }
 
   /// The type of record `key` as its last create in the log made it.

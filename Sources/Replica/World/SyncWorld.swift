@@ -524,7 +524,7 @@ package struct SyncWorld: Sendable {
     intent.keptInstead = kept
     ledgers[Int(d)].made(&intent, ordinal: log.nextOrdinal(on: intent.record), tracking: config.trackCausality, log: log)
     log.append(intent)
-    if env.hasReferences, config.trackCausality, intent.kind == .delete, intent.ignored == nil { noteDeleteKnowledge(intent, device: d) }
+    if env.hasReferences, config.trackCausality, intent.isDelete, intent.ignored == nil { noteDeleteKnowledge(intent, device: d) }
     if case .create = userIntent, intent.ignored == nil {
       let k = Int(intent.record)
       latestCreates._grow(toHold: k, with: 0)

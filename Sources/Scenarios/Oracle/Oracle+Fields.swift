@@ -11,7 +11,7 @@ extension Oracle {
     // A record that is live although someone deleted it came back through an update concurrent
     // with the delete (a delete/update conflict the update won). The writes the deleting device
     // had seen were deleted with the record, knowingly: their absence is not a loss.
-    let deletes = intents.filter { $0.kind == .delete }
+    let deletes = intents.filter { $0.isDelete }
     if deletes.isEmpty {
       superseded = []
     } else {

@@ -14,7 +14,7 @@ extension Oracle {
     else { return }
     guard case .create(let typeIndex, _) = create.kind else { return }
     let type = schema.types[Int(typeIndex)]
-    let deletes = intents.filter { $0.kind == .delete }
+    let deletes = intents.filter { $0.isDelete }
     // (The creates and sets are read only against a delete: none, no list.)
     let updates =
       deletes.isEmpty
@@ -225,13 +225,13 @@ extension Oracle {
     let serverCreator = serverLive(key)?.creator
     for k in creates.indices where k != final {
       let c = creates[k]
-      let updates = groups[k].filter { $0.kind != .delete }
+      let updates = groups[k].filter { !$0.isDelete }
       // The first create made knowing this one.
       let next = Self.firstAfter(c, in: creates)
       let holders = shownCreators.indices.filter { shownCreators[$0] == c.id }.map(Int32.init)
       var back = holders.map(deviceName)
       if serverCreator == c.id { back.append("the server") }
-      if let d = groups[k].first(where: { d in d.kind == .delete && updates.contains { concurrent($0, d) } }),
+      if let d = groups[k].first(where: { d in d.isDelete && updates.contains { concurrent($0, d) } }),
         let u = updates.first(where: { concurrent($0, d) })
       {
         anomalies.append(
@@ -258,7 +258,7 @@ extension Oracle {
         continue
       }
       guard !back.isEmpty else { continue }
-      let deleted = groups[k].last { $0.kind == .delete && $0.happenedBefore(next) }
+      let deleted = groups[k].last { $0.isDelete && $0.happenedBefore(next) }
       anomalies.append(
         Anomaly(
           kind: .resurrection, record: recordRef(key), intents: [Self.id(deleted?.id ?? next.id), Self.id(c.id)],

@@ -67,7 +67,7 @@ extension Oracle {
     for f in found {
       guard let type = world.serverRecord(f.key)?.type ?? typeOf(f.key) else { continue }
       let spec = schema.types[Int(type)].fields[Int(f.field)]
-      let deletes = Int(f.target) < byRecord.count ? byRecord[Int(f.target)].filter { $0.kind == .delete } : []
+      let deletes = Int(f.target) < byRecord.count ? byRecord[Int(f.target)].filter { $0.isDelete } : []
       let fate: String
       if let d = deletes.first {
         fate = "\(name(f.target)) was deleted in \(describe(d))"
@@ -125,7 +125,7 @@ extension Oracle {
       guard Int(x) < byRecord.count else { continue }
       let intents = byRecord[Int(x)]
       // A record a user deleted, or one still shown somewhere, lost nothing to a cascade.
-      guard !intents.contains(where: { $0.kind == .delete && $0.trigger == 0 }), !keptAnother.contains(x),
+      guard !intents.contains(where: { $0.isDelete && $0.trigger == 0 }), !keptAnother.contains(x),
         !world.devices.indices.contains(where: { world.shows(device: $0, x) }), !world.serverIsLive(x)
       else { continue }
       var evidence: (cascade: Intent, delete: Intent, write: Intent?, field: Int32)?
@@ -135,7 +135,7 @@ extension Oracle {
         let cascade = log[other.intent]
         let basis = intents.filter { w in w.id != cascade.id && cascade.context.contains(w.ordinal) && w.writtenFields.contains(other.field) }
         let naming = basis.filter { w in !basis.contains { w.happenedBefore($0) } && Self.writtenValue(w, field: other.field) == .ref(other.parent) }
-        let deletes = Int(other.parent) < byRecord.count ? byRecord[Int(other.parent)].filter { $0.kind == .delete } : []
+        let deletes = Int(other.parent) < byRecord.count ? byRecord[Int(other.parent)].filter { $0.isDelete } : []
         for d in deletes {
           guard let k = knowledge[d.id], let i = k.records.firstIndex(of: x) else {
             justified = true
@@ -246,7 +246,7 @@ extension Oracle {
       if log.intents.contains(where: { $0.record == kept && $0.keptInstead != nil && $0.ignored == nil }) {
         return .some(how + ", and \(name(kept)) is gone too: devices that fetched each other's copies at once each deleted the other's")
       }
-      let delete = Int(kept) < byRecord.count ? byRecord[Int(kept)].first { $0.kind == .delete } : nil
+      let delete = Int(kept) < byRecord.count ? byRecord[Int(kept)].first { $0.isDelete } : nil
       return .some(how + ", and \(name(kept)) is gone too" + (delete.map { " (\(describe($0)))" } ?? ""))
     }
     var lastWrites: [Int32: (intent: Intent, value: Value?)] = [:]

@@ -189,12 +189,11 @@ public enum ScenarioRunner {
     // (`recordTypes[key]`), which is also how its fields are looked up below.
     var names: [String] = []
     var recordTypes: [Int32] = []
-    var keys: [String: RecordKey] = [:]
-    keys.reserveCapacity(file.timeline.count)
+    var keys = NameKeys(capacity: file.timeline.count)
     for entry in file.timeline {
       guard case .create(_, let type, let id, _) = entry.action else { continue }
-      // (One lookup for the name, new or not: the slot is read and filled in place.)
-      if Self._fillIfEmpty(&keys[id], with: RecordKey(names.count)) {
+      // (One lookup for the name, new or not.)
+      if keys.insertIfAbsent(id, RecordKey(names.count)) {
         names.append(id)
         recordTypes.append(Int32(file.schema.typeIndex(named: type) ?? 0))
       }
@@ -283,16 +282,8 @@ public enum ScenarioRunner {
     return Plan(file: file, recordNames: names, recordTypes: recordTypes, clocks: clocks, actions: actions, settleAt: end, intentCount: intents)
   }
 
-  /// Fills an empty dictionary slot (`nil`) with `value`; says whether it did.
-  @inline(__always)
-  static func _fillIfEmpty(_ slot: inout RecordKey?, with value: RecordKey) -> Bool {
-    guard slot == nil else { return false }
-    slot = value
-    return true
-  }
-
   /// A scenario literal as a field value of the given kind.
-  package static func value(_ literal: Literal, kind: FieldKind, keys: [String: RecordKey]) -> Value {
+  package static func value(_ literal: Literal, kind: FieldKind, keys: NameKeys) -> Value {
     switch (literal, kind) {
     case (.string(let s), .text): .text(TextValue(s, by: 0))
     case (.string(let s), _): .string(s)

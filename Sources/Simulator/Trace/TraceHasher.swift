@@ -58,27 +58,34 @@
   /// Feeds the string's UTF-8 bytes eight at a time (little-endian, the last word zero-padded),
   /// then its length in bytes with the top bit set.
   public mutating func combine(_ string: String) {
-    var string = string
     // (Read from the contiguous UTF-8 in place, a word at a time: the same words as a byte
-    // loop, several times faster. A native string is already contiguous; this copies nothing.)
-    string.withUTF8 { bytes in
-      let raw = UnsafeRawBufferPointer(bytes)
-      var i = 0
-      while i + 8 <= raw.count {
-        combine(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
-        i += 8
-      }
-      if i < raw.count {
-        var word: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < raw.count {
-          word |= UInt64(raw[i]) &<< shift
-          shift += 8
-          i += 1
-        }
-        combine(word)
-      }
-      combine(UInt64(raw.count) | 0x8000_0000_0000_0000)
+    // loop, several times faster. A native string is contiguous, small ones included: read
+    // without a mutable copy of the string, which retained and released it on every call.)
+    if let done: Void = string.utf8.withContiguousStorageIfAvailable({ combineUTF8(UnsafeRawBufferPointer($0)) }) {
+      return done
     }
+    var string = string
+    string.withUTF8 { combineUTF8(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Feeds UTF-8 bytes eight at a time (little-endian, the last word zero-padded), then their
+  /// count with the top bit set.
+  mutating func combineUTF8(_ raw: UnsafeRawBufferPointer) {
+    var i = 0
+    while i + 8 <= raw.count {
+      combine(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+      i += 8
+    }
+    if i < raw.count {
+      var word: UInt64 = 0
+      var shift: UInt64 = 0
+      while i < raw.count {
+        word |= UInt64(raw[i]) &<< shift
+        shift += 8
+        i += 1
+      }
+      combine(word)
+    }
+    combine(UInt64(raw.count) | 0x8000_0000_0000_0000)
   }
 }
