@@ -193,21 +193,6 @@ extension DeviceState {
     return nil
   }
 
-  /// The live records here that refer to `key` through a field whose delete rule is `cascade`
-  /// or `nullify`, in key order, with the field and the rule.
-  package func referrers(of key: RecordKey, type: Int32, rules: SchemaRules) -> [(key: RecordKey, referrer: Referrer)] {
-    guard rules.referrers[Int(type)].contains(where: { $0.rule != .deny }) else { return [] }
-    let candidates = rules.referrers[Int(type)].filter { $0.rule != .deny }
-    var out: [(key: RecordKey, referrer: Referrer)] = []
-    // Read in place: a record is copied only when it refers to `key`.
-    for k in 0..<store.capacity {
-      let child = RecordKey(k)
-      guard store.isLive(child), let childType = store.type(of: child) else { continue }
-      for c in candidates where c.type == childType && store.reference(child, field: Int(c.field)) == key { out.append((child, c)) }
-    }
-    return out
-  }
-
   func _absence(_ key: RecordKey) -> String {
     !store.contains(key) ? "the record is not on this device" : "the record is deleted on this device"
   }

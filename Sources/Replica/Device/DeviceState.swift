@@ -34,7 +34,7 @@ package struct DeviceState: Sendable {
   var nextRequestID: UInt64 = 1
   var generations = [UInt32](repeating: 0, count: TimerKind.allCases.count)
   /// During a nil-token refetch: the keys the server returned so far.
-  var refetchSeen: Set<RecordKey> = []
+  var refetchSeen = KeyBits()
   /// After a CloudKit error: no request is sent before this time (the error's retry-after, or
   /// the engine's backoff). Memory: a kill forgets it.
   package internal(set) var holdUntil: VirtualTime = .zero
@@ -56,7 +56,7 @@ package struct DeviceState: Sendable {
   /// Records whose pending save under if-unchanged must be merged with a version a fetch brings
   /// (three-way, against the last version seen) rather than keep it out: merged after a
   /// conflict and not saved yet, or waiting out a CloudKit error.
-  var remerge: Set<RecordKey> = []
+  var remerge = KeyBits()
   /// The iCloud account the engine syncs with (nil: signed out: nothing syncs).
   package internal(set) var account: Int32?
   /// With `account=keep`: each signed-out account's local data, set aside until it signs in.
@@ -87,7 +87,7 @@ package struct DeviceState: Sendable {
   /// With references in the schema: the records this device knows are deleted (its own deletes
   /// and fetched ones), with the delete intent, so that a child fetched later that refers to
   /// one meets its delete rule. Durable (the store's history).
-  package internal(set) var knownDeletes: [RecordKey: IntentID] = [:]
+  package internal(set) var knownDeletes = KeyMap<IntentID>()
 
   /// What a device is waiting on after a CloudKit error.
   package struct Wait: Hashable, Sendable {

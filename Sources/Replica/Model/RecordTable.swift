@@ -157,3 +157,20 @@ extension RecordTable: Equatable {
     a.elementsEqual(b) { $0.key == $1.key && $0.value == $1.value }
   }
 }
+
+extension RecordTable {
+  /// The live records here that refer to `key` through a field whose delete rule is `cascade`
+  /// or `nullify`, in key order, with the field and the rule.
+  package func referrers(of key: RecordKey, type: Int32, rules: SchemaRules) -> [(key: RecordKey, referrer: Referrer)] {
+    guard rules.referrers[Int(type)].contains(where: { $0.rule != .deny }) else { return [] }
+    let candidates = rules.referrers[Int(type)].filter { $0.rule != .deny }
+    var out: [(key: RecordKey, referrer: Referrer)] = []
+    // Read in place: a record is copied only when it refers to `key`.
+    for k in 0..<capacity {
+      let child = RecordKey(k)
+      guard self.isLive(child), let childType = self.type(of: child) else { continue }
+      for c in candidates where c.type == childType && self.reference(child, field: Int(c.field)) == key { out.append((child, c)) }
+    }
+    return out
+  }
+}

@@ -61,10 +61,10 @@ package struct CausalLedger: Sendable {
   /// causal context of the device's next intent on that record.
   var _entries: [Entry] = []
   /// Records that were visible and then vanished (membership only; never iterated).
-  var vanished: Set<RecordKey> = []
+  var vanished = KeyBits()
   /// Per record, the delete intents the device has applied: made itself, or taken in with a
   /// deleted copy (membership only; never iterated).
-  var appliedDeletes: [RecordKey: [IntentID]] = [:]
+  var appliedDeletes = KeyMap<[IntentID]>()
   /// Per record created again after a delete, the latest incarnation (creating intent) the
   /// device made or took in: a deleted copy of an earlier one is no delete of what it shows.
   var incarnations: [RecordKey: IntentID] = [:]

@@ -61,7 +61,7 @@ extension SyncWorld {
     guard context.rules.hasReferences, let type = type ?? devices[Int(d)].store.type(of: key) ?? typeOfRecord(key),
       !context.rules.referrers[Int(type)].isEmpty
     else { return }
-    for (child, referrer) in devices[Int(d)].referrers(of: key, type: type, rules: context.rules) {
+    for (child, referrer) in devices[Int(d)].store.referrers(of: key, type: type, rules: context.rules) {
       // An earlier cascade in this loop may have taken it already.
       guard devices[Int(d)].shows(child) else { continue }
       apply(referrer.rule, to: child, field: referrer.field, parent: key, device: d, trigger: trigger, childType: referrer.type)

@@ -101,7 +101,7 @@ package struct SyncWorld: Sendable {
 
   package init(_ config: WorldConfig) {
     self.config = config
-    context = MergeContext(schema: config.schema)
+    context = config.context ?? MergeContext(schema: config.schema)
     var net = Network(conditions: config.network)
     let names = config.deviceNames
     let ranks = names.indices.sorted { names[$0] < names[$1] }
@@ -171,7 +171,8 @@ package struct SyncWorld: Sendable {
 
   /// What device `d` shows, in key order (the device is not copied).
   package func visibleRecords(device d: Int) -> [RecordState] {
-    devices.withUnsafeBufferPointer { $0[d].visibleRecords }
+    // (The device's store read, not the device: calling a property of the device copied it.)
+    devices.withUnsafeBufferPointer { $0[d].store.liveValues }
   }
 
   /// Whether device `d` is signed in and holds unsent changes or waits out an error — a stalled

@@ -32,7 +32,12 @@ package enum WorldAction: Hashable, Sendable {
 package struct WorldConfig: Sendable {
   package var deviceNames: [String]
   package var clocks: [DeviceClock]
-  package var schema: Schema
+  package var schema: Schema {
+    didSet { context = nil }
+  }
+  /// A merge context already made for ``schema`` (a compiled scenario run many times makes it
+  /// once); nil: the world makes it. Setting ``schema`` clears it.
+  package var context: MergeContext?
   package var policy: any SyncPolicy
   package var seed: UInt64
   package var network: NetworkConditions

@@ -552,9 +552,11 @@ struct IntentDrafter {
     if roll < 45 {
       // A stroke goes on a note the device can show: mostly one it made (another device's
       // note may not have reached it yet, and an intent naming it would be ignored).
-      let mine = notes.filter { $0.creator == device }
-      let pool = !mine.isEmpty && r.chance(2, outOf: 3) ? mine : notes
-      let note = pool[r.int(in: 0..<pool.count)].id
+      // (The device's own notes counted, not copied out: the same draws as picking from a
+      // filtered list.)
+      let mine = Self.count(notes, madeBy: device)
+      let note =
+        mine > 0 && r.chance(2, outOf: 3) ? Self.nth(r.int(in: 0..<mine), of: notes, madeBy: device) : notes[r.int(in: 0..<notes.count)].id
       counter += 1
       return create(1, by: device, fields: [assign("note", .identifier(note)), assign("points", .string("p\(counter)"))])
     }
@@ -563,10 +565,10 @@ struct IntentDrafter {
       return .set(device: device, id: notes[r.int(in: 0..<notes.count)].id, fields: [assign("title", .string("t\(counter)"))])
     }
     if roll < 75 {
-      let mine = notes.filter { $0.creator == device }
-      guard !mine.isEmpty else { return nil }
+      let mine = Self.count(notes, madeBy: device)
+      guard mine > 0 else { return nil }
       counter += 1
-      return .append(device: device, id: mine[r.int(in: 0..<mine.count)].id, field: "body", text: " +\(counter)")
+      return .append(device: device, id: Self.nth(r.int(in: 0..<mine), of: notes, madeBy: device), field: "body", text: " +\(counter)")
     }
     if roll < 90 {
       counter += 1
@@ -577,6 +579,23 @@ struct IntentDrafter {
     let victim = pool[r.int(in: 0..<pool.count)].id
     remove(victim)
     return .delete(device: device, id: victim)
+  }
+
+  /// How many of `records` `device` made.
+  static func count(_ records: [(id: String, type: Int, creator: String)], madeBy device: String) -> Int {
+    var n = 0
+    for r in records where r.creator == device { n += 1 }
+    return n
+  }
+
+  /// The id of the `n`th (from 0) of `records` that `device` made (there are more than `n`).
+  static func nth(_ n: Int, of records: [(id: String, type: Int, creator: String)], madeBy device: String) -> String {
+    var left = n
+    for r in records where r.creator == device {
+      if left == 0 { return r.id }
+      left -= 1
+    }
+    preconditionFailure("nth: fewer than \(n + 1) records made by \(device)")
   }
 
   /// Any schema: creates, sets of scalar fields, appends and replacements in text, deletes.

@@ -37,6 +37,12 @@ struct ExpectationChecker {
 
   /// Whether device `d` is signed into the account record `key` belongs to (the devices whose
   /// copies an expectation about the record reads).
+  /// Device `d`'s visible copy of the record (its store read, not the device: calling a method
+  /// of the device copied it whole).
+  func visibleRecord(_ d: Int, _ key: RecordKey) -> RecordState? {
+    devices.withUnsafeBufferPointer { $0[d].store[key] }.flatMap { $0.isDeleted ? nil : $0 }
+  }
+
   func holds(_ d: Int, _ key: RecordKey) -> Bool {
     devices.withUnsafeBufferPointer { $0[d].account.map(Int.init) == account(key) }
   }
@@ -98,7 +104,7 @@ struct ExpectationChecker {
 
   /// Whether `test` holds of the record's visible copy on every device and on the server.
   func holdersAgree(_ key: RecordKey, _ test: (RecordState?) -> Bool) -> Bool {
-    for d in devices.indices where holds(d, key) && !test(devices[d].visibleRecord(key)) { return false }
+    for d in devices.indices where holds(d, key) && !test(visibleRecord(d, key)) { return false }
     return test(serverRecord(key).flatMap { $0.isDeleted ? nil : $0 })
   }
 
@@ -113,7 +119,7 @@ struct ExpectationChecker {
 
   func holders(_ id: String) -> [(name: String, record: RecordState?)] {
     guard let key = key(id) else { return [] }
-    return devices.indices.filter { holds($0, key) }.map { (devices[$0].config.name, devices[$0].visibleRecord(key)) }
+    return devices.indices.filter { holds($0, key) }.map { (devices[$0].config.name, visibleRecord($0, key)) }
       + [("the server", serverRecord(key).flatMap { $0.isDeleted ? nil : $0 })]
   }
 
@@ -124,7 +130,7 @@ struct ExpectationChecker {
     for holder in 0...devices.count where holder == devices.count || holds(holder, key) {
       let record =
         holder < devices.count
-        ? devices.withUnsafeBufferPointer { $0[holder].visibleRecord(key) } : serverRecord(key).flatMap { $0.isDeleted ? nil : $0 }
+        ? visibleRecord(holder, key) : serverRecord(key).flatMap { $0.isDeleted ? nil : $0 }
       var name: String { holder < devices.count ? devices.withUnsafeBufferPointer { $0[holder].config.name } : "the server" }
       guard let record else {
         wrong.append("\(name): \(id) is missing")

@@ -25,7 +25,9 @@ public enum ScenarioRunner {
   /// A scenario compiled once for many runs: names resolved, actions timed.
   public struct Plan: Sendable {
     /// The scenario the plan was compiled from.
-    public var file: ScenarioFile
+    public var file: ScenarioFile {
+      didSet { context = nil }
+    }
     /// Record ids in the order of their `create` lines; a record's key is its index here.
     public var recordNames: [String]
     /// Each record's type (an index into the schema's types), by key: its first create's.
@@ -35,6 +37,9 @@ public enum ScenarioRunner {
     var settleAt: VirtualTime
     /// How many of ``actions`` are user intents.
     var intentCount = 0
+    /// The merge context of the file's schema, made once for every run of the plan (nil once
+    /// ``file`` is changed: each run then makes its own).
+    var context: MergeContext?
   }
 
   /// Runs `file`, optionally with another seed or policy (a preset spec; nil runs the file's own
@@ -143,6 +148,7 @@ public enum ScenarioRunner {
     config.deviceAccounts = accounts.initial
     if file.schema.latestVersion > 1 || !file.appVersions.isEmpty { config.appVersions = file.initialAppVersions.map { Int32($0) } }
     config.recordObservations = recordObservations
+    config.context = plan.context
     var world = SyncWorld(config)
     if let app {
       let driver = app.drivers(AppRunContext(plan: plan, seed: seed, behaviour: behaviour))
@@ -279,7 +285,9 @@ public enum ScenarioRunner {
       if case .intent = $1.action { return $0 + 1 }
       return $0
     }
-    return Plan(file: file, recordNames: names, recordTypes: recordTypes, clocks: clocks, actions: actions, settleAt: end, intentCount: intents)
+    return Plan(
+      file: file, recordNames: names, recordTypes: recordTypes, clocks: clocks, actions: actions, settleAt: end, intentCount: intents,
+      context: MergeContext(schema: file.schema))
   }
 
   /// A scenario literal as a field value of the given kind.
