@@ -196,8 +196,10 @@ public enum ScenarioRunner {
     var names: [String] = []
     var recordTypes: [Int32] = []
     var keys = NameKeys(capacity: file.timeline.count)
-    for entry in file.timeline {
-      guard case .create(_, let type, let id, _) = entry.action else { continue }
+    // (Entries read in place by index: `for entry in` copied each one, payload and all.)
+    let timeline = file.timeline
+    for i in timeline.indices {
+      guard case .create(_, let type, let id, _) = timeline[i].action else { continue }
       // (One lookup for the name, new or not.)
       if keys.insertIfAbsent(id, RecordKey(names.count)) {
         names.append(id)
@@ -231,10 +233,10 @@ public enum ScenarioRunner {
     var actions: [(time: VirtualTime, action: WorldAction)] = []
     actions.reserveCapacity(file.timeline.count)
     var settleAt: VirtualTime?
-    for entry in file.timeline {
-      let at = VirtualTime.zero + entry.time
+    for i in timeline.indices {
+      let at = VirtualTime.zero + timeline[i].time
       let action: WorldAction
-      switch entry.action {
+      switch timeline[i].action {
       case .create(let d, let type, let id, let fields):
         let key = keys[id]!
         action = .intent(device: device(d), .create(type: Int32(file.schema.typeIndex(named: type) ?? 0), key: key, values: writes(key, fields)))
