@@ -9,7 +9,7 @@ import Testing
 /// ten keys, so that the collections empty and fill again often).
 @Suite struct KeyBitsTests {
   @Test func keyBitsAnswersAsASet() {
-    for seed in 1...20 as ClosedRange<UInt64> {
+    for seed in 1...8 as ClosedRange<UInt64> {
       var r = SimRandom(seed: seed)
       var bits = KeyBits()
       var set: Set<RecordKey> = []
@@ -42,7 +42,7 @@ import Testing
   }
 
   @Test func keyMapAnswersAsADictionary() {
-    for seed in 1...20 as ClosedRange<UInt64> {
+    for seed in 1...8 as ClosedRange<UInt64> {
       var r = SimRandom(seed: seed)
       var map = KeyMap<[IntentID]>()
       var dictionary: [RecordKey: [IntentID]] = [:]

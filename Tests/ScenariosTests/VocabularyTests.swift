@@ -73,6 +73,12 @@ import Testing
         i.ignored.map { "i\(i.id) (\(names[Int(i.device)]) \(i.kind.verb) \(result.recordNames[Int(i.record)]) at \(i.trueTime)): \($0)" }
       }
       #expect(result.report.ignored == ignored)
+      // Lines kept as data until read compare and hash as the same lines set outright.
+      var set = result.report
+      set.ignored = ignored
+      #expect(set == result.report && set.hashValue == result.report.hashValue)
+      set.ignored = ignored.map { $0 + "." }
+      #expect(ignored.isEmpty || set != result.report)
       ignoredLines += ignored.count
       for intent in result.world.log.intents {
         let noun: String

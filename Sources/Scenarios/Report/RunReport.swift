@@ -90,8 +90,13 @@ public struct RunReport: Hashable, Sendable {
   public var expectations: [ExpectationResult]
   /// Counters of the run: events, messages, simulated time, intents.
   public var stats: RunStats
-  /// Intents that had no effect, with why (`i4 (phone): the record is not on this device`).
-  public var ignored: [String]
+  /// Intents that had no effect, with why (`i4 (phone set n1 at 2.200s): the record is not on
+  /// this device`). Written when read: a fuzz seed's report is mostly never printed.
+  public var ignored: [String] {
+    get { _ignored.lines }
+    set { _ignored = IgnoredLines(lines: newValue) }
+  }
+  var _ignored = IgnoredLines()
   /// With an app: why its code could not be run on a device (a delegate call that waited on
   /// something outside the simulator, a delegate nothing kept alive), with the device and time.
   /// The device stopped there; the run fails.
@@ -172,27 +177,14 @@ public struct RunReport: Hashable, Sendable {
     stats = RunStats(
       events: world.eventsProcessed, messages: world.messagesSent, simulatedTime: world.now,
       intents: world.log.intents.count, ignoredIntents: world.log.ignoredCount, convergedAfter: world.facts.convergedAfter)
-    ignored = []
     if world.log.ignoredCount > 0 {
-      let deviceNames = world.config.deviceNames
-      // `i4 (phone set n1 at 2.200s): why`, appended to one string (a seed has several).
-      ignored.reserveCapacity(world.log.ignoredCount)
+      var entries: [IgnoredLines.Entry] = []
+      entries.reserveCapacity(world.log.ignoredCount)
       for i in world.log.intents {
         guard let why = i.ignored else { continue }
-        var s = Vocabulary.intent(i.id)
-        s.reserveCapacity(40 + why.utf8.count)
-        s += " ("
-        s += deviceNames[Int(i.device)]
-        s += " "
-        s += i.kind.verb
-        s += " "
-        s += recordNames[Int(i.record)]
-        s += " at "
-        s += i.trueTime.description
-        s += "): "
-        s += why
-        ignored.append(s)
+        entries.append(IgnoredLines.Entry(id: i.id, device: i.device, verb: i.kind.verb, record: i.record, time: i.trueTime, why: why))
       }
+      _ignored = IgnoredLines(entries: entries, deviceNames: world.config.deviceNames, recordNames: recordNames)
     }
     expectations = []
     let checker = ExpectationChecker(
@@ -236,4 +228,54 @@ package func shellQuote(_ s: String) -> String {
 /// A Swift string literal of `s`.
 package func swiftStringLiteral(_ s: String) -> String {
   "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+}
+
+/// A report's ignored intents: what each line says, kept as data until the lines are read (one
+/// sentence each, appended to one string), or the lines themselves once set. Two are equal when
+/// their lines are.
+struct IgnoredLines: Hashable, Sendable {
+  struct Entry: Hashable, Sendable {
+    var id: IntentID
+    var device: Int32
+    var verb: String
+    var record: RecordKey
+    var time: VirtualTime
+    var why: String
+  }
+  var entries: [Entry] = []
+  var deviceNames: [String] = []
+  var recordNames: [String] = []
+  /// Lines set as such (nil: made from ``entries``).
+  var set: [String]?
+
+  init(entries: [Entry] = [], deviceNames: [String] = [], recordNames: [String] = []) {
+    self.entries = entries
+    self.deviceNames = deviceNames
+    self.recordNames = recordNames
+  }
+
+  init(lines: [String]) { set = lines }
+
+  /// `i4 (phone set n1 at 2.200s): why`, appended to one string.
+  var lines: [String] {
+    if let set { return set }
+    return entries.map { e in
+      var s = Vocabulary.intent(e.id)
+      s.reserveCapacity(40 + e.why.utf8.count)
+      s += " ("
+      s += deviceNames[Int(e.device)]
+      s += " "
+      s += e.verb
+      s += " "
+      s += recordNames[Int(e.record)]
+      s += " at "
+      s += e.time.description
+      s += "): "
+      s += e.why
+      return s
+    }
+  }
+
+  static func == (a: IgnoredLines, b: IgnoredLines) -> Bool { a.lines == b.lines }
+  func hash(into hasher: inout Hasher) { hasher.combine(lines) }
 }
