@@ -82,5 +82,14 @@ import Testing
     #expect(listed.contains(3) && listed.contains(70) && !listed.contains(4) && !listed.isEmpty)
     #expect(map.isEmpty && map[0] == nil)
     #expect(pairs[5] == 2 && !pairs.isEmpty)
+    // Emptied again, key by key.
+    var bits2 = listed
+    bits2.remove(3)
+    bits2.remove(70)
+    bits2.remove(70)
+    var map2 = pairs
+    map2[5] = nil
+    map2[6] = nil
+    #expect(bits2.isEmpty && map2.isEmpty)
   }
 }
