@@ -116,9 +116,7 @@ package struct DeviceState: Sendable {
   /// (Inlinable, so that a caller in another module reads it in place, without copying the
   /// whole device out of the world's array to call it.)
   @inlinable
-  package func visibleRecord(_ key: RecordKey) -> RecordState? {
-    store[key].flatMap { $0.isDeleted ? nil : $0 }
-  }
+  package func visibleRecord(_ key: RecordKey) -> RecordState? { store.live(key) }
 
   /// Whether the user sees the record (``visibleRecord(_:)`` is not nil), without copying it.
   @inlinable

@@ -107,6 +107,12 @@ package struct RecordTable: Sequence {
   /// The values in key order.
   @inlinable package var values: [Stored] { _slots.compactMap { $0 } }
 
+  /// The record at `key` unless it is absent or deleted (read in place).
+  @inlinable
+  package func live(_ key: RecordKey) -> Stored? {
+    self[key].flatMap { $0.isDeleted ? nil : $0 }
+  }
+
   /// The values not deleted, in key order: made in one allocation (room for every slot), not
   /// grown an element at a time.
   package var liveValues: [Stored] {

@@ -32,17 +32,18 @@ struct ExpectationChecker {
   /// The account a record belongs to.
   func account(_ key: RecordKey) -> Int { Int(key) < recordAccounts.count && recordAccounts[Int(key)] >= 0 ? Int(recordAccounts[Int(key)]) : 0 }
 
-  /// The server's copy of a record, in the database of the account it belongs to.
-  func serverRecord(_ key: RecordKey) -> RecordState? { serverTables[account(key)][key] }
+  /// The server's live copy of a record (nil when absent or deleted), in the database of the
+  /// account it belongs to.
+  func serverLive(_ key: RecordKey) -> RecordState? { serverTables[account(key)].live(key) }
 
-  /// Whether device `d` is signed into the account record `key` belongs to (the devices whose
-  /// copies an expectation about the record reads).
   /// Device `d`'s visible copy of the record (its store read, not the device: calling a method
   /// of the device copied it whole).
   func visibleRecord(_ d: Int, _ key: RecordKey) -> RecordState? {
-    devices.withUnsafeBufferPointer { $0[d].store[key] }.flatMap { $0.isDeleted ? nil : $0 }
+    devices.withUnsafeBufferPointer { $0[d].store.live(key) }
   }
 
+  /// Whether device `d` is signed into the account record `key` belongs to (the devices whose
+  /// copies an expectation about the record reads).
   func holds(_ d: Int, _ key: RecordKey) -> Bool {
     devices.withUnsafeBufferPointer { $0[d].account.map(Int.init) == account(key) }
   }
@@ -105,7 +106,7 @@ struct ExpectationChecker {
   /// Whether `test` holds of the record's visible copy on every device and on the server.
   func holdersAgree(_ key: RecordKey, _ test: (RecordState?) -> Bool) -> Bool {
     for d in devices.indices where holds(d, key) && !test(visibleRecord(d, key)) { return false }
-    return test(serverRecord(key).flatMap { $0.isDeleted ? nil : $0 })
+    return test(serverLive(key))
   }
 
   func summary(_ anomalies: [Anomaly]) -> String {
@@ -120,7 +121,7 @@ struct ExpectationChecker {
   func holders(_ id: String) -> [(name: String, record: RecordState?)] {
     guard let key = key(id) else { return [] }
     return devices.indices.filter { holds($0, key) }.map { (devices[$0].config.name, visibleRecord($0, key)) }
-      + [("the server", serverRecord(key).flatMap { $0.isDeleted ? nil : $0 })]
+      + [("the server", serverLive(key))]
   }
 
   func fieldCheck(_ id: String, _ field: String, _ accept: (Literal) -> Bool) -> (Bool, String) {
@@ -130,7 +131,7 @@ struct ExpectationChecker {
     for holder in 0...devices.count where holder == devices.count || holds(holder, key) {
       let record =
         holder < devices.count
-        ? visibleRecord(holder, key) : serverRecord(key).flatMap { $0.isDeleted ? nil : $0 }
+        ? visibleRecord(holder, key) : serverLive(key)
       var name: String { holder < devices.count ? devices.withUnsafeBufferPointer { $0[holder].config.name } : "the server" }
       guard let record else {
         wrong.append("\(name): \(id) is missing")

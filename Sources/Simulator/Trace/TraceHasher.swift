@@ -61,9 +61,7 @@
     // (Read from the contiguous UTF-8 in place, a word at a time: the same words as a byte
     // loop, several times faster. A native string is contiguous, small ones included: read
     // without a mutable copy of the string, which retained and released it on every call.)
-    if let done: Void = string.utf8.withContiguousStorageIfAvailable({ combineUTF8(UnsafeRawBufferPointer($0)) }) {
-      return done
-    }
+    if string.utf8.withContiguousStorageIfAvailable({ combineUTF8(UnsafeRawBufferPointer($0)) }) != nil { return }
     var string = string
     string.withUTF8 { combineUTF8(UnsafeRawBufferPointer($0)) }
   }
