@@ -498,6 +498,7 @@ package struct DeviceState: Sendable {
       effects.append(.timer(.apply, after: .zero, generation: _bump(.apply)))
       return
     }
+    if records.count > 2, config.warmsBatches { _keepLoads(store.warm(records)) }
     for remote in records {
       if refetch { refetchSeen.insert(remote.key) }
       // Only `if-unchanged` needs the ancestor of a conflict; keeping copies costs.

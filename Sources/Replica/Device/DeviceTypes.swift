@@ -245,6 +245,9 @@ package struct DeviceConfig: Hashable, Sendable {
   /// Report every record copy the device takes in (``DeviceEffect/took(_:)``): the oracle's
   /// causal contexts are built from them. Off for runs that will not be judged.
   package var reportsCopies = true
+  /// Read a fetched batch's local copies in one pass before applying it
+  /// (``WorldConfig/warmsBatches``).
+  package var warmsBatches = false
 
   /// The iCloud account signed in at the start (nil: signed out).
   package var account: Int32? = 0

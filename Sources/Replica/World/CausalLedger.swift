@@ -77,6 +77,31 @@ package struct CausalLedger: Sendable {
     return _entries[Int(key)].context(log)
   }
 
+  /// Reads what `took` will read first for each copy in `effects` — the entry of its record,
+  /// the context of the entry's latest intent, the origin of each intent the copy carries —
+  /// and returns a value made of them: see ``RecordTable/warm(_:)``.
+  func warm(_ effects: [DeviceEffect], log: IntentLog) -> Int {
+    var sum = 0
+    _entries.withUnsafeBufferPointer { entries in
+      log._origins.withUnsafeBufferPointer { origins in
+        log._contexts.withUnsafeBufferPointer { contexts in
+          for e in effects {
+            guard case .took(let copy) = e else { continue }
+            copy.forEachProvenance { id in
+              if id > 0, Int(id) <= origins.count { sum &+= Int(origins[Int(id) - 1].ordinal) }
+            }
+            let r = Int(copy.key)
+            guard r >= 0, r < entries.count else { continue }
+            sum &+= Int(entries[r].own.prefix)
+            let first = Int(entries[r].first)
+            if first > 0, first <= contexts.count { sum &+= Int(contexts[first - 1].prefix) }
+          }
+        }
+      }
+    }
+    return sum
+  }
+
   /// Makes room for the contexts of records below `count`.
   mutating func reserve(records count: Int) { _entries.reserveCapacity(count) }
 

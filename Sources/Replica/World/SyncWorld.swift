@@ -113,6 +113,7 @@ package struct SyncWorld: Sendable {
       var c = DeviceConfig(index: Int32(i), name: name, rank: rankOf[i], deviceCount: names.count, autosync: config.autosync)
       c.causalMetadata = config.policy.tracksVersions
       c.reportsCopies = config.trackCausality || config.recordObservations
+      c.warmsBatches = config.warmsBatches ?? (names.count >= batchWarmingDevices)
       c.account = config.deviceAccounts?[i] ?? 0
       c.appVersion = config.appVersions?[i] ?? .max
       ds.append(DeviceState(config: c, clock: config.clocks[i], seed: config.seed))
@@ -555,6 +556,7 @@ package struct SyncWorld: Sendable {
   }
 
   mutating func carryOut(_ buffer: [DeviceEffect], device d: Int32) {
+    if config.trackCausality, buffer.count > 2, devices[Int(d)].config.warmsBatches { _keepLoads(ledgers[Int(d)].warm(buffer, log: log)) }
     for effect in buffer {
       switch effect {
       case .send(let message):

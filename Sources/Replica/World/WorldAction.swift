@@ -62,6 +62,10 @@ package struct WorldConfig: Sendable {
   /// took in, and every change in what a device shows, in order — the raw material of an
   /// independent reference checker. Off by default (it keeps a copy per receipt).
   package var recordObservations = false
+  /// Read each batch's cold memory in one pass before working through it (``RecordTable/warm(_:)``):
+  /// nil decides by the number of devices (``batchWarmingDevices``). It never changes what
+  /// happens, only how fast — which the tests check by turning it off.
+  package var warmsBatches: Bool? = nil
 
   package init(
     deviceNames: [String], clocks: [DeviceClock]? = nil, schema: Schema, policy: any SyncPolicy, seed: UInt64,
