@@ -8,7 +8,7 @@ package func _keepLoads(_ x: Int) {}
 /// From how many devices a world warms its batches (``RecordTable/warm(_:)``,
 /// `CausalLedger.warm`): below it every device's records and contexts stay in the caches and the
 /// extra pass is pure cost (1% of a 3-device fuzz seed's instructions); at 1,000 devices it took
-/// a fifth to a quarter off `bench scale`. Never changes what happens, only how fast.
+/// about a fifth off `bench scale`. Never changes what happens, only how fast.
 package let batchWarmingDevices = 16
 
 extension RecordTable {
