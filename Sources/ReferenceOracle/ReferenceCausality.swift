@@ -1,4 +1,5 @@
 import Replica
+import Simulator
 
 /// Causality and delivery rebuilt from a run's raw observations alone (never from the intent
 /// log's own contexts): which intents each intent's device had received on its record when it
@@ -89,6 +90,10 @@ package struct ReferenceCausality: Sendable {
     var appliedDeletes: [[RecordKey: [IntentID]]] = []
     var everVisible: [Set<RecordKey>] = []
     var vanished: [Set<RecordKey>] = []
+    // Per device: the instant its account last changed, and the records whose last vanishing
+    // was at such an instant.
+    var accountChangedAt: [VirtualTime?] = []
+    var withTheAccount: [Set<RecordKey>] = []
     // Per device, per record created again: the latest incarnation it made or received.
     var latestIncarnation: [[RecordKey: IntentID]] = []
     func grow(_ device: Int32) {
@@ -98,6 +103,8 @@ package struct ReferenceCausality: Sendable {
         appliedDeletes.append([:])
         everVisible.append([])
         vanished.append([])
+        accountChangedAt.append(nil)
+        withTheAccount.append([])
         latestIncarnation.append([:])
       }
     }
@@ -188,20 +195,26 @@ package struct ReferenceCausality: Sendable {
           droppedCandidates.insert(id)
         }
 
-      case .visibility(let device, let key, let visible, _):
+      case .accountChanged(let device, let at):
+        grow(device)
+        accountChangedAt[Int(device)] = at
+
+      case .visibility(let device, let key, let visible, let at):
         grow(device)
         let d = Int(device)
         while visibleNow.count <= d { visibleNow.append([]) }
         if visible { visibleNow[d].insert(key) } else { visibleNow[d].remove(key) }
         if visible {
           if vanished[d].contains(key) {
-            reappearances.append(
-              Reappearance(
-                device: device, record: key, appliedDeletes: appliedDeletes[d][key] ?? [], observation: index))
+            // (What a device stopped showing when its account changed went with the account, and
+            // comes back with it: no delete of it is counted.)
+            let deletes = withTheAccount[d].contains(key) ? [] : appliedDeletes[d][key] ?? []
+            reappearances.append(Reappearance(device: device, record: key, appliedDeletes: deletes, observation: index))
           }
           everVisible[d].insert(key)
         } else if everVisible[d].contains(key) {
           vanished[d].insert(key)
+          if accountChangedAt[d] == at { withTheAccount[d].insert(key) } else { withTheAccount[d].remove(key) }
         }
       }
     }

@@ -59,4 +59,19 @@ struct CausalLedgerTests {
       }
     }
   }
+
+  /// A record a device stops showing at an account change went with the account: shown again,
+  /// it brings no delete with it, whatever the device had taken in; one that vanished otherwise
+  /// (with a delete) and shows again brings the deletes applied.
+  @Test func aRecordHiddenWithTheAccountComesBackWithNoDelete() {
+    var ledger = CausalLedger()
+    ledger._noteDelete(5, on: 3)
+    #expect(ledger.shown(3, visible: true) == nil, "a first showing is no reappearance")
+    #expect(ledger.shown(3, visible: false, withTheAccount: true) == nil)
+    #expect(ledger.shown(3, visible: true) == [], "hidden at a sign-out, shown at the sign-in")
+    #expect(ledger.shown(3, visible: false) == nil)
+    #expect(ledger.shown(3, visible: true) == [5], "vanished otherwise: the delete comes with it")
+    #expect(ledger.shown(3, visible: false, withTheAccount: true) == nil)
+    #expect(ledger.shown(3, visible: true) == [], "the last vanishing decides")
+  }
 }

@@ -62,6 +62,8 @@ package struct CausalLedger: Sendable {
   var _entries: [Entry] = []
   /// Records that were visible and then vanished (membership only; never iterated).
   var vanished = KeyBits()
+  /// Of those, the ones whose last vanishing was at an account change of the device.
+  var hiddenWithTheAccount = KeyBits()
   /// Per record, the delete intents the device has applied: made itself, or taken in with a
   /// deleted copy (membership only; never iterated).
   var appliedDeletes = KeyMap<[IntentID]>()
@@ -147,13 +149,18 @@ package struct CausalLedger: Sendable {
   }
 
   /// What the user sees changed. Returns the deletes applied so far when a record that had
-  /// vanished became visible again (a reappearance), else nil.
-  mutating func shown(_ key: RecordKey, visible: Bool) -> [IntentID]? {
+  /// vanished became visible again (a reappearance), else nil. A record the device stopped
+  /// showing `withTheAccount` (at the instant its iCloud account changed) went with the account,
+  /// not with a delete: when it shows again no delete is returned (it comes back with the
+  /// account, whatever the device had taken in).
+  mutating func shown(_ key: RecordKey, visible: Bool, withTheAccount: Bool = false) -> [IntentID]? {
     guard visible else {
       vanished.insert(key)
+      if withTheAccount { hiddenWithTheAccount.insert(key) } else { hiddenWithTheAccount.remove(key) }
       return nil
     }
-    return vanished.contains(key) ? appliedDeletes[key] ?? [] : nil
+    guard vanished.contains(key) else { return nil }
+    return hiddenWithTheAccount.contains(key) ? [] : appliedDeletes[key] ?? []
   }
 
   /// A record created again (by the intent `creator`, made here or taken in with a copy): the

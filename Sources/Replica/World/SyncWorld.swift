@@ -71,6 +71,9 @@ package struct SyncWorld: Sendable {
   /// Per device: the account it was last signed into (a record made while signed out takes its
   /// key-derived name in the account it will most likely sign into again).
   var lastAccounts: [Int32] = []
+  /// Per device, the instant its account last changed (nil: never): a record it stops showing
+  /// then goes with the account, and its showing again at a sign-in is no reappearance.
+  var accountChangedAt: [VirtualTime?] = []
   /// `unique=key-name`: a scenario record that is another's by its key → that record.
   package internal(set) var aliases: [RecordKey: RecordKey] = [:]
   /// Per record key, its latest effective create (0: none yet): a create of a key that has one
@@ -121,6 +124,7 @@ package struct SyncWorld: Sendable {
     serverNode = net.addNode()
     devices = ds
     lastAccounts = ds.map { $0.account ?? 0 }
+    accountChangedAt = Array(repeating: nil, count: ds.count)
     network = net
     servers = config.accounts.map { _ in ServerState(schema: config.schema, conditions: config.server) }
     trace = TraceRecorder(mode: .hashOnly)
@@ -356,6 +360,8 @@ package struct SyncWorld: Sendable {
     case .account(let d, let account):
       trace.record(WorldTrace.lifecycle, at: now, node: d, 11, account.map(Int64.init) ?? -1)
       note(.device(d, .account(account)))
+      accountChangedAt[Int(d)] = now
+      if config.recordObservations { facts.observations.append(.accountChanged(device: d, at: now)) }
       deliverToDevice(d, .accountChanged(to: account))
       // Records made while signed out belong to the account signed into next.
       if let account {
@@ -567,7 +573,10 @@ package struct SyncWorld: Sendable {
         record(fact, device: d)
       case .shown(let key, let visible):
         if config.recordObservations { facts.observations.append(.visibility(device: d, key: key, visible: visible, at: now)) }
-        if let deletes = ledgers[Int(d)].shown(key, visible: visible) { record(.reappeared(key, afterDeletes: deletes), device: d) }
+        let withTheAccount = !visible && accountChangedAt[Int(d)] == now
+        if let deletes = ledgers[Int(d)].shown(key, visible: visible, withTheAccount: withTheAccount) {
+          record(.reappeared(key, afterDeletes: deletes), device: d)
+        }
       case .took(let copy):
         if config.recordObservations { facts.observations.append(.received(device: d, copy: copy, at: now)) }
         if config.trackCausality { ledgerTook(copy, device: d) }

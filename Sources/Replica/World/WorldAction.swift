@@ -182,6 +182,9 @@ package enum Observation: Sendable {
   case droppedUnsent(device: Int32, keys: [RecordKey], at: VirtualTime)
   /// What a device shows of a record changed: it became visible, or stopped being visible.
   case visibility(device: Int32, key: RecordKey, visible: Bool, at: VirtualTime)
+  /// A device's iCloud account changed (signed out, signed in, switched): what it stops showing
+  /// at this instant goes with the account, not with a delete.
+  case accountChanged(device: Int32, at: VirtualTime)
 }
 
 /// Trace record kinds of the replica world.
