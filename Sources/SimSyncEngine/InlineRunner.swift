@@ -23,6 +23,9 @@ final class InlineRunner: Sendable {
   }
 
   private let executor = InlineExecutor()
+  /// The meter bound where the runner was made (read once: a task-local is looked up on every
+  /// read). Runners are made with the run that uses them.
+  private let meter = AppCostMeter.current
 
   deinit { executor.stopWorker() }
 
@@ -30,7 +33,7 @@ final class InlineRunner: Sendable {
   /// its result, or throws when it did not finish. With an ``AppCostMeter`` bound, the call is
   /// timed as the app's (`delegateCall`: a call into the engine's delegate).
   func run<T: Sendable>(delegateCall: Bool = false, _ body: @escaping @Sendable () async -> T) throws(Suspended) -> T {
-    guard let meter = AppCostMeter.current else { return try executor.run(body) }
+    guard let meter else { return try executor.run(body) }
     meter.appCalls += 1
     if delegateCall { meter.delegateCalls += 1 }
     guard meter.depth == 0 else { return try executor.run(body) }
@@ -51,14 +54,14 @@ final class InlineRunner: Sendable {
 private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
   typealias Call = @Sendable () async -> Void
 
-  private var jobs: [UnownedJob] = []
-  private var head = 0
+  @exclusivity(unchecked) private var jobs: [UnownedJob] = []
+  @exclusivity(unchecked) private var head = 0
   /// The worker, waiting for its next call (nil while it runs one, before it is made, and after
   /// a call it ran suspended elsewhere).
-  private var parked: UnsafeContinuation<Call?, Never>?
+  @exclusivity(unchecked) private var parked: UnsafeContinuation<Call?, Never>?
   /// Whether the worker was ever made; whether a call is running on it now.
-  private var started = false
-  private var busy = false
+  @exclusivity(unchecked) private var started = false
+  @exclusivity(unchecked) private var busy = false
   /// A call that suspended elsewhere comes back from another thread (the queue and the parked
   /// worker are guarded).
   private let lock = NSLock()

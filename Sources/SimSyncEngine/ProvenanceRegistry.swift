@@ -8,57 +8,57 @@ import Scenarios
 /// (which workloads for user apps make unique per intent).
 package final class ProvenanceRegistry: @unchecked Sendable {
   /// Per record, every value an intent wrote to a field.
-  private(set) var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] = [:]
+  @exclusivity(unchecked) private(set) var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] = [:]
   /// The intent that created each record.
-  private(set) var creators: [RecordKey: IntentID] = [:]
+  @exclusivity(unchecked) private(set) var creators: [RecordKey: IntentID] = [:]
   /// The device that created each record: the server keeps it with the record whoever saves it
   /// later (after a fetch from no token, a device hears of the deletions of its own records only).
-  private(set) var creatorDevices: [RecordKey: Int32] = [:]
+  @exclusivity(unchecked) private(set) var creatorDevices: [RecordKey: Int32] = [:]
   /// The intent that deleted each record (its latest delete).
-  var deleters: [RecordKey: IntentID] = [:]
+  @exclusivity(unchecked) var deleters: [RecordKey: IntentID] = [:]
   /// Records created again after a delete (see ``incarnations``).
-  private(set) var recreated: Set<RecordKey> = []
+  @exclusivity(unchecked) private(set) var recreated: Set<RecordKey> = []
   /// Per intent of a user's app, the create of the incarnation of its record it was made on
   /// (creates are their own): a record created again after a delete has copies of two
   /// incarnations, told apart by the values they hold.
-  private(set) var incarnations: [IntentID: IntentID] = [:]
+  @exclusivity(unchecked) private(set) var incarnations: [IntentID: IntentID] = [:]
   /// The device of each create (``RecordState/creatorDevice`` of its incarnation).
-  private(set) var incarnationDevices: [IntentID: Int32] = [:]
+  @exclusivity(unchecked) private(set) var incarnationDevices: [IntentID: Int32] = [:]
   /// The fields an app saved that the schema does not have (its own bookkeeping, such as field
   /// versions), per record and the schema's field values they were saved with: the simulated
   /// server keeps every field an app writes, the oracle judges the schema's. (Keyed by content,
   /// not change tag, so that a save whose answer was lost keeps them too; values are unique per
   /// intent, so the content names the writes it holds.)
-  var extras: [RecordKey: [[Value]: [String: SyncValue]]] = [:]
+  @exclusivity(unchecked) var extras: [RecordKey: [[Value]: [String: SyncValue]]] = [:]
   /// Per record and text field, the pieces of text intents wrote (a create's or set's whole
   /// text, an append's text), each unique in the run.
-  private(set) var pieces: [RecordKey: [Int32: [(text: [Unicode.Scalar], intent: IntentID)]]] = [:]
+  @exclusivity(unchecked) private(set) var pieces: [RecordKey: [Int32: [(text: [Unicode.Scalar], intent: IntentID)]]] = [:]
   /// Per record and text field, the last text read back and what it was found to be (most steps
   /// show the same text again).
-  var readBack: [RecordKey: [Int32: (shown: String, text: TextValue, writer: IntentID)]] = [:]
+  @exclusivity(unchecked) var readBack: [RecordKey: [Int32: (shown: String, text: TextValue, writer: IntentID)]] = [:]
   /// The run's seed: each device's generator is drawn from it.
-  var seed: UInt64 = 0
+  @exclusivity(unchecked) var seed: UInt64 = 0
   /// Each record's type, by key (its first create's).
-  var types: [Int32] = []
+  @exclusivity(unchecked) var types: [Int32] = []
   /// Whether the app states its schema (and so carries out the schema's delete rules itself).
-  var appStatesSchema = false
+  @exclusivity(unchecked) var appStatesSchema = false
   /// The zones the apps of the run saved records in, by number (zone `n` is `zones[n - 1]`).
-  var zones: [SyncRecordZoneID] = []
+  @exclusivity(unchecked) var zones: [SyncRecordZoneID] = []
   /// The zone each record was last saved in, by number: fetched copies are in it.
-  var zoneOf: [RecordKey: Int32] = [:]
+  @exclusivity(unchecked) var zoneOf: [RecordKey: Int32] = [:]
   /// Where the drivers log what the app did, when the run is checked for determinism.
-  var behaviour: AppBehaviourLog?
+  @exclusivity(unchecked) var behaviour: AppBehaviourLog?
   /// The records whose provenance may have changed, in the order of the changes (one record may
   /// be there many times): what a record's provenance is found from (``written``, ``creators``,
   /// ``creatorDevices``, ``recreated``, ``pieces``) is changed only through the methods below,
   /// which note the record here. A driver keeps its records with their provenance and makes
   /// again those noted since it last looked.
-  private(set) var touched: [RecordKey] = []
+  @exclusivity(unchecked) private(set) var touched: [RecordKey] = []
   /// Counts the changes that may alter any record's provenance: an intent's incarnation
   /// (``incarnations``, ``incarnationDevices``) written over. (A new intent's is set before
   /// anything it wrote is noted, so it changes no record's provenance found before.) A driver
   /// makes all its records again when it moved.
-  private(set) var generation: UInt64 = 0
+  @exclusivity(unchecked) private(set) var generation: UInt64 = 0
 
   /// Notes that `intent` wrote `value` into a field of `key`.
   func wrote(_ value: Value, to field: Int32, of key: RecordKey, by intent: IntentID) {

@@ -15,8 +15,8 @@ import Scenarios
 ///     notes["n1"] = try encoder.encode(row)          // one row written
 ///     for name in notes.keys { … notes["n1"] … }    // at launch: every row, in key order
 public final class SimDisk: @unchecked Sendable {
-  var files: [String: Data] = [:]
-  var tables: [String: Table] = [:]
+  @exclusivity(unchecked) var files: [String: Data] = [:]
+  @exclusivity(unchecked) var tables: [String: Table] = [:]
   /// An empty disk.
   public init() {}
   /// The names of the files on the disk, sorted.
@@ -36,10 +36,10 @@ public final class SimDisk: @unchecked Sendable {
     }
   }
 
-  var fileBytesWritten = 0
-  var fileWrites = 0
+  @exclusivity(unchecked) var fileBytesWritten = 0
+  @exclusivity(unchecked) var fileWrites = 0
   /// Where the disk reports what is written, when a run is measured (`sim-cli bench app`).
-  var meter: AppCostMeter?
+  @exclusivity(unchecked) var meter: AppCostMeter?
   /// Bytes written to the disk so far, files and rows (a file is counted whole at every write;
   /// a row, when it is put). Deletes write nothing.
   public var bytesWritten: Int { tables.values.reduce(fileBytesWritten) { $0 &+ $1.bytesWritten } }
@@ -71,8 +71,8 @@ public final class SimDisk: @unchecked Sendable {
   public final class Table: @unchecked Sendable {
     /// The table's name on its disk.
     public let name: String
-    var rows: [String: Data] = [:]
-    var meter: AppCostMeter?
+    @exclusivity(unchecked) var rows: [String: Data] = [:]
+    @exclusivity(unchecked) var meter: AppCostMeter?
 
     init(name: String) { self.name = name }
 
@@ -118,11 +118,11 @@ public final class SimDisk: @unchecked Sendable {
     }
 
     /// Bytes put into this table so far.
-    public private(set) var bytesWritten = 0
+    @exclusivity(unchecked) public private(set) var bytesWritten = 0
     /// Rows put so far (a row put twice counts twice).
-    public private(set) var rowsWritten = 0
+    @exclusivity(unchecked) public private(set) var rowsWritten = 0
     /// Rows deleted so far.
-    public private(set) var rowsDeleted = 0
+    @exclusivity(unchecked) public private(set) var rowsDeleted = 0
   }
 }
 
@@ -285,19 +285,19 @@ final class DeviceLink: @unchecked Sendable {
     case fetch(SyncEngine.FetchChangesOptions)
   }
   /// Whether the device has a network.
-  var online = true
+  @exclusivity(unchecked) var online = true
   /// Whether an iCloud account is signed in.
-  var signedIn = true
+  @exclusivity(unchecked) var signedIn = true
   /// What the app asked for, in order.
-  var requests: [Request] = []
+  @exclusivity(unchecked) var requests: [Request] = []
   /// Whether the app asked to cancel what is under way.
-  var cancelRequested = false
+  @exclusivity(unchecked) var cancelRequested = false
   /// Whether the engine is calling the delegate now.
-  var inDelegateCall = false
+  @exclusivity(unchecked) var inDelegateCall = false
   /// Calls into the delegate so far.
-  var delegateCalls = 0
+  @exclusivity(unchecked) var delegateCalls = 0
   /// Whether the app (or the engine) changed the engine's state since the last `stateUpdate`.
-  var stateChanged = false
+  @exclusivity(unchecked) var stateChanged = false
   /// A call the real engine would deadlock on, in words: the run fails with it.
-  var misuse: String?
+  @exclusivity(unchecked) var misuse: String?
 }

@@ -18,13 +18,13 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Record names by key (the scenario's ids, or the names the app's naming gives them), and
   /// keys by name.
   let names: [String]
-  var keys: [String: RecordKey] = [:]
+  @exclusivity(unchecked) var keys: [String: RecordKey] = [:]
   /// The scenario's ids, by key (reports name records by them).
   let ids: [String]
   /// The app's stated zones and naming.
   let appSchema: AppSchema
   let disk = SimDisk()
-  var app: App?
+  @exclusivity(unchecked) var app: App?
   /// What ties the app's engine to this device.
   let link = DeviceLink()
   /// Runs the app's own `async` calls (its launch, intents, what it shows) to their end.
@@ -37,7 +37,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     /// A fetch, with the zones whose records it announced (`willFetchRecordZoneChanges`).
     case fetching(SyncEngine.FetchChangesContext, zones: [SyncRecordZoneID])
   }
-  var operation = Operation.idle
+  @exclusivity(unchecked) var operation = Operation.idle
   /// The request the operation waits on.
   enum InFlight {
     case none
@@ -47,30 +47,30 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     /// Zone saves and deletes.
     case zones(UInt64, [SyncEngine.PendingDatabaseChange])
   }
-  var inFlight = InFlight.none
-  var nextRequest: UInt64 = 1
+  @exclusivity(unchecked) var inFlight = InFlight.none
+  @exclusivity(unchecked) var nextRequest: UInt64 = 1
   /// What is to be done next, in order: the scenario's and the app's requests, and the engine's
   /// own schedule.
-  var queue: [(request: DeviceLink.Request, reason: SyncEngine.SyncReason)] = []
+  @exclusivity(unchecked) var queue: [(request: DeviceLink.Request, reason: SyncEngine.SyncReason)] = []
   /// Timer generations: a timer set before a kill, or superseded, is ignored when it fires.
-  var sendGeneration: UInt32 = 0
-  var retryGeneration: UInt32 = 0
-  var timeoutGeneration: UInt32 = 0
-  var stateGeneration: UInt32 = 0
+  @exclusivity(unchecked) var sendGeneration: UInt32 = 0
+  @exclusivity(unchecked) var retryGeneration: UInt32 = 0
+  @exclusivity(unchecked) var timeoutGeneration: UInt32 = 0
+  @exclusivity(unchecked) var stateGeneration: UInt32 = 0
   /// Whether a `stateUpdate` is due (its timer is set).
-  var stateUpdateDue = false
+  @exclusivity(unchecked) var stateUpdateDue = false
   /// Records a push sends at most, halved after `limitExceeded` (as `CKSyncEngine` splits a
   /// batch CloudKit refuses as too large).
-  var batchLimit = 400
+  @exclusivity(unchecked) var batchLimit = 400
   /// Until when the engine waits before sending or fetching again (a retry-after).
-  var holdUntil: VirtualTime = .zero
+  @exclusivity(unchecked) var holdUntil: VirtualTime = .zero
   /// Pushes in a row that came back with a failure: the engine backs off (1 s, doubling, at
   /// most a minute) before sending again, so that an app that keeps resending what the server
   /// refuses does not spin.
-  var failedPushes = 0
+  @exclusivity(unchecked) var failedPushes = 0
   /// After a push came back with failures, fetch before sending again (a fetched deletion or
   /// version may settle what failed).
-  var fetchFirst = false
+  @exclusivity(unchecked) var fetchFirst = false
   /// Which intent wrote what, shared by every device's driver in the run.
   let provenance: ProvenanceRegistry
   var written: [RecordKey: [(field: Int32, value: Value, intent: IntentID)]] {
@@ -84,67 +84,70 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     _modify { yield &provenance.deleters }
   }
   /// The latest delete this device made of each record: what a delete it sends carries.
-  var ownDeletes: [RecordKey: IntentID] = [:]
+  @exclusivity(unchecked) var ownDeletes: [RecordKey: IntentID] = [:]
   /// Why the delegate could not be run, if it could not: the device stops, and the report
   /// fails with it.
-  package private(set) var failure: String?
+  @exclusivity(unchecked) package private(set) var failure: String?
   /// Faults this device ignored because they are not simulated for an app yet, once per kind.
-  package private(set) var notSimulated: [String] = []
-  var notSimulatedKinds: Set<String> = []
+  @exclusivity(unchecked) package private(set) var notSimulated: [String] = []
+  @exclusivity(unchecked) var notSimulatedKinds: Set<String> = []
   /// What the app made of the intents it was given.
-  package private(set) var tally = AppIntentTally()
+  @exclusivity(unchecked) package private(set) var tally = AppIntentTally()
   /// The time of the input or intent being handled (for the failure's message).
-  var now: VirtualTime = .zero
+  @exclusivity(unchecked) var now: VirtualTime = .zero
 
   /// The scenario's account names (`icloud`, or those of its `account` lines), by number: the
   /// users an `accountChange` event names.
   let accountNames: [String]
   /// Per account, the zone epoch this device last knew there (restored when it signs in again).
-  var zoneEpochs: [Int32: Int32] = [:]
+  @exclusivity(unchecked) var zoneEpochs: [Int32: Int32] = [:]
   /// Per account, the records whose changes were pending when the device signed out of it and
   /// that the app no longer had pending after (set aside, or wiped).
-  var setAside: [Int32: [RecordKey]] = [:]
+  @exclusivity(unchecked) var setAside: [Int32: [RecordKey]] = [:]
   /// The zones the app used on this device (saved, or sent records to): a zone deletion names
   /// them all in `fetchedDatabaseChanges`.
-  var knownZones: [SyncRecordZoneID] = []
+  @exclusivity(unchecked) var knownZones: [SyncRecordZoneID] = []
   /// The zones the user's "delete all data" on this device deleted (the world deletes them at
   /// the intent): the app's own delete of them, when its engine sends it, deletes nothing more.
-  var deletedByTheUser: [SyncRecordZoneID] = []
+  @exclusivity(unchecked) var deletedByTheUser: [SyncRecordZoneID] = []
 
   /// What the step being made did, for telling which unsent changes the app dropped: records
   /// whose change the server acknowledged, and the CloudKit error each failed change met.
-  var stepAcknowledged: Set<RecordKey> = []
-  var stepErrors: [RecordKey: String] = [:]
+  @exclusivity(unchecked) var stepAcknowledged: Set<RecordKey> = []
+  @exclusivity(unchecked) var stepErrors: [RecordKey: String] = [:]
   /// The records with a pending change after the last step, and the last copy of each record
   /// the server gave this device.
-  var lastPending: Set<RecordKey> = []
-  var serverCopies: [RecordKey: RecordState] = [:]
+  @exclusivity(unchecked) var lastPending: Set<RecordKey> = []
+  @exclusivity(unchecked) var serverCopies: [RecordKey: RecordState] = [:]
+  /// The last ``pendingKeys(_:)`` read: of which engine state, at which of its versions (the
+  /// state is held, so that no other takes its identity).
+  @exclusivity(unchecked) var pendingCache: (state: SyncEngine.State, version: UInt64, keys: [RecordKey])?
   /// When the app was killed with changes pending in memory, and which: checked when it launches
   /// again.
-  var killed: (at: VirtualTime, pending: Set<RecordKey>, stateUpdated: Set<RecordKey>)?
+  @exclusivity(unchecked) var killed: (at: VirtualTime, pending: Set<RecordKey>, stateUpdated: Set<RecordKey>)?
   /// The record changes pending at the last `stateUpdate` delivered since the app launched: what
   /// an app that persisted it would have relaunched with. (Kept as the engine's array, which
   /// costs a reference; made into keys only at a kill.)
-  var stateUpdated: [SyncEngine.PendingRecordZoneChange] = []
+  @exclusivity(unchecked) var stateUpdated: [SyncEngine.PendingRecordZoneChange] = []
   /// Whether the account changed in this step (what was pending went with the old database).
-  var accountChangedThisStep = false
+  @exclusivity(unchecked) var accountChangedThisStep = false
   /// Whether the app states its schema, and so carries out its delete rules itself.
   package var runsItsOwnDeleteRules: Bool { provenance.appStatesSchema }
   /// What the app showed after the last step (for the delete rules it carries out), by key and
   /// in key order.
-  var lastShown: [RecordKey: RecordState] = [:]
-  var lastShownList: [RecordState] = []
+  @exclusivity(unchecked) var lastShown: [RecordKey: RecordState] = [:]
+  @exclusivity(unchecked) var lastShownList: [RecordState] = []
   /// What the app showed when last read, kept up to date from what it says changed
   /// (``SimApp/shownRecordChanges()``) rather than read whole after every step.
-  var shownCache = ShownCache()
+  @exclusivity(unchecked) var shownCache = ShownCache()
   /// The deletes this device knows of, by record: its own and those it fetched.
-  var knownDeletes: [RecordKey: IntentID] = [:]
+  @exclusivity(unchecked) var knownDeletes: [RecordKey: IntentID] = [:]
   /// Records deleted in this step by an intent or a fetched deletion.
-  var stepDeleted: Set<RecordKey> = []
+  @exclusivity(unchecked) var stepDeleted: Set<RecordKey> = []
   /// Live copies the device took in during this step.
-  var stepTaken: [RecordState] = []
+  @exclusivity(unchecked) var stepTaken: [RecordState] = []
   /// The id the next delete rule the app carries out is logged with.
-  var nextRuleID: IntentID = 1
+  @exclusivity(unchecked) var nextRuleID: IntentID = 1
   /// Calls into the delegate so far.
   var deliveries: Int { link.delegateCalls }
 
@@ -213,14 +216,14 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// The device clock the app reads (`SimDevice.now`), set before every call into the app.
   let clock = SimDeviceClock()
   /// Launches so far: each gets its own generator.
-  var launches = 0
+  @exclusivity(unchecked) var launches = 0
   /// Calls into the app's code so far (its launches, intents, reads, delegate calls): what the
   /// app shows changes only in its own code, so with none since the last read it is unchanged.
-  var appEntries = 0
+  @exclusivity(unchecked) var appEntries = 0
   /// What the simulator is asking of the app in this step, for the behaviour log.
-  var stepInput = ""
+  @exclusivity(unchecked) var stepInput = ""
   /// When the step is made (true time).
-  var stepTime = VirtualTime.zero
+  @exclusivity(unchecked) var stepTime = VirtualTime.zero
 
   /// The app, launched (again, after a kill) from its disk. A launch whose engine has changes
   /// pending schedules a send, as `CKSyncEngine` does when it is made with pending changes.
@@ -253,9 +256,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   }
   /// Records whose pending change the app forgot across the kill at that time (judged at the
   /// next update).
-  var forgotten: (at: VirtualTime, keys: Set<RecordKey>, stateUpdated: Set<RecordKey>)?
+  @exclusivity(unchecked) var forgotten: (at: VirtualTime, keys: Set<RecordKey>, stateUpdated: Set<RecordKey>)?
   /// The app launched with changes pending: the engine schedules a send.
-  var relaunchedWithPending = false
+  @exclusivity(unchecked) var relaunchedWithPending = false
 
   /// Runs an async call into the app to its end on the simulator's thread.
   @inline(__always) func inApp<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T? {
@@ -615,7 +618,15 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   }
 
   /// The records with a pending change in the app's engine.
-  func pendingKeys(_ app: App) -> [RecordKey] { app.syncEngine.state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] } }
+  /// The keys of the records with changes pending in `app`'s engine, in the order added (read
+  /// again only when the engine's list moved since the last read).
+  func pendingKeys(_ app: App) -> [RecordKey] {
+    let state = app.syncEngine.state
+    if let cache = pendingCache, cache.state === state, cache.version == state.recordChangesVersion { return cache.keys }
+    let pending = state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] }
+    pendingCache = (state, state.recordChangesVersion, pending)
+    return pending
+  }
 
   /// A fault the app's device does not simulate yet: ignored, and said once per kind in the
   /// report, with when it first came.

@@ -70,21 +70,26 @@ extension SyncEngine {
     }
 
     /// Record changes not yet sent (or sent and not yet acknowledged), in the order added.
-    public private(set) var pendingRecordZoneChanges: [PendingRecordZoneChange] = []
+    @exclusivity(unchecked) public private(set) var pendingRecordZoneChanges: [PendingRecordZoneChange] = [] {
+      didSet { recordChangesVersion &+= 1 }
+    }
+    /// Counts the changes to ``pendingRecordZoneChanges`` (the runtime reads the list again only
+    /// when it moved).
+    @exclusivity(unchecked) private(set) var recordChangesVersion: UInt64 = 0
     /// Zone changes not yet sent, in the order added.
-    public private(set) var pendingDatabaseChanges: [PendingDatabaseChange] = []
+    @exclusivity(unchecked) public private(set) var pendingDatabaseChanges: [PendingDatabaseChange] = []
     /// Set by the app when it has changes it has not told the engine about (its own outbox);
     /// the engine then asks for a batch even with nothing pending.
-    public var hasPendingUntrackedChanges = false {
+    @exclusivity(unchecked) public var hasPendingUntrackedChanges = false {
       didSet { if hasPendingUntrackedChanges != oldValue { onChange?() } }
     }
     /// Where fetching left off (the runtime's; opaque to the app).
-    var changeToken: Int64?
+    @exclusivity(unchecked) var changeToken: Int64?
     /// Called after every change, so that the runtime posts a `stateUpdate` event.
-    var onChange: (@Sendable () -> Void)?
+    @exclusivity(unchecked) var onChange: (@Sendable () -> Void)?
     /// How many times each change was added: a change added again while its batch was out
     /// stays pending when that batch is acknowledged (the later edit is still to send).
-    var additions: [PendingRecordZoneChange: Int] = [:]
+    @exclusivity(unchecked) var additions: [PendingRecordZoneChange: Int] = [:]
 
     init(_ serialization: Serialization?) {
       if let serialization {

@@ -218,15 +218,15 @@ package final class AppCostMeter: @unchecked Sendable {
   /// The meter the runs on this task report to, if any.
   @TaskLocal package static var current: AppCostMeter?
   /// Wall time inside the app's code, in nanoseconds.
-  package var appNanoseconds: UInt64 = 0
+  @exclusivity(unchecked) package var appNanoseconds: UInt64 = 0
   /// Calls into the app's code (launches, intents, reads of what it shows, delegate calls).
-  package var appCalls = 0
+  @exclusivity(unchecked) package var appCalls = 0
   /// Of those, calls into the engine's delegate (`handleEvent`, `nextRecordZoneChangeBatch`, …).
-  package var delegateCalls = 0
+  @exclusivity(unchecked) package var delegateCalls = 0
   /// Bytes the app wrote to its disk (files whole, rows one by one), and how many writes.
-  package var bytesWritten = 0
-  package var writes = 0
+  @exclusivity(unchecked) package var bytesWritten = 0
+  @exclusivity(unchecked) package var writes = 0
   /// Calls into the app under way (a call made from inside one is timed with it).
-  package var depth = 0
+  @exclusivity(unchecked) package var depth = 0
   package init() {}
 }
