@@ -64,7 +64,7 @@ private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
   @exclusivity(unchecked) private var busy = false
   /// A call that suspended elsewhere comes back from another thread (the queue and the parked
   /// worker are guarded).
-  private let lock = NSLock()
+  private let lock = Lock()
 
   func enqueue(_ job: UnownedJob) { lock.withLock { jobs.append(job) } }
 
@@ -140,5 +140,25 @@ private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
     else { return }
     worker.resume(returning: nil)
     drain()
+  }
+}
+
+/// A mutex (pthread's, held by a class so that it never moves): cheaper than `NSLock`, which
+/// goes through Foundation's classes on every call.
+private final class Lock: @unchecked Sendable {
+  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+  init() { pthread_mutex_init(mutex, nil) }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  @inline(__always)
+  func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try body()
   }
 }
