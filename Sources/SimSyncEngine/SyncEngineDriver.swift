@@ -11,6 +11,11 @@ import Scenarios
 ///
 /// The parts: intents and inputs here; sends in `+Send`, fetches in `+Fetch`, zones and
 /// accounts in `+Accounts`, what the app shows in `+View`.
+///
+/// (Its stored properties, as those of the engine's state, the device link, the disk, the
+/// provenance registry and the runner, are not checked for exclusive access at run time: they
+/// are the simulator's, touched only on its thread, and the checks were a twentieth of an app's
+/// seed. The app's own classes keep theirs: they find real violations in a user's code.)
 package final class SyncEngineDriver<App: SimApp>: AppDriver {
   let index: Int
   let name: String

@@ -80,7 +80,7 @@ extension SyncEngine {
     @exclusivity(unchecked) public private(set) var pendingDatabaseChanges: [PendingDatabaseChange] = []
     /// Set by the app when it has changes it has not told the engine about (its own outbox);
     /// the engine then asks for a batch even with nothing pending.
-    @exclusivity(unchecked) public var hasPendingUntrackedChanges = false {
+    public var hasPendingUntrackedChanges = false {
       didSet { if hasPendingUntrackedChanges != oldValue { onChange?() } }
     }
     /// Where fetching left off (the runtime's; opaque to the app).
