@@ -73,26 +73,72 @@ extension SyncEngineDriver {
     } else if shownCache.untracked != launches {
       // The app's first call since its launch: it starts keeping track (and says nil).
       if inApp({ await target.value.shownRecordChanges() }) ?? nil == nil { startTracking = true }
+    } else if shownCache.keptWhole, appEntries == shownCache.appEntries {
+      // An app that does not tell what changed, and no code of it ran since it was read whole:
+      // it shows what it showed (provenance found again where it may have changed).
+      let shown = applyShownChanges(SimShownChanges(changed: [], removed: []))
+      #if DEBUG
+        for (key, row) in shownCache.rows {
+          assert(row.state == recordState(key, type: row.type, values: row.values), "the kept provenance of record \(key) is stale")
+        }
+      #endif
+      if runsItsOwnDeleteRules { lastShownList = shown }
+      return shown
     }
+    // Read whole. A record shown with the type and values it had at the last whole read keeps
+    // the provenance found then, unless that may have changed since (an app that does not tell
+    // what changed is read whole after every step in which its code ran: finding provenance
+    // again for every record it shows was most of the simulator's time around it).
+    let keep = shownCache.untracked == launches && shownCache.keptWhole
+    let stale = keep ? staleKeys() : []
     var shown: [RecordState] = []
     var rows: [RecordKey: ShownCache.Row] = [:]
+    var shownTwice = false
     for record in inApp({ await target.value.shownRecords() }) ?? [] {
       guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
-      let state = recordState(key, type: Int32(type), values: record.fields)
+      let state: RecordState
+      if keep, let row = shownCache.rows[key], row.type == Int32(type), !stale.contains(key), row.values == record.fields {
+        state = row.state
+        #if DEBUG
+          assert(state == recordState(key, type: Int32(type), values: record.fields), "the kept provenance of record \(key) is stale")
+        #endif
+      } else {
+        state = recordState(key, type: Int32(type), values: record.fields)
+      }
       shown.append(state)
-      // (A record shown twice cannot be kept by key: such an app is read whole every time.)
-      if rows.updateValue(ShownCache.Row(type: Int32(type), values: record.fields, state: state), forKey: key) != nil { startTracking = false }
+      // (A record shown twice cannot be kept by key: such an app is read whole every time, and
+      // nothing of it is kept.)
+      if rows.updateValue(ShownCache.Row(type: Int32(type), values: record.fields, state: state), forKey: key) != nil { shownTwice = true }
     }
     shown.sort { $0.key < $1.key }
-    if startTracking {
+    if startTracking && !shownTwice {
       shownCache = ShownCache(launch: launches, rows: rows, list: shown, generation: provenance.generation)
       shownCache.touchedSeen = provenance.touched.count
       shownCache.appEntries = appEntries
     } else if shownCache.launch != launches {
       shownCache = ShownCache(untracked: launches)
+      if !shownTwice {
+        shownCache.keptWhole = true
+        shownCache.rows = rows
+        shownCache.list = shown
+        shownCache.generation = provenance.generation
+        shownCache.touchedSeen = provenance.touched.count
+        shownCache.appEntries = appEntries
+      }
     }
     if runsItsOwnDeleteRules { lastShownList = shown }
     return shown
+  }
+
+  /// The kept records whose provenance may have changed since the cache was made: every one
+  /// when what any record's provenance is found from changed, else those touched since.
+  func staleKeys() -> Set<RecordKey> {
+    if shownCache.generation != provenance.generation { return Set(shownCache.rows.keys) }
+    let touched = provenance.touched
+    guard shownCache.touchedSeen < touched.count else { return [] }
+    var stale: Set<RecordKey> = []
+    for key in touched[shownCache.touchedSeen...] where shownCache.rows[key] != nil { stale.insert(key) }
+    return stale
   }
 
   /// The records the app shows, after the changes it reports: the cache updated, each record
@@ -403,6 +449,9 @@ struct ShownCache {
   /// what changed (read whole every time).
   var launch = 0
   var untracked = 0
+  /// For an app that does not tell what changed: whether `rows` (and the rest) are of its last
+  /// whole read.
+  var keptWhole = false
   var rows: [RecordKey: Row] = [:]
   /// The records in key order.
   var list: [RecordState] = []

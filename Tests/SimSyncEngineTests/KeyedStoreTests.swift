@@ -136,6 +136,17 @@ import Testing
     #expect(changes?.changed.isEmpty == true)
   }
 
+  /// An app that does not say what changed is read whole only after its code ran: with none of
+  /// it run since the last read, the driver keeps what it read (and the run is the same: above).
+  @Test func anAppReadWholeIsNotReadAgainWhenNoneOfItsCodeRan() {
+    ReadWholeCounting.counts.withLock { $0 = (reads: 0, readsWithNothingRun: 0) }
+    let record = Fuzzer.run(seed: 3, shape: WorkloadShape(), app: AppUnderTest(ReadWholeCounting.self)).record
+    let counts = ReadWholeCounting.counts.withLock { $0 }
+    #expect(record.app != nil)
+    #expect(counts.reads > 10, "the app is read whole, after the steps its code ran in")
+    #expect(counts.readsWithNothingRun == 0, "\(counts.readsWithNothingRun) of \(counts.reads) reads came with no code of the app run since the one before")
+  }
+
   /// The driver's reading of what changed gives the run an app that is read whole gives: the
   /// same trace, seed for seed (2 seeds in `swift test`, 20 in the nightly run, `SIM_NIGHTLY=1`).
   @Test(arguments: [0, 1])
@@ -162,4 +173,46 @@ final class NotesAppReadWhole: NotesApp, @unchecked Sendable {
 
 final class RemindersAppReadWhole: RemindersApp, @unchecked Sendable {
   override func shownRecordChanges() async -> SimShownChanges? { nil }
+}
+
+/// A reference app read whole, counting its reads and those made with none of its code run
+/// since the read before (its launch, an intent, a delegate call).
+final class ReadWholeCounting: NotesApp, @unchecked Sendable {
+  static let counts = Locked((reads: 0, readsWithNothingRun: 0))
+  private var ran = true
+
+  override func shownRecordChanges() -> SimShownChanges? {
+    ran = true
+    return nil
+  }
+  override func shownRecords() -> [SyncRecord] {
+    Self.counts.withLock {
+      $0.reads += 1
+      if !ran { $0.readsWithNothingRun += 1 }
+    }
+    ran = false
+    return super.shownRecords()
+  }
+  override func perform(_ intent: AppIntent) -> Bool {
+    ran = true
+    return super.perform(intent)
+  }
+  override func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+    ran = true
+    await super.handleEvent(event, syncEngine: syncEngine)
+  }
+  override func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async
+    -> SyncEngine.RecordZoneChangeBatch?
+  {
+    ran = true
+    return await super.nextRecordZoneChangeBatch(context, syncEngine: syncEngine)
+  }
+}
+
+/// A value behind a lock (tests run in parallel).
+final class Locked<Value>: @unchecked Sendable {
+  private var value: Value
+  private let lock = NSLock()
+  init(_ value: Value) { self.value = value }
+  func withLock<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
 }
