@@ -144,7 +144,9 @@ import Testing
     let counts = ReadWholeCounting.counts.withLock { $0 }
     #expect(record.app != nil)
     #expect(counts.reads > 10, "the app is read whole, after the steps its code ran in")
-    #expect(counts.readsWithNothingRun == 0, "\(counts.readsWithNothingRun) of \(counts.reads) reads came with no code of the app run since the one before")
+    #expect(
+      counts.readsWithNothingRun == 0,
+      "\(counts.readsWithNothingRun) of \(counts.reads) reads came with no code of the app run since the one before")
   }
 
   /// The driver's reading of what changed gives the run an app that is read whole gives: the
