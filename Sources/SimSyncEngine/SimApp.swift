@@ -227,8 +227,10 @@ public protocol SimApp: AnyObject, SendableMetatype {
   /// simulator need not read every row after every step: the records whose type or fields
   /// changed, as ``shownRecords()`` would give them, and the names of those no longer shown.
   /// Return nil when the app cannot tell (as it does by default, and at its first call after a
-  /// launch): the simulator then reads ``shownRecords()`` whole. An app that tells must tell
-  /// every change — a record missed here is one the simulator thinks unchanged.
+  /// launch): the simulator then reads ``shownRecords()`` whole, after every step in which code
+  /// of the app ran (what an app shows changes only in its own code; an app whose rows depend on
+  /// anything else, the device clock say, must tell). An app that tells must tell every change —
+  /// a record missed here is one the simulator thinks unchanged.
   ///
   ///     func shownRecordChanges() -> SimShownChanges? {
   ///       defer { changedSinceAsked = [] }
