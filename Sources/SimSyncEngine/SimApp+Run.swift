@@ -30,10 +30,12 @@ extension AppUnderTest {
       provenance.types = plan.recordTypes
       provenance.appStatesSchema = statesSchema
       let file = plan.file
+      let naming = declared.recordNames
+      let appNames = plan.recordNames.map { SyncEngineDriver<App>.name(for: $0, naming: naming) }
       return { d in
         SyncEngineDriver<App>(
           index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, accountNames: file.accountPlan.names,
-          atomicBatches: file.server.atomic, provenance: provenance)
+          atomicBatches: file.server.atomic, provenance: provenance, appNames: appNames)
       }
     }
   }

@@ -186,12 +186,26 @@ extension SyncEngineDriver {
     return shownCache.list
   }
 
+  /// Whether `shown` (in key order) holds each record of ``lastShown`` once, as it was there.
+  func showsAsBefore(_ shown: [RecordState]) -> Bool {
+    var previous: RecordKey = -1
+    for r in shown {
+      guard r.key > previous, lastShown[r.key] == r else { return false }
+      previous = r.key
+    }
+    return true
+  }
+
   /// The delete rules of the schema the app carried out in the step: a record it no longer
   /// shows, deleted by no intent or fetched deletion, whose `cascade` reference named a record
   /// the device knows deleted; a `nullify` reference cleared when the record it named was. Each
   /// is logged as the rule's intent (``DeviceEffect/ruleIntent(_:)``), with the ids that follow
   /// the world's next.
   func noteRules(shown: [RecordState], effects: inout [DeviceEffect]) {
+    // A rule is carried out only where a record the app showed is gone or a reference it showed
+    // was cleared: with nothing taken in during the step and every record shown as it was, none
+    // can have been (the common step, made without the walk below).
+    if !walksEveryStepForRules, stepTaken.isEmpty, shown.count == lastShown.count, showsAsBefore(shown) { return }
     var now: [RecordKey: RecordState] = [:]
     for r in shown { now[r.key] = r }
     // What the app showed, and what it was given in the step (a fetched record it dropped at

@@ -158,10 +158,13 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   /// Whether a batch built from the pending changes is atomic by zone (the scenario's `zone atomic`).
   let atomicBatches: Bool
+  /// Whether every step is walked for the delete rules the app carried out, even one that changed
+  /// nothing the app shows (tests compare the runs: ``walksEveryStepForRulesInTests``).
+  let walksEveryStepForRules = SyncEngineDriver<NotesApp>.walksEveryStepForRulesInTests
 
   package init(
     index: Int, name: String, schema: Schema, recordNames: [String], accountNames: [String] = ["icloud"], atomicBatches: Bool = false,
-    provenance: ProvenanceRegistry
+    provenance: ProvenanceRegistry, appNames: [String]? = nil
   ) {
     self.atomicBatches = atomicBatches
     self.accountNames = accountNames
@@ -172,7 +175,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     appSchema = App.schema
     ids = recordNames
     disk.meter = AppCostMeter.current
-    names = recordNames.map { Self.name(for: $0, naming: App.schema.recordNames) }
+    // (The names the app is handed are the same on every device of a run: made once a run when
+    // the caller gives them.)
+    let naming = appSchema.recordNames
+    names = appNames ?? recordNames.map { Self.name(for: $0, naming: naming) }
     for (k, n) in names.enumerated() { keys[n] = RecordKey(k) }
   }
 
@@ -661,4 +667,10 @@ extension UserIntent {
   var isCreate: Bool {
     if case .create = self { true } else { false }
   }
+}
+
+extension SyncEngineDriver where App == NotesApp {
+  /// Bound in tests: drivers made in its scope walk every step for the app's delete rules (the
+  /// runs must be the same as with the shortcut).
+  @TaskLocal package static var walksEveryStepForRulesInTests = false
 }

@@ -149,6 +149,23 @@ import Testing
       "\(counts.readsWithNothingRun) of \(counts.reads) reads came with no code of the app run since the one before")
   }
 
+  /// The delete rules an app carries out itself (`RemindersApp` states its schema: a reminder goes
+  /// with its list) are looked for only in a step that changed what the app shows or took in a
+  /// copy: the runs are those of a driver that walks every step (seed 6 logs rule intents; 3
+  /// seeds of each of two apps that state their schema).
+  @Test func lookingForDeleteRulesOnlyWhereSomethingChangedChangesNoRun() {
+    for app in [AppUnderTest(RemindersApp.self), AppUnderTest(RemindersAppNotSavingItsZone.self)] {
+      for seed: UInt64 in 5...7 {
+        let a = Fuzzer.run(seed: seed, shape: WorkloadShape(), app: app).record
+        let b = SyncEngineDriver<NotesApp>.$walksEveryStepForRulesInTests.withValue(true) {
+          Fuzzer.run(seed: seed, shape: WorkloadShape(), app: app).record
+        }
+        #expect(a.traceHash == b.traceHash, "\(app.name) seed \(seed)")
+        #expect(a.counts == b.counts, "\(app.name) seed \(seed)")
+      }
+    }
+  }
+
   /// The driver's reading of what changed gives the run an app that is read whole gives: the
   /// same trace, seed for seed (2 seeds in `swift test`, 20 in the nightly run, `SIM_NIGHTLY=1`).
   @Test(arguments: [0, 1])
