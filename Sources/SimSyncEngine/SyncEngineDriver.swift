@@ -159,8 +159,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Whether a batch built from the pending changes is atomic by zone (the scenario's `zone atomic`).
   let atomicBatches: Bool
   /// Whether every step is walked for the delete rules the app carried out, even one that changed
-  /// nothing the app shows (tests compare the runs: ``walksEveryStepForRulesInTests``).
-  let walksEveryStepForRules = SyncEngineDriver<NotesApp>.walksEveryStepForRulesInTests
+  /// nothing the app shows (tests compare the runs: ``DriverTestSettings``).
+  let walksEveryStepForRules = DriverTestSettings.walksEveryStepForRules
 
   package init(
     index: Int, name: String, schema: Schema, recordNames: [String], accountNames: [String] = ["icloud"], atomicBatches: Bool = false,
@@ -669,8 +669,9 @@ extension UserIntent {
   }
 }
 
-extension SyncEngineDriver where App == NotesApp {
-  /// Bound in tests: drivers made in its scope walk every step for the app's delete rules (the
-  /// runs must be the same as with the shortcut).
-  @TaskLocal package static var walksEveryStepForRulesInTests = false
+/// Settings bound in tests around the drivers they make (read when a driver is made).
+package enum DriverTestSettings {
+  /// Drivers made in its scope walk every step for the delete rules an app carried out, even one
+  /// that changed nothing it shows: the runs must be those of the shortcut.
+  @TaskLocal package static var walksEveryStepForRules = false
 }

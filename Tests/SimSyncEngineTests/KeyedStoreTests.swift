@@ -157,7 +157,7 @@ import Testing
     for app in [AppUnderTest(RemindersApp.self), AppUnderTest(RemindersAppNotSavingItsZone.self)] {
       for seed: UInt64 in 5...7 {
         let a = Fuzzer.run(seed: seed, shape: WorkloadShape(), app: app).record
-        let b = SyncEngineDriver<NotesApp>.$walksEveryStepForRulesInTests.withValue(true) {
+        let b = DriverTestSettings.$walksEveryStepForRules.withValue(true) {
           Fuzzer.run(seed: seed, shape: WorkloadShape(), app: app).record
         }
         #expect(a.traceHash == b.traceHash, "\(app.name) seed \(seed)")
