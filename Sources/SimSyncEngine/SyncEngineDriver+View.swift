@@ -86,11 +86,12 @@ extension SyncEngineDriver {
       return shown
     }
     // Read whole. A record shown with the type and values it had at the last whole read keeps
-    // the provenance found then, unless that may have changed since (an app that does not tell
+    // the provenance found then, unless that may have changed since — nothing is kept when what
+    // any provenance is found from changed (an app that does not tell
     // what changed is read whole after every step in which its code ran: finding provenance
     // again for every record it shows was most of the simulator's time around it).
-    let keep = shownCache.untracked == launches && shownCache.keptWhole
-    let stale = keep ? staleKeys() : []
+    let keep = shownCache.untracked == launches && shownCache.keptWhole && shownCache.generation == provenance.generation
+    let stale = keep ? touchedKeptKeys() : []
     var shown: [RecordState] = []
     var rows: [RecordKey: ShownCache.Row] = [:]
     var shownTwice = false
@@ -130,10 +131,10 @@ extension SyncEngineDriver {
     return shown
   }
 
-  /// The kept records whose provenance may have changed since the cache was made: every one
-  /// when what any record's provenance is found from changed, else those touched since.
-  func staleKeys() -> Set<RecordKey> {
-    if shownCache.generation != provenance.generation { return Set(shownCache.rows.keys) }
+  /// The kept records whose provenance was touched since the cache last looked (an intent made,
+  /// a rule carried out: ``ProvenanceRegistry/touched``), when what provenance is found from did
+  /// not change meanwhile.
+  func touchedKeptKeys() -> Set<RecordKey> {
     let touched = provenance.touched
     guard shownCache.touchedSeen < touched.count else { return [] }
     var stale: Set<RecordKey> = []
@@ -147,12 +148,8 @@ extension SyncEngineDriver {
   func applyShownChanges(_ changes: SimShownChanges) -> [RecordState] {
     let generation = provenance.generation
     let again = shownCache.generation != generation
-    var stale: Set<RecordKey> = []
-    let touched = provenance.touched
-    if !again, shownCache.touchedSeen < touched.count {
-      for key in touched[shownCache.touchedSeen...] where shownCache.rows[key] != nil { stale.insert(key) }
-    }
-    shownCache.touchedSeen = touched.count
+    let stale = again ? [] : touchedKeptKeys()
+    shownCache.touchedSeen = provenance.touched.count
     var changed = again || !stale.isEmpty
     var made: Set<RecordKey> = []
     for name in changes.removed {

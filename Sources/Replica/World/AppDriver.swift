@@ -69,26 +69,16 @@ extension DeviceState {
     // Which keys are shown (no copy of the records made to tell), then what is no longer
     // shown goes, in key order, and what changed is set, in the order shown.
     let capacity = store.capacity
-    // (The slots walked in place, no list of keys made: taking a record out empties only its
-    // own slot, so each is read as it was before the walk. A list in ascending key order — as
-    // drivers give it — is walked beside them, with nothing allocated.)
-    var ascending = true
-    for i in shown.indices.dropFirst() where shown[i - 1].key >= shown[i].key {
-      ascending = false
-      break
-    }
-    if ascending {
-      var next = 0
-      for k in 0..<capacity {
-        let key = RecordKey(k)
-        while next < shown.count, shown[next].key < key { next += 1 }
-        if next < shown.count, shown[next].key == key { continue }
-        if store.contains(key) { setLocal(nil, for: key, effects: &effects) }
-      }
-    } else {
-      var isShown = [Bool](repeating: false, count: capacity)
-      for r in shown where r.key >= 0 && Int(r.key) < capacity { isShown[Int(r.key)] = true }
-      for k in 0..<capacity where !isShown[k] && store.contains(RecordKey(k)) { setLocal(nil, for: RecordKey(k), effects: &effects) }
+    // (The slots walked in place, beside the shown records in key order — as drivers give them;
+    // sorted here otherwise — with nothing allocated: taking a record out empties only its own
+    // slot, so each is read as it was before the walk.)
+    let inOrder = zip(shown, shown.dropFirst()).allSatisfy { $0.key <= $1.key } ? shown : shown.sorted { $0.key < $1.key }
+    var next = 0
+    for k in 0..<capacity {
+      let key = RecordKey(k)
+      while next < inOrder.count, inOrder[next].key < key { next += 1 }
+      if next < inOrder.count, inOrder[next].key == key { continue }
+      if store.contains(key) { setLocal(nil, for: key, effects: &effects) }
     }
     for r in shown where !store.holds(r) { setLocal(r, for: r.key, effects: &effects) }
     outbox = Outbox()
