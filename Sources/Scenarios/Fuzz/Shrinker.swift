@@ -2,8 +2,8 @@ import Replica
 @_spi(Kernel) import Simulator
 
 /// Cuts a failing run down to a minimal scenario that still fails the same way: delta
-/// debugging over timeline lines, then devices, faults and values. Every candidate is written
-/// and parsed back before it is run, so the result is exactly what `sim-cli run` replays.
+/// debugging over timeline lines, then devices, faults and values. Every candidate kept is
+/// written and parsed back and run as read, so the result is exactly what `sim-cli run` replays.
 public enum Shrinker {
   /// A shrunk scenario: the minimal file, the anomaly kind it keeps, and the runs it took.
   public struct Result: Sendable {
@@ -59,29 +59,49 @@ public enum Shrinker {
       base.policy = policy
     }
     base.expectations = []
+    guard maxRuns > 0 else { return nil }
     var runs = 0
-    func run(_ f: ScenarioFile) -> RunReport? {
-      guard runs < maxRuns else { return nil }
-      runs += 1
-      // Write and read back: only what a file can say counts.
+    func runInMemory(_ f: ScenarioFile) -> RunReport {
+      ScenarioRunner._run(ScenarioRunner.prepare(f), seed: nil, spec: app != nil ? AppUnderTest.judgedAs : nil, custom: customPolicy, app: app)
+        .report
+    }
+    // Write and read back: only what a file can say counts.
+    func runAsWritten(_ f: ScenarioFile) -> RunReport? {
       guard case .success(let parsed) = Scenario.parse(f.rendered(), source: f.source) else { return nil }
-      return ScenarioRunner._run(
-        ScenarioRunner.prepare(parsed), seed: nil, spec: app != nil ? AppUnderTest.judgedAs : nil, custom: customPolicy, app: app
-      ).report
+      return runInMemory(parsed)
     }
     // Keep the most specific kind: divergence only when nothing else explains the failure.
-    guard let original = run(base),
+    runs += 1
+    guard let original = runAsWritten(base),
       let target = kind ?? (original.violations.first { $0.kind != .divergence } ?? original.violations.first)?.kind,
       original.count(target) > 0
     else { return nil }
+    // The file as read back: what a file says of it, and no more (values it cannot write, a
+    // schema's attributes it does not name). Every candidate below is this file cut down or
+    // simplified, so a candidate read back from its text is the candidate itself — or no file at
+    // all, when a cut left a line naming what is gone (the parser refuses it).
+    guard case .success(var written) = Scenario.parse(base.rendered(), source: base.source) else { return nil }
+    written.origin = base.origin
+    assert(written.rendered() == base.rendered(), "a file read back must write the same text")
     var bestViolations = original.violations
+    // A candidate is judged as written, like the original: it fails when its file, read back,
+    // fails the same way. Running it as it is in memory first tells the same for every
+    // candidate that does not fail there (the same file, or none), and most candidates do not:
+    // only one that fails is written out, read back and run again, and that run is the one that
+    // counts. (Writing and reading back every candidate was 60% of shrinking.)
     func fails(_ f: ScenarioFile) -> Bool {
-      guard let report = run(f), report.count(target) > 0 else { return false }
+      guard runs < maxRuns else { return false }
+      runs += 1
+      guard runInMemory(f).count(target) > 0 else {
+        assert(runAsWritten(f).map { $0.count(target) > 0 } != true, "a candidate that passes in memory must pass as written")
+        return false
+      }
+      guard let report = runAsWritten(f), report.count(target) > 0 else { return false }
       bestViolations = report.violations
       return true
     }
 
-    var best = base
+    var best = written
     var progress = true
     while progress && runs < maxRuns {
       progress = false
