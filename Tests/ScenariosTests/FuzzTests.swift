@@ -104,7 +104,14 @@ import Testing
     let policy = try PolicySpec.parse(preset).get()
     let found = Fuzzer.run(seed: seed, shape: WorkloadShape(), policy: policy)
     #expect(found.record.failed, "\(preset) should fail seed \(seed)")
-    let shrunk = try #require(Shrinker.shrink(found.file, seed: seed, policy: policy))
+    // Every candidate that passes in memory is run as written too: none may fail there (the
+    // shrinker judges such a candidate by its run in memory), and the original reads back to
+    // its own text.
+    let check = WrittenRunCheck()
+    let shrunk = try #require(ShrinkerTestSettings.$writtenRunCheck.withValue(check) { Shrinker.shrink(found.file, seed: seed, policy: policy) })
+    #expect(check.checked > 0)
+    #expect(check.disagreements == 0)
+    #expect(check.texts == 1 && check.textsChanged == 0)
     #expect(shrunk.file.timeline.count <= 12, "\(shrunk.text)")
     let replay = try Scenario.parse(shrunk.text, source: "min").get()
     let report = ScenarioRunner.run(replay).report

@@ -136,8 +136,14 @@ import Testing
     let reference = fuzz(app: NotesApp.self, seeds: 1...3)
     #expect(reference.passed, "\(reference.failingSeeds)")
     #expect(reference.policyName == "app NotesApp")
-    let planted = fuzz(app: NotesAppGivingUpOnTransientErrors.self, seeds: 1...2, shrinkRuns: 10)
+    // (Shrinking checked as in `aPlantedBugIsFoundAndShrinksToAFewLines`: a candidate that
+    // passes in memory passes as written.)
+    let check = WrittenRunCheck()
+    let planted = ShrinkerTestSettings.$writtenRunCheck.withValue(check) {
+      fuzz(app: NotesAppGivingUpOnTransientErrors.self, seeds: 1...2, shrinkRuns: 10)
+    }
     #expect(!planted.passed)
+    #expect(check.checked > 0 && check.disagreements == 0 && check.textsChanged == 0)
     #expect(planted.failures.first?.record.policy == "app NotesAppGivingUpOnTransientErrors")
   }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Replica
 @_spi(Kernel) import Simulator
 
@@ -61,6 +62,7 @@ public enum Shrinker {
     base.expectations = []
     guard maxRuns > 0 else { return nil }
     var runs = 0
+    let check = ShrinkerTestSettings.writtenRunCheck
     func runInMemory(_ f: ScenarioFile) -> RunReport {
       ScenarioRunner._run(ScenarioRunner.prepare(f), seed: nil, spec: app != nil ? AppUnderTest.judgedAs : nil, custom: customPolicy, app: app)
         .report
@@ -82,7 +84,7 @@ public enum Shrinker {
     // all, when a cut left a line naming what is gone (the parser refuses it).
     guard case .success(var written) = Scenario.parse(base.rendered(), source: base.source) else { return nil }
     written.origin = base.origin
-    assert(written.rendered() == base.rendered(), "a file read back must write the same text")
+    check?.note(writesTheSameText: written.rendered() == base.rendered())
     var bestViolations = original.violations
     // A candidate is judged as written, like the original: it fails when its file, read back,
     // fails the same way. Running it as it is in memory first tells the same for every
@@ -93,7 +95,7 @@ public enum Shrinker {
       guard runs < maxRuns else { return false }
       runs += 1
       guard runInMemory(f).count(target) > 0 else {
-        assert(runAsWritten(f).map { $0.count(target) > 0 } != true, "a candidate that passes in memory must pass as written")
+        check?.note(passesAsWritten: runAsWritten(f).map { $0.count(target) == 0 } ?? true)
         return false
       }
       guard let report = runAsWritten(f), report.count(target) > 0 else { return false }
@@ -349,4 +351,44 @@ public enum Shrinker {
       return g
     },
   ]
+}
+
+/// A test switch: shrinking in its scope also runs as written every candidate that passed in
+/// memory, and counts those that would have failed as written (none may: ``Shrinker`` judges such
+/// a candidate by its run in memory).
+package enum ShrinkerTestSettings {
+  @TaskLocal package static var writtenRunCheck: WrittenRunCheck?
+}
+
+/// What ``ShrinkerTestSettings/writtenRunCheck`` found.
+package final class WrittenRunCheck: @unchecked Sendable {
+  private let lock = NSLock()
+  private var _checked = 0
+  private var _disagreements = 0
+  private var _texts = 0
+  private var _textsChanged = 0
+
+  package init() {}
+
+  /// Candidates that passed in memory and were run as written too.
+  package var checked: Int { lock.withLock { _checked } }
+  /// Of those, the ones that failed as written.
+  package var disagreements: Int { lock.withLock { _disagreements } }
+  /// Originals read back, and those whose text changed in the round trip.
+  package var texts: Int { lock.withLock { _texts } }
+  package var textsChanged: Int { lock.withLock { _textsChanged } }
+
+  func note(passesAsWritten: Bool) {
+    lock.withLock {
+      _checked += 1
+      if !passesAsWritten { _disagreements += 1 }
+    }
+  }
+
+  func note(writesTheSameText: Bool) {
+    lock.withLock {
+      _texts += 1
+      if !writesTheSameText { _textsChanged += 1 }
+    }
+  }
 }
