@@ -40,6 +40,22 @@ import Testing
     #expect(runCLI("bench", "scenario", "--runs", "0").code == .usage)
   }
 
+  /// `bench scenario` times the same runs again without the oracle and the report, and gives
+  /// the world alone per second and per event beside the kernel.
+  @Test func theScenarioBenchSaysWhatTheWorldAloneCosts() throws {
+    let r = runCLI("bench", "scenario", "--runs", "40", "--format", "json")
+    #expect(r.code == .success, "\(r.stderr)")
+    let j = try Self.json(r.stdout)
+    #expect(j["runs"] as? Int == 40)
+    let whole = try #require(j["runsPerSecond"] as? Int)
+    let world = try #require(j["worldOnlyRunsPerSecond"] as? Int)
+    #expect(world > 0 && whole > 0)
+    #expect((j["worldOnlyNanosecondsPerEvent"] as? Int ?? 0) > 0)
+    #expect(j["worldOnlyCostPerEventVsKernel"] is Double)
+    let text = runCLI("bench", "scenario", "--runs", "5")
+    #expect(text.stdout.contains("the world alone (the same runs with no oracle and no report"))
+  }
+
   /// `bench app`: seeds of the app's fuzz workload, exactly as many as asked, with the
   /// simulator's and the app's time per delegate call and what the app wrote to its disk.
   @Test func appRunsTheAppsFuzzWorkloadAndSplitsTheTime() throws {

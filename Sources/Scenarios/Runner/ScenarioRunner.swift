@@ -119,6 +119,40 @@ public enum ScenarioRunner {
     recordObservations: Bool = false, app: AppUnderTest? = nil, behaviour: AppBehaviourLog? = nil
   ) -> Result {
     let file = plan.file
+    var (world, syncPolicy, seed) = _world(
+      plan, seed: seed, spec: policy, custom: custom, keepEvents: keepEvents, recordObservations: recordObservations, app: app,
+      behaviour: behaviour)
+    world.run(until: plan.settleAt)
+    world.settle()
+    var oracle = Oracle(world: world, recordNames: plan.recordNames)
+    oracle.judgesAnApp = app != nil
+    let anomalies = oracle.judge()
+    var report = RunReport(
+      file: file, policyName: app?.policyName ?? syncPolicy.name, customPolicyType: custom.flatMap(Self.typeToName),
+      settings: syncPolicy.settings, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged,
+      recordNames: plan.recordNames)
+    report.app = app?.name
+    return Result(report: report, world: world, recordNames: plan.recordNames)
+  }
+
+  /// A run of `plan` without the judging — the world built, its timeline run, settled — for
+  /// `bench scenario`, which times it beside whole runs; the events it handled.
+  package static func _runWorldOnly(_ plan: Plan, seed: UInt64) -> Int {
+    var world = _world(plan, seed: seed, spec: nil, custom: nil).world
+    world.run(until: plan.settleAt)
+    world.settle()
+    return world.eventsProcessed
+  }
+
+  /// The world of a run of `plan`, built and with its timeline scheduled, not yet run (what
+  /// ``_run(_:seed:spec:custom:keepEvents:recordObservations:app:behaviour:)`` runs, settles and
+  /// judges; `bench scenario` also times it without the judging); the policy it runs and the seed.
+  @inline(__always)
+  package static func _world(
+    _ plan: Plan, seed: UInt64?, spec policy: PolicySpec?, custom: (any SyncPolicy)?, keepEvents: Bool = false,
+    recordObservations: Bool = false, app: AppUnderTest? = nil, behaviour: AppBehaviourLog? = nil
+  ) -> (world: SyncWorld, policy: any SyncPolicy, seed: UInt64) {
+    let file = plan.file
     let seed = seed ?? file.seed
     var spec = policy ?? file.policy
     if let retention = file.retention, !spec.overrides.contains(where: { $0.key == "retention" }) {
@@ -156,17 +190,7 @@ public enum ScenarioRunner {
     }
     world.reserve(actions: plan.actions.count, intents: plan.intentCount, records: plan.recordNames.count)
     for (time, action) in plan.actions { world.schedule(action, at: time) }
-    world.run(until: plan.settleAt)
-    world.settle()
-    var oracle = Oracle(world: world, recordNames: plan.recordNames)
-    oracle.judgesAnApp = app != nil
-    let anomalies = oracle.judge()
-    var report = RunReport(
-      file: file, policyName: app?.policyName ?? syncPolicy.name, customPolicyType: custom.flatMap(Self.typeToName),
-      settings: syncPolicy.settings, seed: seed, world: world, anomalies: anomalies, converged: oracle.converged,
-      recordNames: plan.recordNames)
-    report.app = app?.name
-    return Result(report: report, world: world, recordNames: plan.recordNames)
+    return (world, syncPolicy, seed)
   }
 
   /// How a report names a policy value's type for the Swift call that replays it; nil for a

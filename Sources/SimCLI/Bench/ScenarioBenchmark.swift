@@ -3,7 +3,8 @@ import Scenarios
 @_spi(Kernel) import Simulator
 
 /// `sim-cli bench scenario`: whole runs per second of a named scenario on one core — building
-/// the world, the timeline, settle, the oracle and the report (the file is parsed and compiled once).
+/// the world, the timeline, settle, the oracle and the report (the file is parsed and compiled once)
+/// — and, timed after them, the same runs of the world alone (no oracle, no report).
 enum ScenarioBenchmark {
   struct Result {
     var scenario: String
@@ -13,6 +14,9 @@ enum ScenarioBenchmark {
     var messagesPerRun: Int
     /// Wall time per simulated message, in nanoseconds.
     var nanosecondsPerMessage: Double
+    /// Runs per second of the world alone: built, its timeline run and settled, the trace hash
+    /// folded as always, and no oracle, no report (as many runs as above, timed after them).
+    var worldOnlyRunsPerSecond: Double
   }
 
   /// Runs for `seconds`, or exactly `runs` runs (seeds 0..<runs) when given: a fixed amount of
@@ -36,10 +40,16 @@ enum ScenarioBenchmark {
       }
     }
     let elapsed = clock.elapsedSeconds
+    // The same runs without the judging: what the world itself costs, beside what the oracle and
+    // the report add (the targets count both).
+    let worldClock = WallClock()
+    for seed in 0..<runs { checksum &+= ScenarioRunner._runWorldOnly(plan, seed: UInt64(seed)) }
+    let worldElapsed = worldClock.elapsedSeconds
     KernelBenchmark._blackHole(Int64(checksum))
     return Result(
       scenario: file.name, runs: runs, runsPerSecond: Double(runs) / elapsed, eventsPerRun: events / max(runs, 1),
-      messagesPerRun: messages / max(runs, 1), nanosecondsPerMessage: elapsed * 1e9 / Double(max(messages, 1)))
+      messagesPerRun: messages / max(runs, 1), nanosecondsPerMessage: elapsed * 1e9 / Double(max(messages, 1)),
+      worldOnlyRunsPerSecond: Double(runs) / max(worldElapsed, 1e-9))
   }
 }
 

@@ -10,8 +10,9 @@ enum BenchCommand {
       kernel    events/s of a ping-pong workload at 16, 1,000 and 100,000 pending events, next to a
                 bare hand-written heap loop running the same workload (the yardstick).
       scenario  whole runs/s of a scenario (two-device-acceptance by default) on one core: world,
-                timeline, settle, oracle and report; also events and messages per run, and the
-                wall time per simulated event beside the kernel's (16 pending, measured too).
+                timeline, settle, oracle and report; also events and messages per run, the
+                wall time per simulated event beside the kernel's (16 pending, measured too),
+                and the same runs of the world alone (no oracle, no report).
       fuzz      seeds/s of the default fuzz workload (append-only) at 3 devices × 50 intents, one
                 job, and its cost per simulated event beside the kernel's.
       app       seeds/s of 'fuzz --app NAME' (NotesApp by default) on one job, and per call into
@@ -110,6 +111,7 @@ enum BenchCommand {
     let r = ScenarioBenchmark.measure(file, seconds: Double(seconds), runs: runs.count)
     let kernel = kernelYardstick()
     let perEvent = 1e9 / (r.runsPerSecond * Double(max(r.eventsPerRun, 1)))
+    let worldPerEvent = 1e9 / (r.worldOnlyRunsPerSecond * Double(max(r.eventsPerRun, 1)))
     if args.value("--format") == "json" {
       let value: JSONValue = [
         "benchmark": "scenario", "scenario": .string(r.scenario), "runsPerSecond": .int(Int64(r.runsPerSecond.rounded())),
@@ -117,6 +119,9 @@ enum BenchCommand {
         "nanosecondsPerMessage": .int(Int64(r.nanosecondsPerMessage.rounded())),
         "nanosecondsPerEvent": .int(Int64(perEvent.rounded())), "kernelEventsPerSecond": .int(Int64(kernel.rounded())),
         "costPerEventVsKernel": .double(ratio(perEvent, kernel)),
+        "worldOnlyRunsPerSecond": .int(Int64(r.worldOnlyRunsPerSecond.rounded())),
+        "worldOnlyNanosecondsPerEvent": .int(Int64(worldPerEvent.rounded())),
+        "worldOnlyCostPerEventVsKernel": .double(ratio(worldPerEvent, kernel)),
       ]
       console.out(value.serialized() + "\n")
     } else {
@@ -125,6 +130,7 @@ enum BenchCommand {
         scenario \(r.scenario): \(group(r.runsPerSecond)) runs/s on one core (\(r.runs) runs, oracle included)
           \(r.eventsPerRun) events and \(r.messagesPerRun) messages per run; \(group(r.nanosecondsPerMessage)) ns of wall time per simulated message
           \(group(perEvent)) ns per simulated event = \(format2(ratio(perEvent, kernel)))× the kernel's \(format2(1e9 / kernel)) ns (bench kernel, 16 pending: \(group(kernel)) events/s)
+          the world alone (the same runs with no oracle and no report; the trace hash folded as always): \(group(r.worldOnlyRunsPerSecond)) runs/s, \(group(worldPerEvent)) ns per event = \(format2(ratio(worldPerEvent, kernel)))× the kernel's
 
         """)
     }
