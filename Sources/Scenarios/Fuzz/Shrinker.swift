@@ -72,17 +72,17 @@ public enum Shrinker {
       guard case .success(let parsed) = Scenario.parse(f.rendered(), source: f.source) else { return nil }
       return runInMemory(parsed)
     }
-    // Keep the most specific kind: divergence only when nothing else explains the failure.
-    runs += 1
-    guard let original = runAsWritten(base),
-      let target = kind ?? (original.violations.first { $0.kind != .divergence } ?? original.violations.first)?.kind,
-      original.count(target) > 0
-    else { return nil }
-    // The file as read back: what a file says of it, and no more (values it cannot write, a
+    // The original as read back: what a file says of it, and no more (values it cannot write, a
     // schema's attributes it does not name). Every candidate below is this file cut down or
     // simplified, so a candidate read back from its text is the candidate itself — or no file at
     // all, when a cut left a line naming what is gone (the parser refuses it).
+    runs += 1
     guard case .success(var written) = Scenario.parse(base.rendered(), source: base.source) else { return nil }
+    let original = runInMemory(written)
+    // Keep the most specific kind: divergence only when nothing else explains the failure.
+    guard let target = kind ?? (original.violations.first { $0.kind != .divergence } ?? original.violations.first)?.kind,
+      original.count(target) > 0
+    else { return nil }
     written.origin = base.origin
     check?.note(writesTheSameText: written.rendered() == base.rendered())
     var bestViolations = original.violations
