@@ -121,66 +121,67 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
   public var jsonLine: String {
     var out: [UInt8] = []
     out.reserveCapacity(640)
+    // Objects and their keys, a comma before every key but an object's first.
+    var first = true
+    func open() {
+      out.append(UInt8(ascii: "{"))
+      first = true
+    }
+    func close() {
+      out.append(UInt8(ascii: "}"))
+      first = false
+    }
+    func comma() {
+      if !first { out.append(UInt8(ascii: ",")) }
+      first = false
+    }
     func key(_ k: StaticString) {
+      comma()
       out.append(UInt8(ascii: "\""))
       k.withUTF8Buffer { out.append(contentsOf: $0) }
       out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
     }
     func number<T: BinaryInteger>(_ n: T) { out.append(contentsOf: String(n).utf8) }
     func string(_ s: String) { Self.appendJSON(s, to: &out) }
-    out.append(UInt8(ascii: "{"))
+    func null() { out.append(contentsOf: "null".utf8) }
+    open()
     if let app {
       key("app")
-      out.append(UInt8(ascii: "{"))
+      open()
       key("applied")
       number(app.applied)
-      out.append(UInt8(ascii: ","))
       key("errors")
       number(app.errors)
-      out.append(UInt8(ascii: ","))
       key("refused")
       number(app.refused)
-      out.append(UInt8(ascii: ","))
       key("refusedAsExpected")
       number(app.refusedAsExpected)
-      out.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: ",")])
+      close()
     }
     key("convergedAfter")
-    if let convergedAfter {
-      string(convergedAfter.description)
-    } else if neverConverged {
-      string("never")
-    } else {
-      out.append(contentsOf: "null".utf8)
-    }
-    out.append(UInt8(ascii: ","))
+    if let convergedAfter { string(convergedAfter.description) } else if neverConverged { string("never") } else { null() }
     key("counts")
-    out.append(UInt8(ascii: "{"))
-    for (n, k) in Self.countsOrder.enumerated() {
-      if n > 0 { out.append(UInt8(ascii: ",")) }
+    open()
+    for k in Self.countsOrder {
+      comma()
       string(AnomalyKind.allCases[k].rawValue)
       out.append(UInt8(ascii: ":"))
       number(k < counts.count ? counts[k] : 0)
     }
-    out.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: ",")])
+    close()
     key("minimized")
-    if let minimized { string(minimized) } else { out.append(contentsOf: "null".utf8) }
-    out.append(UInt8(ascii: ","))
+    if let minimized { string(minimized) } else { null() }
     key("policy")
     string(policy)
-    out.append(UInt8(ascii: ","))
     key("scenario")
     string(scenario)
-    out.append(UInt8(ascii: ","))
     key("seed")
     number(seed)
-    out.append(UInt8(ascii: ","))
     key("traceHash")
     string(traceHash)
-    out.append(UInt8(ascii: ","))
     key("violations")
     number(violations)
-    out.append(UInt8(ascii: "}"))
+    close()
     return String(decoding: out, as: UTF8.self)
   }
 
