@@ -84,6 +84,14 @@ package enum JSONValue: Hashable, Sendable {
 
   /// Writes `s` as a JSON string literal (RFC 8259 escapes; other characters as UTF-8).
   package static func writeString(_ s: String, to out: inout String) {
+    // Printable ASCII with neither quote nor backslash is written as it is (every scalar of it
+    // would take the loop's last case): names, specs, paths and hashes, most of what is written.
+    if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+      out += "\""
+      out += s
+      out += "\""
+      return
+    }
     out += "\""
     for scalar in s.unicodeScalars {
       switch scalar {
