@@ -31,6 +31,9 @@ package struct ReferenceCausality: Sendable {
   let records: [RecordKey]
   let reached: Set<IntentID>
   let dropped: Set<IntentID>
+  /// Intents whose writes the server refused for lack of permission and their device took back,
+  /// telling the user: they never reached the server, and nobody lost them.
+  let withdrawn: Set<IntentID>
   /// Every reappearance, in observation order.
   package let reappearances: [Reappearance]
   /// Per delete of a record of a type others refer to: for each record of a referring type
@@ -84,6 +87,7 @@ package struct ReferenceCausality: Sendable {
     var reached = Set<IntentID>()
     var madeSoFar: [IntentID] = []
     var droppedCandidates = Set<IntentID>()
+    var withdrawnCandidates = Set<IntentID>()
     var reappearances: [Reappearance] = []
     // Per device (grown on demand), per record: lookups only, never iterated.
     var received: [[RecordKey: Set<IntentID>]] = []
@@ -195,6 +199,11 @@ package struct ReferenceCausality: Sendable {
           droppedCandidates.insert(id)
         }
 
+      case .withdrawn(let device, let keys, _):
+        for id in madeSoFar where log[Int(id) - 1].device == device && keys.contains(log[Int(id) - 1].record) {
+          withdrawnCandidates.insert(id)
+        }
+
       case .accountChanged(let device, let at):
         grow(device)
         accountChangedAt[Int(device)] = at
@@ -222,6 +231,7 @@ package struct ReferenceCausality: Sendable {
     self.records = records
     self.reached = reached
     self.dropped = droppedCandidates.subtracting(reached)
+    self.withdrawn = withdrawnCandidates.subtracting(reached)
     self.reappearances = reappearances
     self.deleteKnowledge = deleteKnowledge
   }

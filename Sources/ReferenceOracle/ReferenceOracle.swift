@@ -52,7 +52,7 @@ struct Judge {
     causality = ReferenceCausality(world)
     schema = world.config.schema
     var effective: [RecordKey: [Intent]] = [:]
-    for intent in world.log.intents where intent.ignored == nil && intent.keptInstead == nil {
+    for intent in world.log.intents where intent.ignored == nil && intent.keptInstead == nil && !causality.withdrawn.contains(intent.id) {
       effective[intent.record, default: []].append(intent)
     }
     self.effective = effective
@@ -143,12 +143,35 @@ struct Judge {
       report(ReferenceVerdict.stalledSync, device.outbox.entries.first { !$0.failed }?.key)
       stalled.insert(device.config.index)
     }
-    // 8. Divergence.
+    // 8. Access: a signed-in device showing another account's records that its account may not
+    // read now; one verdict per device and owner, on the first such record.
+    for device in world.devices where world.hasSharing {
+      guard let account = device.account else { continue }
+      var owners: [Int] = []
+      for r in device.visibleRecords where world.account(ofRecord: r.key) != Int(account) && !mayRead(account, r.key) {
+        let owner = world.account(ofRecord: r.key)
+        if !owners.contains(owner) {
+          owners.append(owner)
+          report(ReferenceVerdict.accessLeak, r.key)
+        }
+      }
+    }
+    // 9. Divergence: against the account's own server and what is shared with it.
     if !world.facts.settled && stalled.isEmpty { report(ReferenceVerdict.divergence, nil) }
     for device in world.devices where !stalled.contains(device.config.index) {
       guard let account = device.account else { continue }
-      var server = world.servers[Int(account)].liveRecords.filter { !explained.contains($0.key) }
-      var mine = device.visibleRecords.filter { !explained.contains($0.key) }
+      var server = world.servers[Int(account)].liveRecords.filter {
+        !explained.contains($0.key) && (!world.hasSharing || world.account(ofRecord: $0.key) == Int(account) || mayRead(account, $0.key))
+      }
+      for owner in world.servers.indices where owner != Int(account) {
+        for r in world.servers[owner].liveRecords where world.account(ofRecord: r.key) == owner && mayRead(account, r.key) && !explained.contains(r.key) {
+          server.append(r)
+        }
+      }
+      server.sort { $0.key < $1.key }
+      var mine = device.visibleRecords.filter {
+        !explained.contains($0.key) && (!world.hasSharing || world.account(ofRecord: $0.key) == Int(account) || mayRead(account, $0.key))
+      }
       if Int(device.appVersion) < world.config.schema.latestVersion {
         server = Self.visible(server, toVersion: Int(device.appVersion), schema: world.config.schema)
         mine = Self.visible(mine, toVersion: Int(device.appVersion), schema: world.config.schema)
@@ -159,6 +182,15 @@ struct Judge {
     }
     judgeSchemaRules()
     return out
+  }
+
+  /// Whether `account` may read record `r` of another account now, from the shares' final
+  /// state: an active share of the record's owner's zone that the account has accepted.
+  func mayRead(_ account: Int32, _ r: RecordKey) -> Bool {
+    let owner = Int32(world.account(ofRecord: r))
+    return world.sharing.shares.contains { share in
+      share.active && share.owner == owner && share.participants.contains { $0.account == account && $0.accepted }
+    }
   }
 
   /// What an app on `version` can show: no record of a type added later, and no value in a
@@ -281,7 +313,7 @@ struct Judge {
       }
       if !stranded, schema.types[Int(type)].appendOnly, deletes.isEmpty,
         world.devices.contains(where: {
-          $0.account.map(Int.init) == world.account(ofRecord: r)
+          ($0.account.map(Int.init) == world.account(ofRecord: r) || $0.account.map { mayRead($0, r) } == true)
             && $0.visibleRecord(r).map { incarnation == nil || $0.creator == incarnation } != true
         }) || !live()
       {

@@ -70,10 +70,12 @@ package struct ReferenceVerdict: Hashable, Sendable, Comparable, CustomStringCon
   package static let concurrentOverwrite = "concurrent-overwrite"
   /// A delete concurrent with an update of the same record (informational).
   package static let deleteUpdateConflict = "delete-update-conflict"
+  /// A device shows another account's records its account may not see after settle.
+  package static let accessLeak = "access-leak"
 
   /// Every kind the reference checker reports, in alphabetical order.
   package static let allKinds: [String] = [
-    concurrentOverwrite, danglingReference, deleteUpdateConflict, divergence, droppedEvent, duplicateEvent, logicalDuplicate, lostEdit,
+    accessLeak, concurrentOverwrite, danglingReference, deleteUpdateConflict, divergence, droppedEvent, duplicateEvent, logicalDuplicate, lostEdit,
     phantomValue, resurrection, stalledSync, staleOverwrite, strandedRecord,
   ]
 }

@@ -129,6 +129,10 @@ extension SyncEngineDriver {
       deliver(.fetchedDatabaseChanges(.init(deletions: zones.map { .init(zoneID: $0, reason: why) })))
       zoneGone(reason, shownBefore: before, effects: &effects)
       requestFetch(view, effects: &effects)
+    case .shared:
+      // An app's engine syncs its private database only (scenarios with shares refuse apps):
+      // it never asks for the shared one.
+      break
     }
   }
 }

@@ -242,6 +242,18 @@ enum ViolationAdvice {
             why: "records are named at random and repaired after the fact, so a duplicate another device keeps editing can survive"),
         ], remedy: [("unique", "key-name")], does: "derive the record name from the unique key, so that both creates save one record",
         otherwise: "derive record names from the key in the app (a fixed name for a singleton).")
+    case .accessLeak:
+      return Entry(
+        causes: [
+          Cause(
+            axis: "access-ended=keep", present: { $0.accessEnded == .keep },
+            why: "the engine keeps its copies of a share's records when the account loses access (removed, left, the owner stopped sharing)"),
+          Cause(
+            axis: "account=merge", present: { $0.account == .merge },
+            why: "the engine keeps local data, shared records included, for whichever account signs in next"),
+        ], remedy: [("access-ended", "remove"), ("account", "keep")],
+        does: "delete the local copies of a share's records when its zone leaves the shared database, and set an account's data aside with it",
+        otherwise: "on a zone deletion in the shared database, delete every local row of that zone; never keep shared rows across an account change.")
     case .concurrentOverwrite, .deleteUpdateConflict:
       return Entry(causes: [], otherwise: "nothing: this kind is informational.")
     }

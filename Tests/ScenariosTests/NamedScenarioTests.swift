@@ -13,6 +13,9 @@ import Testing
     "one-bad-record-in-batch", "oversized-batch", "rate-limit-storm", "zone-purged-in-settings", "encrypted-data-reset", "account-switch-offline",
     "settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout", "settings-deduplicated",
     "refiled-then-folder-deleted", "recreated-record",
+    // Sharing: access ends, permissions drop.
+    "participant-removed", "read-only-edit-shown-saved", "permission-dropped-offline", "unshared-while-offline",
+    "left-share-on-other-device", "shared-after-switch",
     // Lessons for an app written on SimSyncEngine: the safe design passes them; each catches a
     // planted-bug app (Tests/SimSyncEngineTests/AppScenarioTests.swift).
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
@@ -60,6 +63,12 @@ import Testing
     ("drops-orphans", "child-before-parent", .divergence, "field-lww-hlc batch=1"),
     ("drops-unknown-fields", "staged-rollout", .lostEdit, "field-lww-hlc"),
     ("drops-unknown-fields", "staged-rollout", .divergence, "field-lww-hlc"),
+    // Sharing.
+    ("keeps-revoked-shares", "participant-removed", .accessLeak, "field-lww-hlc"),
+    ("keeps-revoked-shares", "unshared-while-offline", .accessLeak, "field-lww-hlc"),
+    ("keeps-revoked-shares", "left-share-on-other-device", .accessLeak, "field-lww-hlc"),
+    ("ignores-permission-failure", "read-only-edit-shown-saved", .lostEdit, "field-lww-hlc"),
+    ("ignores-permission-failure", "permission-dropped-offline", .lostEdit, "field-lww-hlc"),
   ]
 
   @Test func everyPlantedBugPresetHasAScenarioHere() {

@@ -21,7 +21,7 @@ import Testing
     let anomalies = try #require(j["anomalies"] as? [String: Int])
     #expect(
       anomalies.keys.sorted() == [
-        "concurrent-overwrite", "dangling-reference", "delete-update-conflict", "divergence", "dropped-event", "duplicate-event",
+        "access-leak", "concurrent-overwrite", "dangling-reference", "delete-update-conflict", "divergence", "dropped-event", "duplicate-event",
         "logical-duplicate", "lost-edit", "phantom-value", "resurrection", "stale-overwrite", "stalled-sync", "stranded-record",
       ])
     // The safe design loses nothing: every anomaly at this size is informational.

@@ -141,8 +141,8 @@ import Testing
   }
 
   /// `--format markdown` as the tool printed it before the text table changed (plus the
-  /// `stalled-sync`, `dangling-reference` and `logical-duplicate` columns since the oracle
-  /// learned those kinds).
+  /// `stalled-sync`, `dangling-reference`, `logical-duplicate` and `access-leak` columns since the
+  /// oracle learned those kinds).
   @Test func markdownIsUnchanged() {
     let r = runCLI(
       "compare", "--scenario", "different-fields", "--scenario", "default", "--policies", "cloudkit-default,crdt", "--seeds", "1..2",
@@ -159,10 +159,10 @@ import Testing
 
         **Violations by kind** (summed over scenarios and seeds)
 
-        | policy           | lost-edit | stale-overwrite | resurrection | dropped-event | duplicate-event | stranded-record | divergence | phantom-value | stalled-sync | dangling-reference | logical-duplicate |
-        | ---------------- | --------: | --------------: | -----------: | ------------: | --------------: | --------------: | ---------: | ------------: | -----------: | -----------------: | ----------------: |
-        | cloudkit-default |         3 |               0 |            0 |             0 |               0 |               0 |          0 |             0 |            0 |                  0 |                 1 |
-        | crdt             |         0 |               0 |            0 |             0 |               0 |               0 |          0 |             0 |            0 |                  0 |                 0 |
+        | policy           | lost-edit | stale-overwrite | resurrection | dropped-event | duplicate-event | stranded-record | divergence | phantom-value | stalled-sync | dangling-reference | logical-duplicate | access-leak |
+        | ---------------- | --------: | --------------: | -----------: | ------------: | --------------: | --------------: | ---------: | ------------: | -----------: | -----------------: | ----------------: | ----------: |
+        | cloudkit-default |         3 |               0 |            0 |             0 |               0 |               0 |          0 |             0 |            0 |                  0 |                 1 |           0 |
+        | crdt             |         0 |               0 |            0 |             0 |               0 |               0 |          0 |             0 |            0 |                  0 |                 0 |           0 |
 
         """)
   }
@@ -175,15 +175,15 @@ import Testing
     #expect(r.code == .success, "\(r.stderr)")
     let withoutOrigin = r.stdout.replacingOccurrences(of: #""origin":"[^"]*","#, with: "", options: .regularExpression)
     let before = """
-      [{"counts":{"concurrent-overwrite":0,"dangling-reference":0,"delete-update-conflict":0,"divergence":0,"dropped-event":0,"duplicate-event":0,\
+      [{"counts":{"access-leak":0,"concurrent-overwrite":0,"dangling-reference":0,"delete-update-conflict":0,"divergence":0,"dropped-event":0,"duplicate-event":0,\
       "logical-duplicate":0,"lost-edit":2,"phantom-value":0,"resurrection":0,"stale-overwrite":0,"stalled-sync":0,"stranded-record":0},\
-      "failingSeeds":2,"policy":"cloudkit-default","scenario":"different-fields","seeds":2},{"counts":{"concurrent-overwrite":3,\
+      "failingSeeds":2,"policy":"cloudkit-default","scenario":"different-fields","seeds":2},{"counts":{"access-leak":0,"concurrent-overwrite":3,\
       "dangling-reference":0,"delete-update-conflict":1,"divergence":0,"dropped-event":0,"duplicate-event":0,"logical-duplicate":1,"lost-edit":1,\
       "phantom-value":0,"resurrection":0,"stale-overwrite":0,"stalled-sync":0,"stranded-record":0},"failingSeeds":1,"policy":"cloudkit-default",\
-      "scenario":"fuzz:default","seeds":2},{"counts":{"concurrent-overwrite":0,"dangling-reference":0,"delete-update-conflict":0,"divergence":0,\
+      "scenario":"fuzz:default","seeds":2},{"counts":{"access-leak":0,"concurrent-overwrite":0,"dangling-reference":0,"delete-update-conflict":0,"divergence":0,\
       "dropped-event":0,"duplicate-event":0,"logical-duplicate":0,"lost-edit":0,"phantom-value":0,"resurrection":0,"stale-overwrite":0,\
       "stalled-sync":0,"stranded-record":0},"failingSeeds":0,"policy":"crdt","scenario":"different-fields","seeds":2},{"counts":\
-      {"concurrent-overwrite":3,"dangling-reference":0,"delete-update-conflict":1,"divergence":0,"dropped-event":0,"duplicate-event":0,\
+      {"access-leak":0,"concurrent-overwrite":3,"dangling-reference":0,"delete-update-conflict":1,"divergence":0,"dropped-event":0,"duplicate-event":0,\
       "logical-duplicate":0,"lost-edit":0,"phantom-value":0,"resurrection":0,"stale-overwrite":0,"stalled-sync":0,"stranded-record":0},\
       "failingSeeds":0,"policy":"crdt","scenario":"fuzz:default","seeds":2}]
 

@@ -29,7 +29,7 @@ import Testing
     let records = try lines(out)
     #expect(try seeds(records) == Array(1...12))
     #expect(records[0].hasPrefix("{\"convergedAfter\":\""))
-    #expect(records[0].contains("\",\"counts\":{\"concurrent-overwrite\":"))
+    #expect(records[0].contains("\",\"counts\":{\"access-leak\":0,\"concurrent-overwrite\":"))
     #expect(records[0].contains("\"minimized\":null,\"policy\":\"append-only\",\"scenario\":\"default\",\"seed\":1,\"traceHash\":"))
     #expect(runCLI("fuzz", "--seeds", "1..12", "--out", out).stderr.contains("already exists; add --resume"))
   }

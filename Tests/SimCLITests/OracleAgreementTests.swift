@@ -59,7 +59,12 @@ import Testing
 
   /// The lessons of references, uniqueness and app versions, under every preset: both oracles
   /// find the same dangling references, duplicates, erased and never-backfilled values.
-  @Test(arguments: ["settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout"])
+  @Test(arguments: [
+    "settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout",
+    // Sharing: access leaks, refused writes.
+    "participant-removed", "read-only-edit-shown-saved", "permission-dropped-offline", "unshared-while-offline",
+    "left-share-on-other-device",
+  ])
   func bothOraclesAgreeOnTheSchemaLessons(name: String) throws {
     let file = try Scenario.load(name)
     var found = 0
@@ -70,6 +75,19 @@ import Testing
       #expect(ReferenceOracle.judge(result.world) == verdicts, "\(name) under \(policy)")
     }
     #expect(found > 0)
+  }
+
+  /// The account-switch lesson under the engine that keeps local data for the next account
+  /// (`account=merge`, no preset) and under the default: both oracles see the same leak, and
+  /// none.
+  @Test func bothOraclesAgreeOnSharedRecordsAfterAnAccountSwitch() throws {
+    let file = try Scenario.load("shared-after-switch")
+    for (spec, leaks) in [("field-lww-hlc account=merge", 1), ("field-lww-hlc", 0)] {
+      let result = ScenarioRunner.run(file, policy: try PolicySpec.parse(spec).get(), recordObservations: true)
+      let verdicts = OracleAgreement.verdicts(result)
+      #expect(verdicts.filter { $0.kind == "access-leak" }.count == leaks, "\(spec)")
+      #expect(ReferenceOracle.judge(result.world) == verdicts, "\(spec)")
+    }
   }
 
   @Test func aPlantedDisagreementIsReported() throws {

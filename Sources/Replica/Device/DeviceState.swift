@@ -15,6 +15,15 @@ package struct DeviceState: Sendable {
   package internal(set) var outbox = Outbox()
   /// The durable change token; nil until the first complete fetch (or after "token expired").
   package internal(set) var savedToken: Int64?
+  /// With sharing: the shared database's change token (nil: from the start).
+  package internal(set) var sharedToken: Int64?
+  /// Whether the fetch (or the apply) under way is of the shared database.
+  var fetchingShared = false
+  /// The shared records whose access ended, from the shared page being applied.
+  var revokedPending: [RecordKey] = []
+  /// The records that came from the shared database (another account's, shared with this one):
+  /// a refetch of the private database does not return them and must not delete them.
+  var sharedKeys = KeyBits()
   package internal(set) var lifecycle: Lifecycle = .foreground
   package internal(set) var online = true
   /// Bumped whenever in-flight work is cut off (kill, suspension, going offline): requests
@@ -252,6 +261,8 @@ package struct DeviceState: Sendable {
       effects.append(.fact(.fetchDropped(count: records.count, cause: cause)))
     }
     phase = .idle
+    fetchingShared = false
+    revokedPending = []
     session &+= 1
     syncRequested = true
     _ = _bump(.timeout)
@@ -377,6 +388,16 @@ package struct DeviceState: Sendable {
     effects.append(.timer(.timeout, after: config.requestTimeout, generation: _bump(.timeout)))
   }
 
+  /// Fetches the shared database from `token` (after the private database's last page).
+  mutating func sendSharedFetch(token: Int64?, effects: inout [DeviceEffect]) {
+    let id = nextRequestID
+    nextRequestID += 1
+    fetchingShared = true
+    phase = .fetching(requestID: id, refetch: false)
+    effects.append(.send(.fetchShared(requestID: id, token: token)))
+    effects.append(.timer(.timeout, after: config.requestTimeout, generation: _bump(.timeout)))
+  }
+
   mutating func receive(_ message: Message, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     switch message {
     case .notify:
@@ -395,6 +416,7 @@ package struct DeviceState: Sendable {
       phase = .idle
       // One fact per error and whether the user was told, in the order they came.
       for g in failures.gaveUp { effects.append(.fact(.gaveUp(g.keys, error: g.error, told: g.told))) }
+      for r in failures.refused { effects.append(.fact(.permissionRefused(r.keys, reverted: r.reverted))) }
       if let wait = failures.wait {
         waitOut(wait.error, retryAfter: wait.retryAfter, env: env, effects: &effects)
         return
@@ -423,8 +445,14 @@ package struct DeviceState: Sendable {
         phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: refetch)
         let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count)
         effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
+      case .shared(let records, let revoked, let newToken, let more):
+        if env.settings.token == .beforeApply { sharedToken = newToken }
+        revokedPending = revoked
+        phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: false)
+        let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count + revoked.count)
+        effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
       }
-    case .push, .fetch, .zones, .zonesReply:
+    case .push, .fetch, .fetchShared, .zones, .zonesReply:
       return
     }
   }
@@ -481,6 +509,10 @@ package struct DeviceState: Sendable {
 
   mutating func applyFetched(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     guard case .applying(let records, let newToken, let more, let refetch) = phase else { return }
+    if fetchingShared {
+      applyShared(records, newToken: newToken, moreComing: more, env: env, effects: &effects)
+      return
+    }
     // Uploads waiting out an error: under if-unchanged, what this fetch brings is merged with
     // every pending record (three-way), not overwritten by it when they are sent.
     if waitingOn != nil, env.settings.save == .ifUnchanged {
@@ -520,7 +552,7 @@ package struct DeviceState: Sendable {
       if env.settings.refetch == .diff {
         // Rows the full refetch did not return are gone from the server: delete them,
         // except those with changes still pending.
-        for key in store.keys where !refetchSeen.contains(key) {
+        for key in store.keys where !refetchSeen.contains(key) && !sharedKeys.contains(key) {
           guard let r = store[key], r.changeTag != 0, outbox.entry(for: key) == nil else { continue }
           setLocal(nil, for: key, effects: &effects)
           if env.hasReferences, !r.isDeleted {
@@ -532,6 +564,53 @@ package struct DeviceState: Sendable {
       }
       refetchSeen = []
     }
+    // With sharing, the shared database is fetched next.
+    if config.sharing {
+      sendSharedFetch(token: sharedToken, effects: &effects)
+      return
+    }
+    syncDone(env: env, effects: &effects)
+  }
+
+  /// Applies a page of the shared database: the records as a private fetch's, then the records
+  /// whose access ended as the `access-ended` axis says.
+  mutating func applyShared(_ records: [RecordState], newToken: Int64, moreComing more: Bool, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
+    for remote in records {
+      sharedKeys.insert(remote.key)
+      if env.settings.save == .ifUnchanged, remerge.isEmpty || !remerge.contains(remote.key) {
+        ancestors[remote.key] = remote.isDeleted ? nil : remote
+      }
+      adopt(remote, env: env, effects: &effects)
+    }
+    var removed: [RecordKey] = []
+    var kept: [RecordKey] = []
+    for key in revokedPending where store[key] != nil {
+      if env.settings.accessEnded == .keep {
+        if store.isLive(key) { kept.append(key) }
+        continue
+      }
+      if store.isLive(key) { removed.append(key) }
+      // Not a delete: nothing is uploaded, and no delete rule runs.
+      outbox.remove(key)
+      ancestors[key] = nil
+      if !remerge.isEmpty { remerge.remove(key) }
+      setLocal(nil, for: key, effects: &effects)
+    }
+    revokedPending = []
+    if !removed.isEmpty || !kept.isEmpty { effects.append(.fact(.accessEnded(removed: removed, kept: kept))) }
+    if env.settings.token == .afterApply { sharedToken = newToken }
+    phase = .idle
+    if waitingOn != nil, !outbox.hasSendable { waitingOn = nil }
+    if more {
+      sendSharedFetch(token: newToken, effects: &effects)
+      return
+    }
+    fetchingShared = false
+    syncDone(env: env, effects: &effects)
+  }
+
+  /// The end of a fetch (of the private database, then the shared one).
+  mutating func syncDone(env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     // (The backoff of uploads waiting out an error keeps growing.)
     if waitingOn == nil { attempt = 0 }
     // While uploads wait out an error, the retry timer sends them (fetching again at once would
@@ -551,6 +630,12 @@ package struct DeviceState: Sendable {
       } else {
         gaveUp.append(([key], error, told))
       }
+    }
+    /// Records whose writes were refused with `permissionFailure`, reverted or not.
+    var refused: [(keys: [RecordKey], reverted: Bool)] = []
+
+    mutating func refuse(_ key: RecordKey, reverted: Bool) {
+      if refused.isEmpty { refused.append(([key], reverted)) } else { refused[0].keys.append(key) }
     }
     /// The error to wait out before sending again (the longest retry-after wins).
     var wait: (error: CloudKitError, retryAfter: SimDuration?)?
@@ -574,6 +659,20 @@ package struct DeviceState: Sendable {
     let key = entry.key
     // Applied or not: the device cannot tell. (A refusal says nothing of earlier requests.)
     if error == .serverResponseLost, store[key]?.changeTag == 0 { maybeInZone.insert(key) }
+    if error == .permissionFailure {
+      // The account may not write the record: retrying cannot help.
+      outbox.remove(key, ifAt: entry.generation)
+      if !remerge.isEmpty { remerge.remove(key) }
+      let reverted = env.settings.permissionFailure == .revert
+      if reverted {
+        // Take the server's record back: fetch the shared database from the start (the copy
+        // there replaces the edit, which is no longer pending).
+        ancestors[key] = nil
+        sharedToken = nil
+      }
+      f.refuse(key, reverted: reverted)
+      return
+    }
     if env.settings.retry == .never || error.reaction == .giveUp {
       let told = error.reaction == .giveUp
       if told { outbox.markFailed(key) } else { outbox.remove(key, ifAt: entry.generation) }
@@ -679,6 +778,8 @@ package struct DeviceState: Sendable {
       }
     }
     account = new
+    // The new account's shared database is another: fetched from the start.
+    sharedToken = nil
     guard let new else { return }
     // What is local now (made while signed out, or carried over by `merge`) goes to the new
     // account as new records.

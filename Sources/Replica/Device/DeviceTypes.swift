@@ -97,6 +97,13 @@ package enum DeviceFact: Hashable, Sendable {
   /// `unknown-fields=drop`: an app on `version` discarded fetched values of fields it does not
   /// know (or a whole record of a type it does not know: `fields` empty).
   case droppedUnknownFields(RecordKey, fields: [Int32], version: Int32)
+  /// The server refused these records' writes with `permissionFailure` (the account may not
+  /// write them): the engine took the server's records back and told the user (`reverted`), or
+  /// dropped the changes and kept showing them as saved.
+  case permissionRefused([RecordKey], reverted: Bool)
+  /// The account lost access to these shared records: the engine removed its copies
+  /// (`removed`), or kept showing them (`kept`, `access-ended=keep`).
+  case accessEnded(removed: [RecordKey], kept: [RecordKey])
   /// A user's app no longer has a change of these records pending, though it shows what the
   /// server does not have and the server never acknowledged it: the change will never be sent.
   case appDropped([RecordKey], cause: AppDropCause)
@@ -254,6 +261,9 @@ package struct DeviceConfig: Hashable, Sendable {
   /// The app version at the start (the schema version it was built with; `Int32.max`: the
   /// latest).
   package var appVersion: Int32 = .max
+  /// Whether the app shares (the scenario has shares): the engine then fetches the account's
+  /// shared database after its private one.
+  package var sharing = false
 
   package init(index: Int32, name: String, rank: Int32, deviceCount: Int, autosync: SimDuration?) {
     self.index = index

@@ -133,6 +133,17 @@ public struct PolicySettings: Hashable, Sendable {
   /// fetches them again.
   public enum UnknownFields: String, CaseIterable, Sendable { case keep, drop }
 
+  /// The `permission-failure` axis: what the engine does when the server refuses a write with
+  /// `permissionFailure` (a read-only participant's edit, or one made after access ended).
+  /// `revert` drops the change, takes the server's record back and tells the user; `ignore`
+  /// drops the change and keeps showing the edit as saved.
+  public enum PermissionFailure: String, CaseIterable, Sendable { case revert, ignore }
+
+  /// The `access-ended` axis: what the engine does with its copies of a share's records when
+  /// its account loses access (removed, left, the owner stopped sharing). `remove` deletes
+  /// them from the device (not a delete: nothing is uploaded); `keep` leaves them shown.
+  public enum AccessEnded: String, CaseIterable, Sendable { case remove, keep }
+
   /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
   /// Which of two concurrent saves wins; default `hlc`.
@@ -178,6 +189,10 @@ public struct PolicySettings: Hashable, Sendable {
   public var order: Order = .parentsFirst
   /// What an older app version does with fields it does not know; default `keep`.
   public var unknownFields: UnknownFields = .keep
+  /// What a refused write to a shared record does; default `revert`.
+  public var permissionFailure: PermissionFailure = .revert
+  /// What happens to a share's records when access ends; default `remove`.
+  public var accessEnded: AccessEnded = .remove
 
   /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
   /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100,
@@ -194,7 +209,8 @@ public struct PolicySettings: Hashable, Sendable {
       ("unit", unit.rawValue), ("token", token.rawValue), ("batch", String(batch)), ("retry", retry.rawValue),
       ("retry-after", retryAfter.rawValue), ("split", split.rawValue), ("zone-deleted", zoneDeleted.rawValue),
       ("account", account.rawValue), ("unique", unique.rawValue), ("references", references.rawValue), ("orphans", orphans.rawValue),
-      ("order", order.rawValue), ("unknown-fields", unknownFields.rawValue),
+      ("order", order.rawValue), ("unknown-fields", unknownFields.rawValue), ("permission-failure", permissionFailure.rawValue),
+      ("access-ended", accessEnded.rawValue),
     ]
   }
 }

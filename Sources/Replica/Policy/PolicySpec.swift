@@ -33,6 +33,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   public static let keys = [
     "granularity", "winner", "save", "delete", "retention", "refetch", "conflict", "text", "outbox", "unit", "token", "batch",
     "retry", "retry-after", "split", "zone-deleted", "account", "unique", "references", "orphans", "order", "unknown-fields",
+    "permission-failure", "access-ended",
   ]
 
   /// Parses a spec. Errors name the unknown preset, key or value and list the valid ones.
@@ -149,6 +150,8 @@ extension PolicySettings {
     case "orphans": return pick(Orphans.self) { orphans = $0 }
     case "order": return pick(Order.self) { order = $0 }
     case "unknown-fields": return pick(UnknownFields.self) { unknownFields = $0 }
+    case "permission-failure": return pick(PermissionFailure.self) { permissionFailure = $0 }
+    case "access-ended": return pick(AccessEnded.self) { accessEnded = $0 }
     case "retention":
       switch SimDuration.parse(value) {
       case .success(let d) where d > .zero:

@@ -220,6 +220,20 @@ extension PolicyPreset {
     ) {
       $0.unknownFields = .drop
     },
+    preset(
+      "keeps-revoked-shares", models: "planted bug: field-lww-hlc access-ended=keep",
+      loses: "sharing: a participant removed from a share, or whose owner stopped sharing, keeps showing its records",
+      planted: true
+    ) {
+      $0.accessEnded = .keep
+    },
+    preset(
+      "ignores-permission-failure", models: "planted bug: field-lww-hlc permission-failure=ignore",
+      loses: "sharing: a read-only participant's edit, refused by the server, stays shown as saved",
+      planted: true
+    ) {
+      $0.permissionFailure = .ignore
+    },
   ]
 
   /// The preset called `name`, or nil when there is none.

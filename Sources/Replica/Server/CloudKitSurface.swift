@@ -29,6 +29,10 @@ public enum CloudKitError: String, CaseIterable, Hashable, Sendable, CustomStrin
   /// The server refused the request for good (a malformed record, a field the schema does not
   /// allow): retrying will not help.
   case serverRejectedRequest
+  /// The account may not write this record: a read-only participant of a share, or one whose
+  /// access ended. Retrying cannot help; the engine should take the server's record back and
+  /// tell the user.
+  case permissionFailure
 
   public var description: String { rawValue }
 
@@ -53,7 +57,7 @@ public enum CloudKitError: String, CaseIterable, Hashable, Sendable, CustomStrin
       .retry
     case .limitExceeded: .split
     case .unknownItem, .zoneNotFound, .userDeletedZone: .reupload
-    case .serverRejectedRequest: .giveUp
+    case .serverRejectedRequest, .permissionFailure: .giveUp
     }
   }
 
@@ -83,12 +87,14 @@ public enum CloudKitError: String, CaseIterable, Hashable, Sendable, CustomStrin
     case .userDeletedZone: 10
     case .serverResponseLost: 11
     case .serverRejectedRequest: 12
+    case .permissionFailure: 13
     }
   }
 
-  /// The errors a scenario's `reject` line may choose: every one that answers a single record.
+  /// The errors a scenario's `reject` line may choose: every one that answers a single record
+  /// (but `permissionFailure`, which the server answers from the shares themselves).
   public static var perRecord: [CloudKitError] {
-    allCases.filter { $0 != .limitExceeded && $0 != .batchRequestFailed }
+    allCases.filter { $0 != .limitExceeded && $0 != .batchRequestFailed && $0 != .permissionFailure }
   }
 }
 

@@ -117,6 +117,8 @@ package enum Message: Hashable, Sendable {
   case pushReply(requestID: UInt64, results: [WriteResult])
   /// `token == nil`: fetch everything (a first sync, or after "token expired").
   case fetch(requestID: UInt64, token: Int64?, zone: Int32)
+  /// A fetch of the account's shared database (the shares it takes part in), from `token`.
+  case fetchShared(requestID: UInt64, token: Int64?)
   case fetchReply(requestID: UInt64, reply: FetchReply)
   /// A push notification: something changed on the server.
   case notify
@@ -130,6 +132,7 @@ package enum Message: Hashable, Sendable {
     case .push: "push"
     case .pushReply: "push-reply"
     case .fetch: "fetch"
+    case .fetchShared: "fetch-shared"
     case .fetchReply: "fetch-reply"
     case .notify: "notify"
     case .zones: "zones"
@@ -141,7 +144,7 @@ package enum Message: Hashable, Sendable {
     switch self {
     case .push: .push
     case .pushReply: .pushReply
-    case .fetch: .fetch
+    case .fetch, .fetchShared: .fetch
     case .fetchReply: .fetchReply
     case .notify: .notify
     case .zones: .zones
@@ -152,7 +155,9 @@ package enum Message: Hashable, Sendable {
   /// The request id a request or reply carries (nil for a notification).
   package var requestID: UInt64? {
     switch self {
-    case .push(let id, _, _), .pushReply(let id, _), .fetch(let id, _, _), .fetchReply(let id, _), .zones(let id, _, _), .zonesReply(let id, _): id
+    case .push(let id, _, _), .pushReply(let id, _), .fetch(let id, _, _), .fetchReply(let id, _), .zones(let id, _, _), .zonesReply(let id, _),
+      .fetchShared(let id, _):
+      id
     case .notify: nil
     }
   }
@@ -167,6 +172,7 @@ package enum Message: Hashable, Sendable {
     case .notify: 5
     case .zones: 6
     case .zonesReply: 7
+    case .fetchShared: 8
     }
   }
 
@@ -177,6 +183,7 @@ package enum Message: Hashable, Sendable {
     case .pushReply(_, let r): return r.count
     case .fetchReply(_, let r):
       if case .changes(let records, _, _) = r { return records.count }
+      if case .shared(let records, _, _, _) = r { return records.count }
       return 0
     default: return 0
     }
@@ -195,4 +202,7 @@ package enum FetchReply: Hashable, Sendable {
   /// The zone was deleted since the device's zone epoch, for this reason; `epoch` is the
   /// server's (the device acknowledges it in its next requests).
   case zoneDeleted(ZoneDeletionReason, epoch: Int32)
+  /// A page of the shared database: the records of shares the account may see that changed since
+  /// the token, and the records whose access ended since (the shared zone is gone for it).
+  indirect case shared(records: [RecordState], revoked: [RecordKey], newToken: Int64, moreComing: Bool)
 }

@@ -126,6 +126,19 @@ extension Message {
       records.withUnsafeBufferPointer { records in
         for i in records.indices { records[i].fold(into: &h) }
       }
+    case .fetchShared(let id, let token):
+      h.combine(id)
+      h.combine(0x5ade as UInt64)
+      h.combine(token ?? -1)
+    case .fetchReply(let id, .shared(let records, let revoked, let token, let more)):
+      h.combine(id)
+      h.combine(0x5adf as UInt64)
+      h.combine(token)
+      h.combine(more)
+      for k in revoked { h.combine(Int64(k)) }
+      records.withUnsafeBufferPointer { records in
+        for i in records.indices { records[i].fold(into: &h) }
+      }
     case .fetchReply(let id, .tokenExpired):
       h.combine(id)
       h.combine(0xdead as UInt64)

@@ -9,35 +9,18 @@ extension SyncWorld {
     guard let account = deviceAccount(Int(d)).map(Int.init) else { return }
     switch message {
     case .push(let id, let writes, let zone):
-      let wasDeleted = writes.map { servers[account].records.isDeleted($0.record.key) }
-      var (results, changed, lostAnswers) = servers[account].push(writes, from: d, zone: zone, at: now, policy: config.policy, context: context)
-      if config.trackCausality { noteSent(writes, results) }
-      noteServerEvents(writes, results, wasDeleted: wasDeleted, account: account)
-      if !context.recreatedKeys.isEmpty {
-        for w in writes where context.isRecreated(w.record.key) {
-          if let copy = servers[account].records[w.record.key] { facts.serverIncarnations[w.record.key] = copy.creator }
-        }
+      if hasSharing {
+        sharedPush(id: id, writes, zone: zone, from: d, account: account, seq: seq)
+        return
       }
-      if config.trackCausality {
-        for case .saved(let stored) in results {
-          if config.recordObservations { facts.observations.append(.serverStored(copy: stored, at: now)) }
-          stored.forEachProvenance { facts.reachedServer[Int($0)] = true }
-        }
-      }
-      if config.keepsEvents {
-        for (w, r) in zip(writes, results) { note(.decided(message: seq, write: w, result: r)) }
-      }
-      // `serverResponseLost`: applied above, but the device only hears that it failed.
-      for i in lostAnswers { results[i] = .failed(.serverResponseLost, retryAfter: nil) }
+      let (results, changed) = store(writes, in: account, zone: zone, from: d, seq: seq)
       send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
-      if changed, let p = config.push {
-        for other in devices.indices where other != Int(d) && deviceAccount(other).map(Int.init) == account {
-          if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: other), session: 0) }
-        }
-      }
+      if changed { notifyOthers(of: Int32(account), than: d) }
     case .fetch(let id, let token, let zone):
       let reply = servers[account].fetch(token: token, from: d, zone: zone, at: now, retention: config.policy.settings.retention)
       send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
+    case .fetchShared(let id, let token):
+      send(.fetchReply(requestID: id, reply: sharedFetch(account: Int32(account), token: token)), from: serverNode, to: device, session: 0)
     case .zones(let id, let changes, let zone):
       if servers[account].deletesAZone(changes, zone: zone) {
         // An app deleting a zone its database has: the world's zone deletion, by that device.
@@ -48,6 +31,93 @@ extension SyncWorld {
     case .pushReply, .fetchReply, .notify, .zonesReply:
       break
     }
+  }
+
+  /// Stores `writes` in `account`'s database, as sent by device `d` knowing `zone` deletions,
+  /// with the oracle's and the pictures' bookkeeping; the results as the device hears them
+  /// (a lost answer is `serverResponseLost`), and whether anything changed.
+  mutating func store(_ writes: [RecordWrite], in account: Int, zone: Int32, from d: Int32, seq: Int) -> ([WriteResult], Bool) {
+    let wasDeleted = writes.map { servers[account].records.isDeleted($0.record.key) }
+    var (results, changed, lostAnswers) = servers[account].push(writes, from: d, zone: zone, at: now, policy: config.policy, context: context)
+    if config.trackCausality { noteSent(writes, results) }
+    noteServerEvents(writes, results, wasDeleted: wasDeleted, account: account)
+    if !context.recreatedKeys.isEmpty {
+      for w in writes where context.isRecreated(w.record.key) {
+        if let copy = servers[account].records[w.record.key] { facts.serverIncarnations[w.record.key] = copy.creator }
+      }
+    }
+    if config.trackCausality {
+      for case .saved(let stored) in results {
+        if config.recordObservations { facts.observations.append(.serverStored(copy: stored, at: now)) }
+        stored.forEachProvenance { facts.reachedServer[Int($0)] = true }
+      }
+    }
+    if config.keepsEvents {
+      for (w, r) in zip(writes, results) { note(.decided(message: seq, write: w, result: r)) }
+    }
+    // `serverResponseLost`: applied above, but the device only hears that it failed.
+    for i in lostAnswers { results[i] = .failed(.serverResponseLost, retryAfter: nil) }
+    return (results, changed)
+  }
+
+  /// A push notification to the devices of `account` other than `d` (as the push setting says).
+  mutating func notifyOthers(of account: Int32, than d: Int32) {
+    guard let p = config.push else { return }
+    for other in devices.indices where other != Int(d) && deviceAccount(other) == account {
+      if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: other), session: 0) }
+    }
+  }
+
+  /// A push when something is shared: each write goes to the database of its record's owner —
+  /// the device's own account's, or, for a record another account shares with it, the owner's,
+  /// refused with `permissionFailure` when the share is read-only for the account and with
+  /// `zoneNotFound` when it has no access any more — and the
+  /// accounts that may see a changed record hear of it in their shared databases.
+  mutating func sharedPush(id: UInt64, _ writes: [RecordWrite], zone: Int32, from d: Int32, account: Int, seq: Int) {
+    // A record the device saves as new (no change tag: made here, or carried over from another
+    // account by `account=merge`) goes to its own database.
+    func database(_ w: RecordWrite) -> Int32 {
+      w.record.changeTag == 0 && !w.isDelete ? Int32(account) : Int32(self.account(ofRecord: w.record.key))
+    }
+    var owners: [Int32] = []
+    for w in writes {
+      let o = database(w)
+      if !owners.contains(o) { owners.append(o) }
+    }
+    var results = [WriteResult](repeating: .deleted, count: writes.count)
+    var changedOwners: [Int32] = []
+    for owner in owners {
+      var indices: [Int] = []
+      for i in writes.indices where database(writes[i]) == owner {
+        let may = owner == Int32(account) ? .readWrite : permission(of: Int32(account), on: writes[i].record.key)
+        if may != .readWrite {
+          // Read-only: refused. No access at all: the shared zone is not in the account's
+          // shared database any more.
+          results[i] = .failed(may == nil ? .zoneNotFound : .permissionFailure, retryAfter: nil)
+          if config.keepsEvents { note(.decided(message: seq, write: writes[i], result: results[i])) }
+        } else {
+          indices.append(i)
+        }
+      }
+      guard !indices.isEmpty else { continue }
+      let group = indices.map { writes[$0] }
+      let epoch = owner == Int32(account) ? zone : servers[Int(owner)].zoneEpoch
+      let (groupResults, changed) = store(group, in: Int(owner), zone: epoch, from: d, seq: seq)
+      var stored: [RecordKey] = []
+      for (j, i) in indices.enumerated() {
+        results[i] = groupResults[j]
+        switch groupResults[j] {
+        case .saved, .deleted: stored.append(writes[i].record.key)
+        default: break
+        }
+      }
+      if changed {
+        changedOwners.append(owner)
+        sharedRecordsChanged(stored, owner: owner)
+      }
+    }
+    send(.pushReply(requestID: id, results: results), from: serverNode, to: NodeID(index: Int(d)), session: 0)
+    for owner in changedOwners { notifyOthers(of: owner, than: d) }
   }
 
   /// Which intents reached the server (``WorldFacts/reachedServer``): a delete carries its

@@ -37,6 +37,8 @@ package struct SyncWorld: Sendable {
   /// Per record: the account it belongs to (its creator's account when it was made, or the
   /// one its device next signed into; -1 until then).
   package internal(set) var recordAccounts: [Int32] = []
+  /// The shares and each account's shared database (empty without `share` lines).
+  package internal(set) var sharing: SharingState
   package internal(set) var log = IntentLog()
   package internal(set) var facts = WorldFacts()
   package internal(set) var trace: TraceRecorder
@@ -73,7 +75,7 @@ package struct SyncWorld: Sendable {
   var lastAccounts: [Int32] = []
   /// Per device, the instant its account last changed (nil: never): a record it stops showing
   /// then goes with the account, and its showing again at a sign-in is no reappearance.
-  var accountChangedAt: [VirtualTime?] = []
+  package internal(set) var accountChangedAt: [VirtualTime?] = []
   /// `unique=key-name`: a scenario record that is another's by its key → that record.
   package internal(set) var aliases: [RecordKey: RecordKey] = [:]
   /// Per record key, its latest effective create (0: none yet): a create of a key that has one
@@ -119,6 +121,7 @@ package struct SyncWorld: Sendable {
       c.warmsBatches = config.warmsBatches ?? (names.count >= batchWarmingDevices)
       c.account = config.deviceAccounts?[i] ?? 0
       c.appVersion = config.appVersions?[i] ?? .max
+      c.sharing = !config.shares.isEmpty
       ds.append(DeviceState(config: c, clock: config.clocks[i], seed: config.seed))
     }
     serverNode = net.addNode()
@@ -127,6 +130,7 @@ package struct SyncWorld: Sendable {
     accountChangedAt = Array(repeating: nil, count: ds.count)
     network = net
     servers = config.accounts.map { _ in ServerState(schema: config.schema, conditions: config.server) }
+    sharing = SharingState(shares: config.shares.count, accounts: config.shares.isEmpty ? 0 : config.accounts.count)
     trace = TraceRecorder(mode: .hashOnly)
     ledgers = Array(repeating: CausalLedger(), count: names.count)
     env = DeviceEnvironment(policy: config.policy, context: context)
@@ -372,6 +376,8 @@ package struct SyncWorld: Sendable {
       }
     case .deleteZone(let d, let reason):
       deleteZone(by: d, reason: reason, tellingTheApp: true)
+    case .share(let d, let action):
+      performShare(action, device: d)
     case .reject(var rule):
       rule.until = max(rule.until, now)
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 9, rule.error.code)
@@ -397,6 +403,8 @@ package struct SyncWorld: Sendable {
       env.context = context
     }
     facts.zoneDeletions.append((now, d, reason))
+    // The zone's shares go with it (logged while its records are still there to name).
+    if hasSharing { sharesGone(owner: Int32(a)) }
     servers[a].deleteZone(reason)
     if tellingTheApp, let d, reason == .deleted { deliverToDevice(d, .deletedZone(epoch: servers[a].zoneEpoch)) }
   }
@@ -594,6 +602,8 @@ package struct SyncWorld: Sendable {
       case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
       case .gaveUp(let keys, _, _), .stalled(let keys, _), .wipedOnAccountChange(let keys), .setAside(let keys, _), .appDropped(let keys, _):
         facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
+      case .permissionRefused(let keys, let reverted):
+        facts.observations.append(reverted ? .withdrawn(device: d, keys: keys, at: now) : .droppedUnsent(device: d, keys: keys, at: now))
       default: break
       }
     }
@@ -641,6 +651,8 @@ package struct SyncWorld: Sendable {
     case .erasedUnknownFields: 12
     case .droppedUnknownFields: 13
     case .appDropped: 14
+    case .permissionRefused: 15
+    case .accessEnded: 16
     }
   }
 
@@ -657,7 +669,10 @@ package struct SyncWorld: Sendable {
     case .outboxLost(let ks): Int64(ks.count)
     case .batchAbandoned(let ks, _): Int64(ks.count)
     case .fetchDropped(let n, _): Int64(n)
-    case .gaveUp(let ks, _, _), .stalled(let ks, _), .wipedOnAccountChange(let ks), .setAside(let ks, _), .appDropped(let ks, _): Int64(ks.count)
+    case .gaveUp(let ks, _, _), .stalled(let ks, _), .wipedOnAccountChange(let ks), .setAside(let ks, _), .appDropped(let ks, _),
+      .permissionRefused(let ks, _):
+      Int64(ks.count)
+    case .accessEnded(let removed, let kept): Int64(removed.count) << 32 | Int64(kept.count)
     case .zoneGone(_, let wiped, let reuploaded): Int64(wiped.count) << 32 | Int64(reuploaded.count)
     default: 1
     }

@@ -26,6 +26,9 @@ package enum WorldAction: Hashable, Sendable {
   case account(device: Int32, Int32?)
   /// `DEVICE upgrade N`: the app on the device is updated to version N.
   case upgrade(device: Int32, version: Int32)
+  /// `DEVICE share S`, `invite`, `accept`, `leave`, `unshare`, `permission`, `remove`: the user
+  /// changes a share in the sharing UI on the device.
+  case share(device: Int32, ShareAction)
 }
 
 /// How the world is set up.
@@ -50,6 +53,9 @@ package struct WorldConfig: Sendable {
   /// The iCloud accounts, each with its own private database (one, `icloud`, unless the
   /// scenario declares them), and the account each device starts signed into (nil: signed out).
   package var accounts = ["icloud"]
+  /// The shares the scenario names (empty: nothing is shared, and devices fetch no shared
+  /// database).
+  package var shares: [String] = []
   package var deviceAccounts: [Int32?]? = nil
   /// The app version each device starts on (nil: every device on the schema's latest).
   package var appVersions: [Int32]? = nil
@@ -180,6 +186,10 @@ package enum Observation: Sendable {
   /// A device dropped pending uploads of these records without sending them (an in-memory
   /// outbox killed, a mark-first batch cut off, a type the server rejects).
   case droppedUnsent(device: Int32, keys: [RecordKey], at: VirtualTime)
+  /// The server refused a device's writes of these records for lack of permission, and the
+  /// device took the server's records back and told the user: the pending changes it had made
+  /// so far on them are withdrawn.
+  case withdrawn(device: Int32, keys: [RecordKey], at: VirtualTime)
   /// What a device shows of a record changed: it became visible, or stopped being visible.
   case visibility(device: Int32, key: RecordKey, visible: Bool, at: VirtualTime)
   /// A device's iCloud account changed (signed out, signed in, switched): what it stops showing

@@ -52,6 +52,9 @@ package struct WorldEvent: Sendable {
     case rejecting(RejectRule)
     /// The zone was deleted (by a device's user, or by an encrypted-data reset).
     case zoneDeleted(by: Int32?, ZoneDeletionReason)
+    /// A share action on a device: carried out (`done`), or refused (offline, signed out, the
+    /// server down, or not the device's account's to make).
+    indirect case share(Int32, ShareAction, done: Bool)
     /// Something a device observed about itself (``DeviceFact``).
     case fact(Int32, DeviceFact)
     case settleStarted

@@ -31,6 +31,10 @@ extension Explainer {
       return [
         "CloudKit has no unique constraints: two devices that each create the record before they sync save two records, and both survive. \(settings.unique == .ignore ? "unique=ignore: each create got a random record name (a UUID, as Core Data and SwiftData do)." : settings.unique == .dedupe ? "unique=dedupe: records got random names and the engine deletes a duplicate only when it fetches one, so a copy revived by a concurrent edit stays." : "") Deriving the record name from the key (a fixed name for a singleton) makes the second save a conflict on the same record, which the merge resolves (unique=key-name); de-duplicating after the fact has to pick the survivor deterministically on every device and move the loser's data over."
       ]
+    case .accessLeak:
+      return [
+        "A participant sees a share's records in its shared database only while it has access. When access ends — the owner removes the participant or stops sharing, the participant leaves, the owner's zone is deleted — the zone disappears from the participant's shared database, and the engine must delete its local copies of what was in it (they are not deletes: nothing is uploaded). \(settings.accessEnded == .keep ? "access-ended=keep: the engine kept showing them." : "") A device whose iCloud account changes must not show the previous account's shared records either."
+      ]
     case .duplicateEvent, .divergence, .phantomValue, .stalledSync:
       return []
     }

@@ -104,6 +104,9 @@ public enum TimelineAction: Hashable, Sendable {
   /// `DEVICE sign-in ACCOUNT`, or `DEVICE switch-account ACCOUNT` (`switch` true): the device
   /// signs into this account (switching from the one it was in).
   case signIn(device: String, account: String, switch: Bool)
+  /// `DEVICE share S`, `invite`, `accept`, `leave`, `unshare`, `permission`, `remove`: the user
+  /// changes a share in the sharing UI on the device.
+  case sharing(device: String, ShareStatement)
   // World events.
   case syncAll
   case offline([String])
@@ -119,6 +122,44 @@ public enum TimelineAction: Hashable, Sendable {
   case reject(ids: [String], error: CloudKitError, retryAfter: SimDuration?, duration: SimDuration)
   /// `at TIME settle`: heal everything, run to quiescence, judge. Ends the timeline.
   case settle
+}
+
+/// What a user does to a share (`DEVICE share S`, …), by name.
+public enum ShareStatement: Hashable, Sendable {
+  /// `share S`: the device's account shares its zone as `S`.
+  case share(String)
+  /// `invite ACCOUNT to S [read-only|read-write]`: the owner invites a participant.
+  case invite(share: String, account: String, SharePermission)
+  /// `accept S`: the device's account accepts its invitation.
+  case accept(String)
+  /// `leave S`: the device's account leaves the share.
+  case leave(String)
+  /// `unshare S`: the owner stops sharing.
+  case unshare(String)
+  /// `permission S ACCOUNT read-only|read-write`: the owner changes a participant's permission.
+  case permission(share: String, account: String, SharePermission)
+  /// `remove ACCOUNT from S`: the owner removes a participant.
+  case remove(share: String, account: String)
+
+  /// The share's name.
+  public var share: String {
+    switch self {
+    case .share(let s), .accept(let s), .leave(let s), .unshare(let s), .invite(let s, _, _), .permission(let s, _, _), .remove(let s, _): s
+    }
+  }
+
+  /// The statement as written after the device's name: `invite bob to album read-only`.
+  public var text: String {
+    switch self {
+    case .share(let s): "share \(s)"
+    case .invite(let s, let a, let p): "invite \(a) to \(s) \(p.rawValue)"
+    case .accept(let s): "accept \(s)"
+    case .leave(let s): "leave \(s)"
+    case .unshare(let s): "unshare \(s)"
+    case .permission(let s, let a, let p): "permission \(s) \(a) \(p.rawValue)"
+    case .remove(let s, let a): "remove \(a) from \(s)"
+    }
+  }
 }
 
 /// One `at TIME ACTION` line.
@@ -319,6 +360,15 @@ public struct ScenarioFile: Hashable, Sendable {
     }
     let initial: [Int32?] = devices.map { d in Int32(listing[d] ?? 0) }
     return (names, initial)
+  }
+
+  /// The shares the timeline names, in order of their first `share` statement.
+  public var shareNames: [String] {
+    var names: [String] = []
+    for e in timeline {
+      if case .sharing(_, .share(let s)) = e.action, !names.contains(s) { names.append(s) }
+    }
+    return names
   }
 
   /// The app version each device starts on (the schema's latest for a device in no

@@ -150,6 +150,7 @@ extension ScenarioFile {
     case .purgeZone(let device): "\(device) purge-zone"
     case .signOut(let device): "\(device) sign-out"
     case .upgrade(let device, let version): "\(device) upgrade \(version)"
+    case .sharing(let device, let statement): "\(device) \(statement.text)"
     case .signIn(let device, let account, let isSwitch): "\(device) \(isSwitch ? "switch-account" : "sign-in") \(account)"
     case .encryptedDataReset: "encrypted-data-reset"
     case .syncAll: "sync"

@@ -297,6 +297,11 @@ struct RunHistory {
         case .encryptedDataReset: text = "an encrypted-data reset: the server loses the zone"
         }
         marks.append(Mark(node: serverNode, time: e.time, kind: .condition(label: "zone \(reason)", text: text)))
+      case .share(let d, let action, let done):
+        let words = Vocabulary(world: world, recordNames: names.recordNames)
+        let what = words.shareAction(action)
+        let text = "\(names.device(d)) " + (done ? what : "tries to: \(what) — refused (offline, signed out, or not its account's to do)")
+        marks.append(Mark(node: Int(d), time: e.time, kind: .condition(label: done ? what : "share refused", text: text)))
       case .fact, .finalState:
         break
       }

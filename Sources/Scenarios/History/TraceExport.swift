@@ -161,6 +161,14 @@ public enum TraceExport {
         o["fact"] = "stalled"
         o["records"] = .array(keys.map { .string(words.record($0)) })
         if let error { o["error"] = .string(error.rawValue) }
+      case .permissionRefused(let keys, let reverted):
+        o["fact"] = "permission-refused"
+        o["records"] = .array(keys.map { .string(words.record($0)) })
+        o["reverted"] = .bool(reverted)
+      case .accessEnded(let removed, let kept):
+        o["fact"] = "access-ended"
+        o["removed"] = .array(removed.map { .string(words.record($0)) })
+        o["kept"] = .array(kept.map { .string(words.record($0)) })
       case .appDropped(let keys, let cause):
         o["fact"] = "app-dropped"
         o["records"] = .array(keys.map { .string(words.record($0)) })
@@ -172,6 +180,19 @@ public enum TraceExport {
         case .afterError(let code): o["cause"] = .string("after \(code)")
         case .removed: o["cause"] = "removed"
         }
+      }
+      return o
+    case .share(let d, let action, let done):
+      var o: [String: JSONValue] = [
+        "event": "share", "device": .string(words.device(d)), "share": .string(words.share(action.share)),
+        "action": .string(words.shareAction(action)), "done": .bool(done),
+      ]
+      switch action {
+      case .invite(_, let a, let p), .permission(_, let a, let p):
+        o["account"] = .string(words.account(a))
+        o["permission"] = .string(p.rawValue)
+      case .remove(_, let a): o["account"] = .string(words.account(a))
+      default: break
       }
       return o
     case .settleStarted:
@@ -224,6 +245,22 @@ public enum TraceExport {
     case .fetch(let id, let token, _):
       o["request"] = .uint(id)
       o["since"] = token.map { .int($0) } ?? .null
+    case .fetchShared(let id, let token):
+      o["request"] = .uint(id)
+      o["database"] = "shared"
+      o["since"] = token.map { .int($0) } ?? .null
+    case .fetchReply(let id, .shared(let records, let revoked, let token, let more)):
+      o["request"] = .uint(id)
+      o["database"] = "shared"
+      o["next"] = .int(token)
+      o["more"] = .bool(more)
+      o["revoked"] = .array(revoked.map { .string(words.record($0)) })
+      o["records"] = .array(
+        records.map { r in
+          var x: [String: JSONValue] = ["record": .string(words.record(r.key)), "tag": .int(r.changeTag)]
+          if r.isDeleted { x["deleted"] = .string(Vocabulary.intent(r.deletedBy)) } else { x["fields"] = fields(r, words: words) }
+          return .object(x)
+        })
     case .fetchReply(let id, .tokenExpired):
       o["request"] = .uint(id)
       o["tokenExpired"] = .bool(true)

@@ -16,8 +16,12 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable, C
   case logicalDuplicate = "logical-duplicate"
   case concurrentOverwrite = "concurrent-overwrite"
   case deleteUpdateConflict = "delete-update-conflict"
+  /// A device shows records of a share its account no longer has access to (`oracle.md`,
+  /// Access). Last, so that counts kept by position before sharing existed read the same.
+  case accessLeak = "access-leak"
 
-  /// Violations fail `expect no violations`; the last two kinds are informational.
+  /// Violations fail `expect no violations`; `concurrent-overwrite` and
+  /// `delete-update-conflict` are informational.
   public var isViolation: Bool { self != .concurrentOverwrite && self != .deleteUpdateConflict }
 
   /// Position in report order.
@@ -36,6 +40,7 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable, C
     case .logicalDuplicate: 10
     case .concurrentOverwrite: 11
     case .deleteUpdateConflict: 12
+    case .accessLeak: 13
     }
   }
 

@@ -74,7 +74,9 @@ extension Oracle {
     }
     // An event must be on every device of its account and on the server (a device signed out,
     // or into another account, holds nothing of it).
-    func member(_ i: Int) -> Bool { i == shown.count - 1 || world.isSignedIn(device: i, toAccountOf: key) }
+    func member(_ i: Int) -> Bool {
+      i == shown.count - 1 || world.isSignedIn(device: i, toAccountOf: key) || (world.hasSharing && world.mayShow(device: i, key))
+    }
     if type.appendOnly, deletes.isEmpty, shown.indices.contains(where: { !shown[$0] && member($0) }) {
       let missing = holders.enumerated().filter { !$0.element.visible && member($0.offset) }.map(\.element)
       do {
@@ -449,6 +451,20 @@ extension Oracle {
       }
       var (allServer, server) = serverViews[account]!
       var all = world.visibleRecords(device: d)
+      if world.hasSharing {
+        // What is shared with the account is expected too; a copy it may not see is a leak
+        // (reported as `access-leak`), not a difference.
+        // (A record of another account in this account's database — carried over by an account
+        // change — is that leak too.)
+        allServer = allServer.filter { world.account(ofRecord: $0.key) == account || world.mayShow(device: d, $0.key) }
+        server = server.filter { world.account(ofRecord: $0.key) == account || world.mayShow(device: d, $0.key) }
+        let shared = sharedWith(Int32(account))
+        if !shared.isEmpty {
+          allServer = (allServer + shared).sorted { $0.key < $1.key }
+          server = (server + shared.filter { !explained.contains($0.key) }).sorted { $0.key < $1.key }
+        }
+        all = all.filter { world.mayShow(device: d, $0.key) }
+      }
       let version = Int(world.devices[d].appVersion)
       if version < world.context.rules.latestVersion {
         // An older app version shows neither the types nor the fields it does not know.

@@ -33,11 +33,28 @@ package struct Oracle {
     self.words = Vocabulary(world: world, recordNames: recordNames)
     // A de-duplication's delete (`unique=dedupe`) is the engine's, not the user's: judged apart
     // (``deduplicationLoss(_:_:)``).
+    // A write the server refused for lack of permission, which its device took back and told
+    // the user of, did not happen for anyone (`oracle.md`, Access): it is judged no further.
+    let withdrawn = world.hasSharing ? Self.withdrawnWrites(world) : []
     for intent in log.intents where intent.ignored == nil && intent.keptInstead == nil {
+      if !withdrawn.isEmpty, withdrawn.contains(intent.id) { continue }
       let r = Int(intent.record)
       byRecord._grow(toHold: r, with: [])
       byRecord[r].append(intent)
     }
+  }
+
+  /// The intents refused with `permissionFailure` that their device reverted and reported:
+  /// made before the refusal on that device, of a refused record, and never stored.
+  static func withdrawnWrites(_ world: SyncWorld) -> Set<IntentID> {
+    var out: Set<IntentID> = []
+    for e in world.facts.events {
+      guard case .permissionRefused(let keys, true) = e.fact else { continue }
+      for i in world.log.intents where i.device == e.device && i.id <= IntentID(e.intentsBefore) && keys.contains(i.record) {
+        if !(Int(i.id) < world.facts.reachedServer.count && world.facts.reachedServer[Int(i.id)]) { out.insert(i.id) }
+      }
+    }
+    return out
   }
 
   /// The server's live copy of a record (nil when it has none, or a tombstone).
@@ -59,6 +76,7 @@ package struct Oracle {
     }
     judgeTransientResurrections()
     judgeLiveness()
+    judgeAccess()
     judgeDivergence()
     judgeReferences()
     judgeCascades()
@@ -141,6 +159,9 @@ package struct Oracle {
         return setAsideCause(account, device: e.device)
       case .appDropped(let keys, let cause) where keys.contains(i.record):
         return Self.appDropCause(cause, at: e.time, key: i.record)
+      case .permissionRefused(let keys, let reverted) where keys.contains(i.record):
+        return "the server refused it with permissionFailure at \(e.time) (\(words.account(world.deviceAccount(Int(e.device)) ?? 0)) may not write it: read-only on the share)"
+          + (reverted ? ", and its device took the server's record back and told the user" : "; its device dropped the change and still shows it saved (permission-failure=ignore)")
       default:
         continue
       }

@@ -40,6 +40,8 @@ public enum ScenarioRunner {
     /// The merge context of the file's schema, made once for every run of the plan (nil once
     /// ``file`` is changed: each run then makes its own).
     var context: MergeContext?
+    /// The shares the timeline names (``ScenarioFile/shareNames``).
+    var shareNames: [String] = []
   }
 
   /// Runs `file`, optionally with another seed or policy (a preset spec; nil runs the file's own
@@ -180,6 +182,7 @@ public enum ScenarioRunner {
     let accounts = file.accountPlan
     config.accounts = accounts.names
     config.deviceAccounts = accounts.initial
+    config.shares = plan.shareNames
     if file.schema.latestVersion > 1 || !file.appVersions.isEmpty { config.appVersions = file.initialAppVersions.map { Int32($0) } }
     config.recordObservations = recordObservations
     config.context = plan.context
@@ -257,6 +260,7 @@ public enum ScenarioRunner {
     var actions: [(time: VirtualTime, action: WorldAction)] = []
     actions.reserveCapacity(file.timeline.count)
     var settleAt: VirtualTime?
+    var shareNames: [String] = []
     for i in timeline.indices {
       let at = VirtualTime.zero + timeline[i].time
       let action: WorldAction
@@ -297,6 +301,23 @@ public enum ScenarioRunner {
         action = .account(device: device(d), accountIndex[account] ?? 0)
       case .reject(let ids, let error, let retryAfter, let duration):
         action = .reject(RejectRule(keys: ids.compactMap { keys[$0] }, error: error, retryAfter: retryAfter, until: at + duration))
+      case .sharing(let d, let statement):
+        if shareNames.isEmpty { shareNames = file.shareNames }
+        // (A file cut down by the shrinker may name a share no `share` line makes any more.)
+        guard let index = shareNames.firstIndex(of: statement.share) else { continue }
+        let s = Int32(index)
+        func account(_ name: String) -> Int32 { accountIndex[name] ?? 0 }
+        let shareAction: ShareAction =
+          switch statement {
+          case .share: .share(s)
+          case .invite(_, let a, let p): .invite(s, account: account(a), p)
+          case .accept: .accept(s)
+          case .leave: .leave(s)
+          case .unshare: .unshare(s)
+          case .permission(_, let a, let p): .permission(s, account: account(a), p)
+          case .remove(_, let a): .remove(s, account: account(a))
+          }
+        action = .share(device: device(d), shareAction)
       case .settle:
         settleAt = at
         continue
@@ -313,7 +334,7 @@ public enum ScenarioRunner {
     }
     return Plan(
       file: file, recordNames: names, recordTypes: recordTypes, clocks: clocks, actions: actions, settleAt: end, intentCount: intents,
-      context: MergeContext(schema: file.schema))
+      context: MergeContext(schema: file.schema), shareNames: shareNames)
   }
 
   /// A scenario literal as a field value of the given kind.

@@ -33,6 +33,12 @@ extension Vocabulary {
       }.joined(separator: "; ")
     case .fetch(_, let token, _):
       return token.map { "changes since token \($0)" } ?? "everything (no token)"
+    case .fetchShared(_, let token):
+      return "shared database: " + (token.map { "changes since token \($0)" } ?? "everything (no token)")
+    case .fetchReply(_, .shared(let records, let revoked, let token, let more)):
+      var parts = records.map(fetched)
+      if !revoked.isEmpty { parts.append("no access any more to " + revoked.map(record).joined(separator: ", ")) }
+      return (parts.isEmpty ? "no changes" : parts.joined(separator: "; ")) + "; next token \(token)" + (more ? ", more to come" : "")
     case .fetchReply(_, .tokenExpired):
       return "token expired"
     case .fetchReply(_, .zoneDeleted(let reason, _)):

@@ -14,12 +14,14 @@ package struct Vocabulary: Sendable {
   package let recordNames: [String]
   package let schema: Schema
   package let accountNames: [String]
+  package let shareNames: [String]
   /// Each record's type, from the first intent that created it (lookups only).
   let _types: [Int32]
 
   package init(world: borrowing SyncWorld, recordNames: [String]) {
     deviceNames = world.config.deviceNames
     accountNames = world.config.accounts
+    shareNames = world.config.shares
     self.recordNames = recordNames
     schema = world.config.schema
     var types: [Int32] = []
@@ -41,6 +43,24 @@ package struct Vocabulary: Sendable {
   /// An iCloud account's name.
   package func account(_ a: Int32) -> String {
     a >= 0 && Int(a) < accountNames.count ? accountNames[Int(a)] : "account \(a)"
+  }
+
+  /// A share's name.
+  package func share(_ s: Int32) -> String {
+    s >= 0 && Int(s) < shareNames.count ? shareNames[Int(s)] : "share \(s)"
+  }
+
+  /// What a share action does, in words: `invites bob to album (read-write)`.
+  package func shareAction(_ action: ShareAction) -> String {
+    switch action {
+    case .share(let s): "shares its zone as \(share(s))"
+    case .invite(let s, let a, let p): "invites \(account(a)) to \(share(s)) (\(p.rawValue))"
+    case .accept(let s): "accepts \(share(s))"
+    case .leave(let s): "leaves \(share(s))"
+    case .unshare(let s): "stops sharing \(share(s))"
+    case .permission(let s, let a, let p): "makes \(account(a)) \(p.rawValue) on \(share(s))"
+    case .remove(let s, let a): "removes \(account(a)) from \(share(s))"
+    }
   }
 
   /// A lane's name: a device's, or `server` for the lane after the last device.

@@ -42,6 +42,7 @@ struct CompareTextTable {
     case .stalledSync: "T"
     case .danglingReference: "F"
     case .logicalDuplicate: "Q"
+    case .accessLeak: "A"
     case .concurrentOverwrite, .deleteUpdateConflict: nil
     }
   }

@@ -93,7 +93,10 @@ struct FuzzSignature: Hashable, Sendable {
         Axis(name: "retry=never") { $0.retry == .never },
         Axis(name: "unknown-fields=drop") { $0.unknownFields == .drop },
         Axis(name: "unique=dedupe") { $0.unique == .dedupe },
+        Axis(name: "permission-failure=ignore") { $0.permissionFailure == .ignore },
       ]
+    case .accessLeak:
+      [Axis(name: "access-ended=keep") { $0.accessEnded == .keep }, Axis(name: "account=merge") { $0.account == .merge }]
     case .staleOverwrite:
       [Axis(name: "winner=clock") { $0.winner == .clock }, Axis(name: "winner=arrival") { $0.winner == .arrival }]
     case .resurrection:

@@ -5,10 +5,10 @@ import Replica
 extension TimelineParser {
   static let deviceActions = [
     "create", "set", "append", "replace", "delete", "sync", "send", "fetch", "kill", "background", "clock", "delete-zone", "purge-zone",
-    "sign-out", "sign-in", "switch-account", "upgrade",
+    "sign-out", "sign-in", "switch-account", "upgrade", "share", "invite", "accept", "leave", "unshare", "permission", "remove",
   ]
   static let deviceActionList =
-    "create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account or upgrade"
+    "create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account, upgrade, share, invite, accept, leave, unshare, permission or remove"
 
   mutating func reportUnknownStatement(_ i: Int, _ head: ScenarioToken) {
     let word = head.text
@@ -278,6 +278,8 @@ extension TimelineParser {
       }
       guard expectEnd(i, after: 4, usage: usage) else { return nil }
       return .signIn(device: device, account: t[4].text, switch: verb.text == "switch-account")
+    case "share", "invite", "accept", "leave", "unshare", "permission", "remove":
+      return parseShareStatement(i, device, verb.text).map { .sharing(device: device, $0) }
     case "upgrade":
       let usage = "DEVICE upgrade N"
       guard t.count >= 5 else {
@@ -481,5 +483,102 @@ extension TimelineParser {
       result.append(Assignment(field: name, value: literal, location: location))
     }
     return ok ? result : nil
+  }
+}
+
+extension TimelineParser {
+  static let permissions = SharePermission.allCases.map(\.rawValue)
+
+  /// `DEVICE share S`, `invite ACCOUNT to S [PERMISSION]`, `accept S`, `leave S`, `unshare S`,
+  /// `permission S ACCOUNT PERMISSION`, `remove ACCOUNT from S` (tokens from index 3). A share's
+  /// name is checked against the `share` lines once the timeline is read.
+  mutating func parseShareStatement(_ i: Int, _ device: String, _ verb: String) -> ShareStatement? {
+    let t = lines[i].tokens
+    func shareName(at k: Int, usage: String) -> String? {
+      guard t.count > k else {
+        missing(i, "expected the share's name; write '\(usage)'")
+        return nil
+      }
+      guard checkName(i, t[k], "share name") else { return nil }
+      shareUses.append((i, t[k]))
+      return t[k].text
+    }
+    func accountName(at k: Int, usage: String) -> String? {
+      var names: [String] { declared.accounts.isEmpty ? ["icloud"] : declared.accounts.map(\.name) }
+      guard t.count > k else {
+        missing(i, "expected an account; write '\(usage)'")
+        return nil
+      }
+      guard checkName(i, t[k], "account name") else { return nil }
+      guard declared.accounts.isEmpty ? t[k].text == "icloud" : declared.accountNames.contains(t[k].text) else {
+        error(i, t[k], "unknown account '\(t[k].text)'" + didYouMean(t[k].text, names, else: "; accounts: \(names.joined(separator: ", "))"))
+        return nil
+      }
+      return t[k].text
+    }
+    func permission(at k: Int) -> SharePermission? {
+      guard t[k].isWord, let p = SharePermission(rawValue: t[k].text) else {
+        error(i, t[k], "expected read-only or read-write, found \(Self.shown(t[k]))" + didYouMean(t[k].text, Self.permissions))
+        return nil
+      }
+      return p
+    }
+    func keyword(_ word: String, at k: Int, usage: String) -> Bool {
+      guard t.count > k else {
+        missing(i, "expected '\(word)'; write '\(usage)'")
+        return false
+      }
+      guard t[k].isWord, t[k].text == word else {
+        error(i, t[k], "expected '\(word)', found \(Self.shown(t[k])); write '\(usage)'")
+        return false
+      }
+      return true
+    }
+    switch verb {
+    case "share", "accept", "leave", "unshare":
+      let usage = "DEVICE \(verb) SHARE"
+      guard let s = shareName(at: 4, usage: usage), expectEnd(i, after: 4, usage: usage) else { return nil }
+      switch verb {
+      case "share":
+        shareDeclarations.append(s)
+        return .share(s)
+      case "accept": return .accept(s)
+      case "leave": return .leave(s)
+      default: return .unshare(s)
+      }
+    case "invite":
+      let usage = "DEVICE invite ACCOUNT to SHARE [read-only|read-write]"
+      guard let a = accountName(at: 4, usage: usage), keyword("to", at: 5, usage: usage), let s = shareName(at: 6, usage: usage) else { return nil }
+      var p = SharePermission.readWrite
+      if t.count > 7 {
+        guard let given = permission(at: 7) else { return nil }
+        p = given
+      }
+      guard expectEnd(i, after: min(7, t.count - 1), usage: usage) else { return nil }
+      return .invite(share: s, account: a, p)
+    case "permission":
+      let usage = "DEVICE permission SHARE ACCOUNT read-only|read-write"
+      guard let s = shareName(at: 4, usage: usage), let a = accountName(at: 5, usage: usage) else { return nil }
+      guard t.count > 6 else {
+        missing(i, "expected read-only or read-write; write '\(usage)'")
+        return nil
+      }
+      guard let p = permission(at: 6), expectEnd(i, after: 6, usage: usage) else { return nil }
+      return .permission(share: s, account: a, p)
+    default:
+      let usage = "DEVICE remove ACCOUNT from SHARE"
+      guard let a = accountName(at: 4, usage: usage), keyword("from", at: 5, usage: usage), let s = shareName(at: 6, usage: usage),
+        expectEnd(i, after: 6, usage: usage)
+      else { return nil }
+      return .remove(share: s, account: a)
+    }
+  }
+
+  /// Every share a statement names is made by a `share` line somewhere in the file.
+  mutating func checkShares() {
+    for (i, token) in shareUses where !shareDeclarations.contains(token.text) {
+      let known = shareDeclarations.isEmpty ? "; a share is made by a 'DEVICE share NAME' line" : ""
+      error(i, token, "unknown share '\(token.text)'" + didYouMean(token.text, shareDeclarations, else: known))
+    }
   }
 }

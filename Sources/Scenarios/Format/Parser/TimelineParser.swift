@@ -20,6 +20,10 @@ struct TimelineParser: ScenarioParsePart {
   /// `at T settle` with a valid time.
   var settles: [(lineIndex: Int, standalone: Bool, time: SimDuration?)] = []
   var expectations: [Expectation] = []
+  /// The shares `share` lines make, and every share name a sharing statement uses (checked
+  /// against them once the timeline is read).
+  var shareDeclarations: [String] = []
+  var shareUses: [(lineIndex: Int, token: ScenarioToken)] = []
 
   init(session: ScenarioParse, declared: DeclarationParser) {
     self.session = session
@@ -40,6 +44,7 @@ struct TimelineParser: ScenarioParsePart {
     checkSettles()
     checkAppVersions()
     checkRecreates()
+    checkShares()
   }
 
   /// In time order: an id is created again only after a delete of it (a re-create: the record

@@ -1,0 +1,306 @@
+@_spi(Kernel) import Simulator
+
+/// A participant's permission on a share (`CKShare.ParticipantPermission`).
+public enum SharePermission: String, CaseIterable, Hashable, Sendable {
+  case readOnly = "read-only"
+  case readWrite = "read-write"
+}
+
+/// What a user does to a share in the system's sharing UI on a device, names resolved: the
+/// share's number (its index in ``WorldConfig/shares``) and accounts by index. The device must
+/// be online and signed in, and the server up (the sharing UI saves the `CKShare` at once, or
+/// fails and changes nothing).
+package enum ShareAction: Hashable, Sendable {
+  /// The device's account shares its zone (a zone-wide `CKShare`).
+  case share(Int32)
+  /// The owner adds `account` as a participant, invited with `permission`.
+  case invite(Int32, account: Int32, SharePermission)
+  /// The device's account accepts its invitation (`CKAcceptSharesOperation`).
+  case accept(Int32)
+  /// The device's account leaves the share (deletes it from its shared database).
+  case leave(Int32)
+  /// The owner stops sharing (deletes the `CKShare`).
+  case unshare(Int32)
+  /// The owner changes a participant's permission.
+  case permission(Int32, account: Int32, SharePermission)
+  /// The owner removes a participant.
+  case remove(Int32, account: Int32)
+
+  package var share: Int32 {
+    switch self {
+    case .share(let s), .invite(let s, _, _), .accept(let s), .leave(let s), .unshare(let s), .permission(let s, _, _), .remove(let s, _): s
+    }
+  }
+
+  /// The action's number in traces.
+  package var code: Int64 {
+    switch self {
+    case .share: 1
+    case .invite: 2
+    case .accept: 3
+    case .leave: 4
+    case .unshare: 5
+    case .permission: 6
+    case .remove: 7
+    }
+  }
+}
+
+/// One `CKShare` of an account's zone.
+package struct Share: Hashable, Sendable {
+  /// The owner's account (-1 until the share is made).
+  package var owner: Int32 = -1
+  /// Whether it is shared now (made, not stopped).
+  package var active = false
+  /// The participants, in the order they were invited.
+  package var participants: [Participant] = []
+
+  package struct Participant: Hashable, Sendable {
+    package var account: Int32
+    package var permission: SharePermission
+    /// Accepted, and neither left nor removed since.
+    package var accepted: Bool
+  }
+
+  /// The permission `account` has through this share now (nil: none).
+  package func permission(of account: Int32) -> SharePermission? {
+    guard active, let p = participants.first(where: { $0.account == account }), p.accepted else { return nil }
+    return p.permission
+  }
+}
+
+/// A change in who may see a share's records: `permission` nil when access ended.
+package struct AccessChange: Hashable, Sendable {
+  package var time: VirtualTime
+  package var share: Int32
+  package var account: Int32
+  package var permission: SharePermission?
+  /// How access ended (nil while it lasts): removed, left, unshared, the zone deleted.
+  package var ended: AccessEnd?
+}
+
+/// How a participant's access ended.
+package enum AccessEnd: String, Hashable, Sendable {
+  case removed, left, unshared
+  case zoneDeleted = "zone-deleted"
+}
+
+/// The world's shares and each account's shared database.
+package struct SharingState: Sendable {
+  package var shares: [Share]
+  /// Per account: its shared database's change log (position, record), positions increasing,
+  /// and its head. A record is logged when it changes on its owner's server while the account
+  /// has access, and when the account gains or loses access to it.
+  var logs: [[(position: Int64, key: RecordKey)]]
+  var heads: [Int64]
+  /// Every change in access, in order.
+  package var history: [AccessChange] = []
+
+  init(shares: Int, accounts: Int) {
+    self.shares = Array(repeating: Share(), count: shares)
+    logs = Array(repeating: [], count: accounts)
+    heads = Array(repeating: 0, count: accounts)
+  }
+
+  /// The permission `account` has on the records of `owner` through a share (nil: none; the
+  /// owner's own records are not asked about here).
+  package func permission(of account: Int32, onRecordsOf owner: Int32) -> SharePermission? {
+    var best: SharePermission?
+    for s in shares where s.owner == owner {
+      switch s.permission(of: account) {
+      case .readWrite: return .readWrite
+      case .readOnly: best = .readOnly
+      case nil: break
+      }
+    }
+    return best
+  }
+
+  /// The accounts other than `owner` that may see `owner`'s records now.
+  func readers(of owner: Int32) -> [Int32] {
+    var out: [Int32] = []
+    for s in shares where s.owner == owner && s.active {
+      for p in s.participants where p.accepted && !out.contains(p.account) { out.append(p.account) }
+    }
+    return out
+  }
+
+  mutating func append(_ key: RecordKey, for account: Int32) {
+    heads[Int(account)] += 1
+    logs[Int(account)].append((heads[Int(account)], key))
+  }
+}
+
+extension SyncWorld {
+  /// Whether the scenario shares anything: only then do devices fetch a shared database.
+  package var hasSharing: Bool { !config.shares.isEmpty }
+
+  /// The permission account `a` has on record `key` now: read-write for its own records, what a
+  /// share gives it for another account's, nil for none.
+  package func permission(of a: Int32, on key: RecordKey) -> SharePermission? {
+    let owner = Int32(account(ofRecord: key))
+    if owner == a { return .readWrite }
+    return sharing.permission(of: a, onRecordsOf: owner)
+  }
+
+  /// Whether device `d`'s account may see record `key` now: its own, or shared with it (a
+  /// signed-out device may see nothing).
+  package func mayShow(device d: Int, _ key: RecordKey) -> Bool {
+    guard let a = deviceAccount(d) else { return false }
+    return permission(of: a, on: key) != nil
+  }
+
+  /// Carries out a share action made on device `d`.
+  mutating func performShare(_ action: ShareAction, device d: Int32) {
+    let s = Int(action.share)
+    guard s < sharing.shares.count, let me = deviceAccount(Int(d)), network.isOnline(NodeID(index: Int(d))), network.isUp(serverNode) else {
+      trace.record(WorldTrace.lifecycle, at: now, node: d, 14, action.code, -1)
+      note(.share(d, action, done: false))
+      return
+    }
+    var share = sharing.shares[s]
+    let owner = share.owner
+    var done = true
+    // Who gains and who loses access, to log their records in their shared databases.
+    let before = share.active ? share.participants.filter(\.accepted).map(\.account) : []
+    var ended: AccessEnd?
+    switch action {
+    case .share:
+      if share.active || (owner >= 0 && owner != me) {
+        done = false
+      } else {
+        share.owner = me
+        share.active = true
+        // Stopped and shared again: a new share, with no participants.
+        share.participants = []
+      }
+    case .invite(_, let account, let permission):
+      if !share.active || owner != me || account == me {
+        done = false
+      } else if let i = share.participants.firstIndex(where: { $0.account == account }) {
+        share.participants[i].permission = permission
+      } else {
+        share.participants.append(.init(account: account, permission: permission, accepted: false))
+      }
+    case .accept:
+      if let i = share.participants.firstIndex(where: { $0.account == me }), share.active { share.participants[i].accepted = true } else { done = false }
+    case .leave:
+      if let i = share.participants.firstIndex(where: { $0.account == me }), share.active {
+        share.participants.remove(at: i)
+        ended = .left
+      } else {
+        done = false
+      }
+    case .unshare:
+      if share.active, owner == me {
+        share.active = false
+        ended = .unshared
+      } else {
+        done = false
+      }
+    case .permission(_, let account, let permission):
+      if share.active, owner == me, let i = share.participants.firstIndex(where: { $0.account == account }) {
+        share.participants[i].permission = permission
+      } else {
+        done = false
+      }
+    case .remove(_, let account):
+      if share.active, owner == me, let i = share.participants.firstIndex(where: { $0.account == account }) {
+        share.participants.remove(at: i)
+        ended = .removed
+      } else {
+        done = false
+      }
+    }
+    trace.record(WorldTrace.lifecycle, at: now, node: d, 14, action.code, done ? 1 : 0)
+    note(.share(d, action, done: done))
+    guard done else { return }
+    let oldPermissions = before.map { sharing.permission(of: $0, onRecordsOf: share.owner) }
+    sharing.shares[s] = share
+    let after = share.active ? share.participants.filter(\.accepted).map(\.account) : []
+    accessChanged(share: Int32(s), owner: share.owner, before: before, oldPermissions: oldPermissions, after: after, ended: ended)
+  }
+
+  /// Logs the owner's records in the shared database of every account whose access changed,
+  /// notes the change, and notifies that account's devices.
+  mutating func accessChanged(share s: Int32, owner: Int32, before: [Int32], oldPermissions: [SharePermission?], after: [Int32], ended: AccessEnd?) {
+    var touched: [Int32] = []
+    for (i, a) in before.enumerated() {
+      let now = sharing.permission(of: a, onRecordsOf: owner)
+      if now != oldPermissions[i] || !after.contains(a) {
+        sharing.history.append(AccessChange(time: self.now, share: s, account: a, permission: after.contains(a) ? now : nil, ended: after.contains(a) ? nil : ended))
+        if (now == nil) != (oldPermissions[i] == nil) { touched.append(a) }
+      }
+    }
+    for a in after where !before.contains(a) {
+      sharing.history.append(AccessChange(time: now, share: s, account: a, permission: sharing.permission(of: a, onRecordsOf: owner), ended: nil))
+      touched.append(a)
+    }
+    guard !touched.isEmpty else { return }
+    let keys = servers[Int(owner)].records.keys.filter { account(ofRecord: $0) == Int(owner) }
+    for a in touched {
+      for k in keys { sharing.append(k, for: a) }
+      notifyDevices(of: a)
+    }
+  }
+
+  /// The owner's zone was deleted: its shares go with it.
+  mutating func sharesGone(owner: Int32) {
+    for s in sharing.shares.indices where sharing.shares[s].owner == owner && sharing.shares[s].active {
+      let before = sharing.shares[s].participants.filter(\.accepted).map(\.account)
+      let old = before.map { sharing.permission(of: $0, onRecordsOf: owner) }
+      sharing.shares[s].active = false
+      sharing.shares[s].participants = []
+      accessChanged(share: Int32(s), owner: owner, before: before, oldPermissions: old, after: [], ended: .zoneDeleted)
+    }
+  }
+
+  /// Logs records of `owner` that changed on its server in the shared databases of the accounts
+  /// that may see them, and notifies their devices.
+  mutating func sharedRecordsChanged(_ keys: [RecordKey], owner: Int32) {
+    let readers = sharing.readers(of: owner)
+    guard !readers.isEmpty, !keys.isEmpty else { return }
+    for a in readers {
+      for k in keys { sharing.append(k, for: a) }
+      notifyDevices(of: a)
+    }
+  }
+
+  /// A push notification to the signed-in devices of account `a` (as the push setting says).
+  mutating func notifyDevices(of a: Int32) {
+    guard let p = config.push else { return }
+    for d in devices.indices where deviceAccount(d) == a {
+      if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: d), session: 0) }
+    }
+  }
+
+  /// Answers a fetch of account `a`'s shared database from `token` (nil: from the start): each
+  /// record logged since, once — its owner's copy when `a` may see it now, else its key among
+  /// those whose access ended.
+  func sharedFetch(account a: Int32, token: Int64?) -> FetchReply {
+    let log = sharing.logs[Int(a)]
+    let from = token ?? 0
+    var start = log.count
+    while start > 0, log[start - 1].position > from { start -= 1 }
+    var records: [RecordState] = []
+    var revoked: [RecordKey] = []
+    var seen = KeyBits()
+    var last = from
+    let page = servers.isEmpty ? 200 : servers[0].pageSize
+    var i = start
+    while i < log.count {
+      let (position, key) = log[i]
+      i += 1
+      last = position
+      if seen.contains(key) { continue }
+      seen.insert(key)
+      if permission(of: a, on: key) != nil, let copy = serverRecord(key) {
+        records.append(copy)
+      } else {
+        revoked.append(key)
+      }
+      if records.count + revoked.count >= page { break }
+    }
+    return .shared(records: records, revoked: revoked, newToken: last, moreComing: i < log.count)
+  }
+}
