@@ -156,4 +156,43 @@ import Testing
       }
     }
   }
+
+  // MARK: Sharing
+
+  static var sharing: WorkloadShape {
+    var shape = WorkloadShape()
+    shape.sharing = true
+    return shape
+  }
+
+  /// The sharing swarm layers accounts and a share over the seed's own workload: every other
+  /// draw is the same, the file replays exactly, and it names the workload `sharing`.
+  @Test func aSharingSeedIsTheSameWorkloadWithAShareOnTop() throws {
+    for seed: UInt64 in [2, 9, 33] {
+      let plain = Fuzzer.run(seed: seed, shape: WorkloadShape(), policy: Self.appendOnly)
+      let shared = Fuzzer.run(seed: seed, shape: Self.sharing, policy: Self.appendOnly)
+      #expect(shared.file.name == "sharing-seed-\(seed)")
+      #expect(shared.file.accounts.map(\.name) == ["alice", "bob"])
+      #expect(Set(shared.file.accounts.flatMap(\.devices)) == Set(plain.file.devices))
+      let intents: (ScenarioFile) -> [TimelineAction] = { f in
+        f.timeline.map(\.action).filter { if case .create = $0 { true } else if case .set = $0 { true } else { false } }
+      }
+      #expect(intents(shared.file) == intents(plain.file))
+      #expect(shared.file.timeline.contains { if case .sharing(_, .share("s")) = $0.action { true } else { false } })
+      let replay = try Scenario.parse(shared.file.rendered(), source: "replay").get()
+      let hash = ScenarioRunner.run(replay).report.traceHash
+      #expect(hash == shared.record.traceHash)
+    }
+  }
+
+  /// The safe design loses nothing with sharing drawn; the planted sharing bugs are found.
+  @Test func sharingSeedsPassTheSafeDesignAndCatchThePlantedBugs() throws {
+    let safe = records(FuzzCampaign(shape: Self.sharing, policy: Self.appendOnly, seeds: SeedPlan(lower: 1, upper: 60), jobs: 2, shrink: false))
+    #expect(safe.filter(\.failed).map(\.seed) == [])
+    for bug in ["keeps-revoked-shares", "ignores-permission-failure"] {
+      let policy = try PolicySpec.parse(bug).get()
+      let found = records(FuzzCampaign(shape: Self.sharing, policy: policy, seeds: SeedPlan(lower: 1, upper: 60), jobs: 2, shrink: false))
+      #expect(found.contains { $0.failed }, "\(bug)")
+    }
+  }
 }

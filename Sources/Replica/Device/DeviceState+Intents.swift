@@ -26,6 +26,7 @@ extension DeviceState {
     let stamp = Stamp(clock: reading.nanoseconds, hlcWall: tick.wall, hlcLogical: tick.logical, device: config.rank)
     let key = intent.key
     let live = visibleRecord(key)
+    var madeInShare = false
     /// Every write carries the writes of the record its copy had incorporated, and itself (only
     /// with `causalMetadata`: no other policy reads versions, and keeping them costs an array per
     /// record copy). Per record: a device's knowledge of another record says nothing about this
@@ -48,6 +49,19 @@ extension DeviceState {
         let kind: IntentKind
         if case .create(let type, _, _) = intent { kind = .create(type: type, values: values) } else { kind = .set(values) }
         return ignore("the record it refers to is not on this device, so nothing there can refer to it", kind)
+      }
+      if config.sharing, env.hasReferences {
+        // A reference stays within a zone: a shared record and one of the account's own cannot
+        // refer to each other (a record made referring to a shared one is made in its share).
+        var targets: [Bool] = []
+        for w in values { if case .ref(let target) = w.value { targets.append(sharedKeys.contains(target)) } }
+        let here: Bool? = if case .set = intent { sharedKeys.contains(key) } else { targets.first }
+        if let here, targets.contains(where: { $0 != here }) {
+          let kind: IntentKind
+          if case .create(let type, _, _) = intent { kind = .create(type: type, values: values) } else { kind = .set(values) }
+          return ignore("a reference across zones: one record is in a share and the other in the account's own zone, and CloudKit references stay within a zone", kind)
+        }
+        if case .create = intent, here == true { madeInShare = true }
       }
     default:
       break
@@ -176,6 +190,7 @@ extension DeviceState {
         effects.append(.fact(.erasedUnknownFields(key, fields: fields, version: appVersion)))
       }
     }
+    if madeInShare, record.ignored == nil { sharedKeys.insert(key) }
     if let debounce = config.autosync {
       effects.append(.timer(.autosync, after: debounce, generation: _bump(.autosync)))
     }

@@ -23,7 +23,7 @@ package struct DeviceState: Sendable {
   var revokedPending: [RecordKey] = []
   /// The records that came from the shared database (another account's, shared with this one):
   /// a refetch of the private database does not return them and must not delete them.
-  var sharedKeys = KeyBits()
+  package internal(set) var sharedKeys = KeyBits()
   package internal(set) var lifecycle: Lifecycle = .foreground
   package internal(set) var online = true
   /// Bumped whenever in-flight work is cut off (kill, suspension, going offline): requests
@@ -194,11 +194,20 @@ package struct DeviceState: Sendable {
       foreground()
       abort(cause: "the app deleted its zone", env: env, effects: &effects)
       var wiped: [RecordKey] = []
+      var shared: [OutboxEntry] = []
       for key in store.keys {
+        // (A shared record is in its owner's zone: it stays, with what is pending of it.)
+        if config.sharing, sharedKeys.contains(key) {
+          if let e = outbox.entry(for: key) { shared.append(e) }
+          continue
+        }
         if store.isLive(key) { wiped.append(key) }
         setLocal(nil, for: key, effects: &effects)
       }
       _ = outbox.removeAll()
+      for e in shared {
+        if e.isDelete { outbox.delete(e.key) } else if !e.failed { outbox.save(e.key, fields: e.changed) }
+      }
       ancestors = RecordTable()
       savedToken = nil
       checkZone = false
@@ -417,6 +426,11 @@ package struct DeviceState: Sendable {
       // One fact per error and whether the user was told, in the order they came.
       for g in failures.gaveUp { effects.append(.fact(.gaveUp(g.keys, error: g.error, told: g.told))) }
       for r in failures.refused { effects.append(.fact(.permissionRefused(r.keys, reverted: r.reverted))) }
+      for key in failures.unsaved where outbox.entry(for: key) == nil { setLocal(nil, for: key, effects: &effects) }
+      if !failures.lostZone.isEmpty {
+        for key in failures.lostZone { setLocal(nil, for: key, effects: &effects) }
+        effects.append(.fact(.accessEnded(removed: failures.lostZone, kept: [])))
+      }
       if let wait = failures.wait {
         waitOut(wait.error, retryAfter: wait.retryAfter, env: env, effects: &effects)
         return
@@ -589,7 +603,8 @@ package struct DeviceState: Sendable {
         if store.isLive(key) { kept.append(key) }
         continue
       }
-      if store.isLive(key) { removed.append(key) }
+      // (A pending delete goes too: the record is out of reach.)
+      removed.append(key)
       // Not a delete: nothing is uploaded, and no delete rule runs.
       outbox.remove(key)
       ancestors[key] = nil
@@ -631,6 +646,10 @@ package struct DeviceState: Sendable {
         gaveUp.append(([key], error, told))
       }
     }
+    /// Shared records whose zone is gone (`zoneNotFound`): removed under `access-ended=remove`.
+    var lostZone: [RecordKey] = []
+    /// Records made here whose first save was refused and taken back: they go.
+    var unsaved: [RecordKey] = []
     /// Records whose writes were refused with `permissionFailure`, reverted or not.
     var refused: [(keys: [RecordKey], reverted: Bool)] = []
 
@@ -666,9 +685,11 @@ package struct DeviceState: Sendable {
       let reverted = env.settings.permissionFailure == .revert
       if reverted {
         // Take the server's record back: fetch the shared database from the start (the copy
-        // there replaces the edit, which is no longer pending).
+        // there replaces the edit, which is no longer pending). A record the server never had
+        // (made here in the share) goes.
         ancestors[key] = nil
         sharedToken = nil
+        if store[key]?.changeTag == 0 { f.unsaved.append(key) }
       }
       f.refuse(key, reverted: reverted)
       return
@@ -690,6 +711,14 @@ package struct DeviceState: Sendable {
     case .split where env.settings.split == .on:
       // Halve the batch; send again at once (no wait of its own).
       batchLimit = max(1, min(batchLimit ?? .max, batchSize / 2))
+    case .reupload where error == .zoneNotFound && config.sharing && sharedKeys.contains(key):
+      // A shared zone that is gone: the account lost access (the engine learns it from the
+      // shared database; a record made in the share and never uploaded is not there to say so).
+      outbox.remove(key, ifAt: entry.generation)
+      ancestors[key] = nil
+      if env.settings.accessEnded == .remove, store[key] != nil { f.lostZone.append(key) }
+      sharedToken = nil
+      f.waitFor(error, retryAfter)
     case .reupload where error == .zoneNotFound || error == .userDeletedZone:
       // Fetch first: the zone may be gone for good (purged), or deleted for a reason to react to.
       checkZone = true
@@ -829,8 +858,10 @@ package struct DeviceState: Sendable {
     var reuploaded: [RecordKey] = []
     for key in store.keys {
       guard var r = store[key] else { continue }
-      // What was never uploaded was never in the zone: it stays, with its pending change.
+      // What was never uploaded was never in the zone: it stays, with its pending change. (A
+      // shared record is in its owner's zone, not this account's.)
       guard r.changeTag != 0 || maybeInZone.contains(key) else { continue }
+      if config.sharing, sharedKeys.contains(key) { continue }
       if wipe {
         outbox.remove(key)
         setLocal(nil, for: key, effects: &effects)

@@ -150,6 +150,38 @@ extension SyncWorld {
     return permission(of: a, on: key) != nil
   }
 
+  /// A record made on device `d` that refers to a record the device has from its shared
+  /// database is made in that share, in its owner's zone (CloudKit references stay within a
+  /// zone, and a participant's child of a shared record is saved in the shared zone): it
+  /// belongs to the owner. Called once per record, at its first create.
+  mutating func madeInShare(_ intent: Intent, key k: Int, device d: Int32) {
+    let account = deviceAccount(Int(d)) ?? -1
+    creatorAccounts._grow(toHold: k, with: -1)
+    creatorAccounts[k] = account
+    guard account >= 0, case .create(_, let values) = intent.kind else { return }
+    // (As the device sees it: a parent that came from its shared database.)
+    guard devices[Int(d)].sharedKeys.contains(RecordKey(k)) else { return }
+    for v in values {
+      guard case .ref(let parent) = v.value else { continue }
+      let owner = Int32(self.account(ofRecord: parent))
+      if owner != account {
+        recordAccounts[k] = owner
+        return
+      }
+    }
+  }
+
+  /// The database a write from a device signed into `account` goes to: its record's owner's —
+  /// but for a record the device saves as new (no change tag) that was made under another
+  /// account and carried over (`account=merge`), which goes to the device's own.
+  func database(of w: RecordWrite, from account: Int32) -> Int32 {
+    let owner = Int32(self.account(ofRecord: w.record.key))
+    guard owner != account, w.record.changeTag == 0, !w.isDelete else { return owner }
+    let k = Int(w.record.key)
+    let creator = k < creatorAccounts.count ? creatorAccounts[k] : -1
+    return creator == account ? owner : account
+  }
+
   /// Carries out a share action made on device `d`.
   mutating func performShare(_ action: ShareAction, device d: Int32) {
     let s = Int(action.share)
@@ -237,7 +269,11 @@ extension SyncWorld {
       touched.append(a)
     }
     guard !touched.isEmpty else { return }
-    let keys = servers[Int(owner)].records.keys.filter { account(ofRecord: $0) == Int(owner) }
+    // Every record of the owner's zone: those on its server, and those made in the share on a
+    // participant's device and not uploaded yet (a zone that leaves a shared database takes
+    // them too).
+    var keys: [RecordKey] = []
+    for k in recordAccounts.indices where recordAccounts[k] == owner { keys.append(RecordKey(k)) }
     for a in touched {
       for k in keys { sharing.append(k, for: a) }
       notifyDevices(of: a)
@@ -294,10 +330,10 @@ extension SyncWorld {
       last = position
       if seen.contains(key) { continue }
       seen.insert(key)
-      if permission(of: a, on: key) != nil, let copy = serverRecord(key) {
-        records.append(copy)
-      } else {
+      if permission(of: a, on: key) == nil {
         revoked.append(key)
+      } else if let copy = serverRecord(key) {
+        records.append(copy)
       }
       if records.count + revoked.count >= page { break }
     }

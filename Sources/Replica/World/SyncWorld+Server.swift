@@ -13,7 +13,8 @@ extension SyncWorld {
         sharedPush(id: id, writes, zone: zone, from: d, account: account, seq: seq)
         return
       }
-      let (results, changed) = store(writes, in: account, zone: zone, from: d, seq: seq)
+      var unused: [RecordKey] = []
+      let (results, changed) = store(writes, in: account, zone: zone, from: d, seq: seq, stored: &unused)
       send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
       if changed { notifyOthers(of: Int32(account), than: d) }
     case .fetch(let id, let token, let zone):
@@ -35,8 +36,11 @@ extension SyncWorld {
 
   /// Stores `writes` in `account`'s database, as sent by device `d` knowing `zone` deletions,
   /// with the oracle's and the pictures' bookkeeping; the results as the device hears them
-  /// (a lost answer is `serverResponseLost`), and whether anything changed.
-  mutating func store(_ writes: [RecordWrite], in account: Int, zone: Int32, from d: Int32, seq: Int) -> ([WriteResult], Bool) {
+  /// (a lost answer is `serverResponseLost`), and whether anything changed; with sharing, the
+  /// records saved or deleted are added to `stored` (those whose answer is lost too).
+  mutating func store(
+    _ writes: [RecordWrite], in account: Int, zone: Int32, from d: Int32, seq: Int, stored: inout [RecordKey]
+  ) -> ([WriteResult], Bool) {
     let wasDeleted = writes.map { servers[account].records.isDeleted($0.record.key) }
     var (results, changed, lostAnswers) = servers[account].push(writes, from: d, zone: zone, at: now, policy: config.policy, context: context)
     if config.trackCausality { noteSent(writes, results) }
@@ -54,6 +58,14 @@ extension SyncWorld {
     }
     if config.keepsEvents {
       for (w, r) in zip(writes, results) { note(.decided(message: seq, write: w, result: r)) }
+    }
+    if hasSharing {
+      for i in results.indices {
+        switch results[i] {
+        case .saved, .deleted: stored.append(writes[i].record.key)
+        default: break
+        }
+      }
     }
     // `serverResponseLost`: applied above, but the device only hears that it failed.
     for i in lostAnswers { results[i] = .failed(.serverResponseLost, retryAfter: nil) }
@@ -74,11 +86,7 @@ extension SyncWorld {
   /// `zoneNotFound` when it has no access any more — and the
   /// accounts that may see a changed record hear of it in their shared databases.
   mutating func sharedPush(id: UInt64, _ writes: [RecordWrite], zone: Int32, from d: Int32, account: Int, seq: Int) {
-    // A record the device saves as new (no change tag: made here, or carried over from another
-    // account by `account=merge`) goes to its own database.
-    func database(_ w: RecordWrite) -> Int32 {
-      w.record.changeTag == 0 && !w.isDelete ? Int32(account) : Int32(self.account(ofRecord: w.record.key))
-    }
+    func database(_ w: RecordWrite) -> Int32 { self.database(of: w, from: Int32(account)) }
     var owners: [Int32] = []
     for w in writes {
       let o = database(w)
@@ -102,15 +110,9 @@ extension SyncWorld {
       guard !indices.isEmpty else { continue }
       let group = indices.map { writes[$0] }
       let epoch = owner == Int32(account) ? zone : servers[Int(owner)].zoneEpoch
-      let (groupResults, changed) = store(group, in: Int(owner), zone: epoch, from: d, seq: seq)
       var stored: [RecordKey] = []
-      for (j, i) in indices.enumerated() {
-        results[i] = groupResults[j]
-        switch groupResults[j] {
-        case .saved, .deleted: stored.append(writes[i].record.key)
-        default: break
-        }
-      }
+      let (groupResults, changed) = store(group, in: Int(owner), zone: epoch, from: d, seq: seq, stored: &stored)
+      for (j, i) in indices.enumerated() { results[i] = groupResults[j] }
       if changed {
         changedOwners.append(owner)
         sharedRecordsChanged(stored, owner: owner)

@@ -67,6 +67,8 @@ extension SyncWorld {
   /// Idle, and up to date with its account's server (a signed-out device syncs nothing).
   func upToDate(_ d: DeviceState) -> Bool {
     guard let a = d.account else { return true }
-    return d.isIdle && d.savedToken == servers[Int(a)].head
+    guard d.isIdle && d.savedToken == servers[Int(a)].head else { return false }
+    // With sharing, up to date with the account's shared database too.
+    return !hasSharing || (d.sharedToken ?? 0) == sharing.heads[Int(a)]
   }
 }

@@ -39,6 +39,9 @@ package struct SyncWorld: Sendable {
   package internal(set) var recordAccounts: [Int32] = []
   /// The shares and each account's shared database (empty without `share` lines).
   package internal(set) var sharing: SharingState
+  /// With sharing, per record: the account its creating device was signed into (-1: none), to
+  /// tell a record made in a share from one carried over from another account.
+  var creatorAccounts: [Int32] = []
   package internal(set) var log = IntentLog()
   package internal(set) var facts = WorldFacts()
   package internal(set) var trace: TraceRecorder
@@ -428,7 +431,9 @@ package struct SyncWorld: Sendable {
         // zone's is deleted already, and the device's own was never in the zone.
         continue
       }
-      if server.records.isLive(key) || uncertain || (reason == .deleted && shows(device: Int(d), key)) { keys.append(key) }
+      // (A shared record the device shows is in its owner's zone, not this one.)
+      let inThisZone = !hasSharing || !devices[Int(d)].sharedKeys.contains(key)
+      if server.records.isLive(key) || uncertain || (reason == .deleted && inThisZone && shows(device: Int(d), key)) { keys.append(key) }
     }
     let reading = devices[Int(d)].clock.read(at: now)
     for key in keys {
@@ -547,7 +552,10 @@ package struct SyncWorld: Sendable {
       latestCreates[k] = intent.id
       if context.isRecreated(intent.record) { ledgers[Int(d)].newIncarnation(of: intent.record, creator: intent.id, log: log) }
       recordAccounts._grow(toHold: k, with: -1)
-      if recordAccounts[k] < 0 { recordAccounts[k] = deviceAccount(Int(d)) ?? -1 }
+      if recordAccounts[k] < 0 {
+        recordAccounts[k] = deviceAccount(Int(d)) ?? -1
+        if hasSharing { madeInShare(intent, key: k, device: d) }
+      }
     }
     if config.trackCausality { facts.reachedServer.append(false) }
     if config.recordObservations { facts.observations.append(.intent(intent.id)) }
@@ -602,6 +610,8 @@ package struct SyncWorld: Sendable {
       case .rejected(let key, _): facts.observations.append(.droppedUnsent(device: d, keys: [key], at: now))
       case .gaveUp(let keys, _, _), .stalled(let keys, _), .wipedOnAccountChange(let keys), .setAside(let keys, _), .appDropped(let keys, _):
         facts.observations.append(.droppedUnsent(device: d, keys: keys, at: now))
+      case .accessEnded(let removed, _) where !removed.isEmpty:
+        facts.observations.append(.withdrawn(device: d, keys: removed, at: now))
       case .permissionRefused(let keys, let reverted):
         facts.observations.append(reverted ? .withdrawn(device: d, keys: keys, at: now) : .droppedUnsent(device: d, keys: keys, at: now))
       default: break

@@ -187,8 +187,9 @@ package enum Observation: Sendable {
   /// outbox killed, a mark-first batch cut off, a type the server rejects).
   case droppedUnsent(device: Int32, keys: [RecordKey], at: VirtualTime)
   /// The server refused a device's writes of these records for lack of permission, and the
-  /// device took the server's records back and told the user: the pending changes it had made
-  /// so far on them are withdrawn.
+  /// device took the server's records back and told the user; or the device's account lost
+  /// access to them and the device removed them: the pending changes it had made so far on them
+  /// are withdrawn.
   case withdrawn(device: Int32, keys: [RecordKey], at: VirtualTime)
   /// What a device shows of a record changed: it became visible, or stopped being visible.
   case visibility(device: Int32, key: RecordKey, visible: Bool, at: VirtualTime)

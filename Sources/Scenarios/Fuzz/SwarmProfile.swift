@@ -60,6 +60,8 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
   /// A staged rollout of schema version 2: which devices start on version 1 and when each
   /// updates; nil without one.
   public var rollout: String?
+  /// With ``WorkloadShape/sharing``: the accounts and what happened to the share, in words.
+  public var sharing: String?
   /// How many intents were drawn; a draw that makes no sense (an append with no note of the
   /// device's own) is skipped, so the timeline may have fewer.
   public var intents: Int
@@ -124,6 +126,7 @@ public struct SwarmProfile: Hashable, Sendable, CustomStringConvertible {
     if let folders { parts.append("folders (on-delete \(folders.rawValue)\(server.checksReferences ? ", references checked" : ""))") }
     if !singleton.isEmpty { parts.append("settings singleton made by \(singleton.joined(separator: " "))") }
     if let rollout { parts.append("rollout \(rollout)") }
+    if let sharing { parts.append(sharing) }
     return parts.joined(separator: " · ")
   }
 }

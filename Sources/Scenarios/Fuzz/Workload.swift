@@ -22,6 +22,13 @@ public struct WorkloadShape: Sendable {
   /// Whether the workload for apps follows some deletes with a create of the same name (a
   /// record made again): only for an app that reuses names (``AppUnderTest/reusesNames``).
   public var recreates = true
+  /// Whether the workload shares (`sim-cli fuzz --sharing`): the devices are split between two
+  /// iCloud accounts, and the first shares its zone with the second, which accepts — then the
+  /// permission may change, the participant may be removed or leave, the owner may stop
+  /// sharing, and some of it is undone again. Drawn from a stream of its own after every other
+  /// draw: a seed's workload is the same as without sharing, plus the accounts and the share.
+  /// Not for apps (an app's own engine does not fetch a shared database yet).
+  public var sharing = false
 
   /// A shape: `base` supplies the devices and schema (nil: the built-in default), with `intents`
   /// per seed; `deviceCounts` applies to the default shape only.
@@ -51,7 +58,7 @@ public struct WorkloadShape: Sendable {
   }
 
   /// How fuzz records and comparisons name the workload: the base scenario's name, or `default`.
-  public var name: String { base?.name ?? "default" }
+  public var name: String { base?.name ?? (sharing ? "sharing" : "default") }
 
   /// The shape for a user's app: the workload for apps, drawn from the app's own schema when it
   /// states one, with records made again only when it reuses names.

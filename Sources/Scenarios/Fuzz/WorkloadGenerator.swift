@@ -250,6 +250,32 @@ public enum WorkloadGenerator {
     // 100,000 seeds: seed 74005; a preset fails the shrunk scenario too, but the default workload
     // keeps its duplicates so that the presets' fuzz records stay as they were).
     let sentTwice = zoneDeletion != nil && shape.forApps ? Probability.never : duplicate
+    // Sharing, from a stream of its own, last: every earlier draw stays what it was.
+    var sharing: SharingDrafter?
+    if shape.sharing, !shape.forApps, devices.count >= 2 {
+      var drafter = SharingDrafter(seed: seed, devices: devices, duration: duration)
+      drafter.draft()
+      // A sign-in is to the device's own account.
+      for i in timeline.indices {
+        if case .signIn(let d, _, let isSwitch) = timeline[i].action { timeline[i].action = .signIn(device: d, account: drafter.account(of: d), switch: isSwitch) }
+      }
+      timeline += drafter.timeline
+      sharing = drafter
+      // `free` frees the first account's storage only: a second account stuck at its quota would
+      // stall whatever the design, so a sharing seed has no quota.
+      if server.quota != nil {
+        server.quota = nil
+        server.usedByOthers = 0
+        freedAt = nil
+        timeline.removeAll { if case .free = $0.action { true } else { false } }
+      }
+      // An encrypted-data reset of the owner's zone takes the share with it, and with it what a
+      // participant wrote that the owner's devices had not fetched: a loss no engine prevents.
+      if case .encryptedDataReset? = timeline.first(where: { if case .encryptedDataReset = $0.action { true } else { false } })?.action {
+        timeline.removeAll { if case .encryptedDataReset = $0.action { true } else { false } }
+        zoneDeletion = nil
+      }
+    }
     timeline = stableSorted(timeline)
     var profile = SwarmProfile(
       devices: devices, duration: duration, latency: latency, loss: clean.loss, duplicate: sentTwice, push: push,
@@ -271,6 +297,12 @@ public enum WorkloadGenerator {
       retention: retention, autosync: autosync, push: push, schema: schema, timeline: timeline, expectations: [])
     file.server = server
     file.appVersions = real.appVersions
+    if let sharing {
+      file.accounts = sharing.accounts.map { AccountSetting(name: $0.name, devices: $0.devices, location: here) }
+      file.name = "sharing-seed-\(seed)"
+      file.source = "sharing-seed-\(seed).scenario"
+      profile.sharing = sharing.summary
+    }
     return (file, profile)
   }
 
@@ -679,6 +711,92 @@ struct IntentDrafter {
       guard let t = schema.typeIndex(named: target) else { return nil }
       let pool = liveOf(t)
       return pool.isEmpty ? nil : .identifier(pool[r.int(in: 0..<pool.count)].id)
+    }
+  }
+}
+
+/// The swarm's sharing dimension (``WorkloadShape/sharing``): two accounts, `alice` with the
+/// first device and some others, `bob` with the rest; `alice` shares her zone as `s` from one of
+/// her devices, invites `bob` (read-write two times in three), and a device of `bob`'s accepts;
+/// then up to three changes, each at a random time on a random device of the account that makes
+/// it — the permission flipped, `bob` removed (and perhaps invited and accepting again), `bob`
+/// leaving (and perhaps coming back), the owner stopping sharing (and perhaps sharing again).
+/// Draws only from its own stream.
+struct SharingDrafter {
+  var r: SimRandom
+  let devices: [String]
+  let duration: SimDuration
+  var accounts: [(name: String, devices: [String])] = []
+  var timeline: [TimelineEntry] = []
+  var events: [String] = []
+
+  init(seed: UInt64, devices: [String], duration: SimDuration) {
+    r = SimRandom(seed: seed, stream: "workload-sharing")
+    self.devices = devices
+    self.duration = duration
+  }
+
+  func account(of device: String) -> String {
+    accounts.first { $0.devices.contains(device) }?.name ?? "alice"
+  }
+
+  var summary: String {
+    let split = accounts.map { "\($0.name) \($0.devices.joined(separator: " "))" }.joined(separator: ", ")
+    return "sharing (\(split)): " + events.joined(separator: ", ")
+  }
+
+  mutating func draft() {
+    // Every device but the first goes to either account; bob gets at least one.
+    var alice = [devices[0]]
+    var bob: [String] = []
+    for d in devices.dropFirst() { if r.chance(1, outOf: 2) { alice.append(d) } else { bob.append(d) } }
+    if bob.isEmpty { bob.append(alice.removeLast()) }
+    accounts = [("alice", alice), ("bob", bob)]
+    let here = SourceLocation(line: 0, column: 0)
+    func at(_ t: SimDuration, _ d: String, _ s: ShareStatement) {
+      timeline.append(TimelineEntry(time: t, action: .sharing(device: d, s), location: here))
+    }
+    func pick(_ ds: [String]) -> String { ds[r.int(in: 0..<ds.count)] }
+    func time(after t: SimDuration, within span: SimDuration) -> SimDuration {
+      t + .milliseconds(r.int(in: 1...max(1, span.nanoseconds / 1_000_000)))
+    }
+    var permission: SharePermission = r.chance(2, outOf: 3) ? .readWrite : .readOnly
+    var t = SimDuration.milliseconds(r.int(in: 0...(duration.nanoseconds / 3_000_000)))
+    at(t, pick(alice), .share("s"))
+    t = time(after: t, within: .seconds(5))
+    at(t, pick(alice), .invite(share: "s", account: "bob", permission))
+    t = time(after: t, within: .seconds(10))
+    at(t, pick(bob), .accept("s"))
+    events.append("shared with bob \(permission.rawValue) from \(t)")
+    let span = SimDuration(nanoseconds: max(1_000_000_000, (duration - t).nanoseconds / 3))
+    for _ in 0..<Int(r.int(in: 0...3)) {
+      t = time(after: t, within: span)
+      let again = r.chance(1, outOf: 2)
+      switch r.int(in: 0..<4) {
+      case 0:
+        permission = permission == .readWrite ? .readOnly : .readWrite
+        at(t, pick(alice), .permission(share: "s", account: "bob", permission))
+        events.append("\(permission.rawValue) at \(t)")
+        continue
+      case 1:
+        at(t, pick(alice), .remove(share: "s", account: "bob"))
+        events.append("bob removed at \(t)")
+      case 2:
+        at(t, pick(bob), .leave("s"))
+        events.append("bob left at \(t)")
+      default:
+        at(t, pick(alice), .unshare("s"))
+        events.append("unshared at \(t)")
+        guard again else { continue }
+        t = time(after: t, within: .seconds(30))
+        at(t, pick(alice), .share("s"))
+      }
+      guard again else { continue }
+      t = time(after: t, within: .seconds(30))
+      at(t, pick(alice), .invite(share: "s", account: "bob", permission))
+      t = time(after: t, within: .seconds(10))
+      at(t, pick(bob), .accept("s"))
+      events.append("shared again from \(t)")
     }
   }
 }

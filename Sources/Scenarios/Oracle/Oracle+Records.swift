@@ -362,7 +362,11 @@ extension Oracle {
       // Only a delete the device had applied before the record came back counts: one made later
       // (say, after the record was revived by a concurrent update) is no reason to expect it gone.
       let log = self.log
-      guard let d = applied.map({ log[$0] }).first(where: { d in d.keptInstead == nil && updates(before: d).allSatisfy { $0.happenedBefore(d) } })
+      // (A delete the server refused and its device withdrew is not among the record's intents.)
+      guard
+        let d = applied.map({ log[$0] }).first(where: { d in
+          d.keptInstead == nil && intents.contains { $0.id == d.id } && updates(before: d).allSatisfy { $0.happenedBefore(d) }
+        })
       else { continue }
       reported.insert(key)
       anomalies.append(

@@ -44,12 +44,20 @@ package struct Oracle {
     }
   }
 
-  /// The intents refused with `permissionFailure` that their device reverted and reported:
-  /// made before the refusal on that device, of a refused record, and never stored.
+  /// The intents refused with `permissionFailure` that their device reverted and reported, and
+  /// those still pending when their device's account lost access to the record and the device
+  /// removed it: made before that on that device, of such a record, and never stored.
   static func withdrawnWrites(_ world: SyncWorld) -> Set<IntentID> {
     var out: Set<IntentID> = []
     for e in world.facts.events {
-      guard case .permissionRefused(let keys, true) = e.fact else { continue }
+      let keys: [RecordKey]
+      switch e.fact {
+      case .permissionRefused(let refused, true): keys = refused
+      // The share left the device with its access: what was still pending of it went too, and
+      // the app was told (the zone left its shared database).
+      case .accessEnded(let removed, _): keys = removed
+      default: continue
+      }
       for i in world.log.intents where i.device == e.device && i.id <= IntentID(e.intentsBefore) && keys.contains(i.record) {
         if !(Int(i.id) < world.facts.reachedServer.count && world.facts.reachedServer[Int(i.id)]) { out.insert(i.id) }
       }

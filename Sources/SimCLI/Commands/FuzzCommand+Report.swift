@@ -107,6 +107,7 @@ extension FuzzCommand {
     var command = "\(ToolName.current) fuzz --seeds \(seed)..\(seed)" + (context.app == nil ? " --policy '\(context.policy)'" : context.appArgument)
     if let base = context.shape.base { command += " --scenario \(CrashReport.shellWord(base.source))" }
     if let intents = context.intents { command += " --intents \(intents)" }
+    if context.shape.sharing { command += " --sharing" }
     return command
   }
 

@@ -25,6 +25,7 @@ enum FuzzCommand {
       ScenarioOptions.appOption,
       .value("--seeds", "A..B", "The seeds to run (default 1..1000; with --time, 1.. onwards: A.. is open)."),
       .value("--intents", "N", "Intents per seed, 1 to 100000 (default 50)."),
+      .flag("--sharing", "Draw sharing too: two accounts, a share, permission changes, removals (not with --app)."),
       .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
       .value("--jobs", "N", "Parallel workers; the core count by default."),
       .value("--shard", "K/N", "Run only the seeds with seed mod N == K-1."),
@@ -76,6 +77,10 @@ enum FuzzCommand {
     if let s = args.value("--scenario") { shape.base = try ScenarioOptions.workloadBase(s, console: console) }
     // An app's workload: drawn from its own schema when it states one.
     if let app { shape = shape.forApp(app) }
+    if args.has("--sharing") {
+      guard app == nil else { throw usage("--sharing runs the built-in engine: an app's own engine does not fetch a shared database yet", console) }
+      shape.sharing = true
+    }
     shape.intents = Int(try IntegerOption.require(args, "--intents", default: UInt64(shape.intents), in: 1...100_000, spec: spec, console: console))
 
     // Seeds, time, shard.

@@ -100,7 +100,12 @@ struct FuzzSignature: Hashable, Sendable {
     case .staleOverwrite:
       [Axis(name: "winner=clock") { $0.winner == .clock }, Axis(name: "winner=arrival") { $0.winner == .arrival }]
     case .resurrection:
-      [Axis(name: "delete=hard") { $0.delete == .hard }, Axis(name: "refetch=naive") { $0.refetch == .naive }]
+      [
+        Axis(name: "delete=hard") { $0.delete == .hard }, Axis(name: "refetch=naive") { $0.refetch == .naive },
+        // A read-only participant's delete, refused and not taken back: the record shows nowhere
+        // on the device but everywhere else.
+        Axis(name: "permission-failure=ignore") { $0.permissionFailure == .ignore },
+      ]
     case .droppedEvent:
       [
         Axis(name: "unit=mark-first") { $0.unit == .markFirst },
@@ -112,6 +117,8 @@ struct FuzzSignature: Hashable, Sendable {
       [
         Axis(name: "unit=mark-first") { $0.unit == .markFirst }, Axis(name: "outbox=memory") { $0.outbox == .memory },
         Axis(name: "retry=never") { $0.retry == .never },
+        // A record made in a share that went before it was uploaded, kept on the device.
+        Axis(name: "access-ended=keep") { $0.accessEnded == .keep },
       ]
     case .danglingReference:
       [Axis(name: "references=local-only") { $0.references == .localOnly }, Axis(name: "references=eager") { $0.references == .eager }]

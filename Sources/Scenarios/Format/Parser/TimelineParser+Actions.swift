@@ -518,7 +518,10 @@ extension TimelineParser {
     }
     func permission(at k: Int) -> SharePermission? {
       guard t[k].isWord, let p = SharePermission(rawValue: t[k].text) else {
-        error(i, t[k], "expected read-only or read-write, found \(Self.shown(t[k]))" + didYouMean(t[k].text, Self.permissions))
+        let word = t[k].text
+        let prefixOf = word.isEmpty ? nil : Self.permissions.first { $0.hasPrefix(word) }
+        error(
+          i, t[k], "expected read-only or read-write, found \(Self.shown(t[k]))" + (prefixOf.map { "; did you mean '\($0)'?" } ?? didYouMean(word, Self.permissions)))
         return nil
       }
       return p

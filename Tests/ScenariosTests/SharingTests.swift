@@ -1,0 +1,197 @@
+import Replica
+@_spi(Kernel) import Simulator
+import Testing
+
+@testable import Scenarios
+
+/// Sharing (`cloudkit-model.md#sharing`): the statements, the server's access checks, the
+/// engine's reactions, and `access-leak`.
+@Suite struct SharingTests {
+  /// Alice's iPad and Bob's Mac; `extra` lines go at the end of the timeline, before settle.
+  static func file(_ timeline: String, policy: String = "field-lww-hlc") -> String {
+    """
+    scenario sharing
+    devices iPad mac
+    policy \(policy)
+    latency 100ms
+    account alice iPad
+    account bob mac
+    account carol
+
+    type Note
+      title: string = "" mutable
+
+    at 0s    iPad  create Note n1 title="Itinerary"
+    at 5s    iPad  share trip
+    \(timeline)
+    settle
+    """
+  }
+
+  static func run(_ text: String, policy: String? = nil, keepEvents: Bool = false) throws -> ScenarioRunner.Result {
+    let file = try ScenarioParser.parse(text, source: "sharing.scenario").get()
+    return ScenarioRunner.run(file, policy: try policy.map { try PolicySpec.parse($0).get() }, keepEvents: keepEvents)
+  }
+
+  // MARK: The statements
+
+  @Test(arguments: [
+    ("at 6s iPad invite bob to trp", "unknown share 'trp'; did you mean 'trip'?"),
+    ("at 6s iPad invite rob to trip", "unknown account 'rob'; did you mean 'bob'?"),
+    ("at 6s iPad invite bob trip", "expected 'to', found 'trip'; write 'DEVICE invite ACCOUNT to SHARE [read-only|read-write]'"),
+    ("at 6s iPad invite bob to trip read", "expected read-only or read-write, found 'read'; did you mean 'read-only'?"),
+    ("at 6s iPad invite bob to trip read-only now", "unexpected 'now'; write 'DEVICE invite ACCOUNT to SHARE [read-only|read-write]'"),
+    ("at 6s mac accept", "expected the share's name; write 'DEVICE accept SHARE'"),
+    ("at 6s iPad permission trip bob", "expected read-only or read-write; write 'DEVICE permission SHARE ACCOUNT read-only|read-write'"),
+    ("at 6s iPad remove bob form trip", "expected 'from', found 'form'; write 'DEVICE remove ACCOUNT from SHARE'"),
+    ("at 6s iPad unshare album", "unknown share 'album'"),
+    ("at 6s iPad unshare tirp", "unknown share 'tirp'; did you mean 'trip'?"),
+    ("at 6s iPad shar trip", "unknown action 'shar'; did you mean 'share'?"),
+  ])
+  func mistakesSayWhatToWrite(line: String, message: String) {
+    let errors = messages(Self.file(line))
+    #expect(errors.count == 1, "\(errors)")
+    #expect(errors.first?.hasPrefix(message) == true, "\(errors)")
+  }
+
+  @Test func aShareNoLineMakesIsAnErrorWithItsPlace() throws {
+    let text = Self.file("").replacingOccurrences(of: "at 5s    iPad  share trip", with: "at 5s    mac   accept trip")
+    guard case .failure(let errors) = ScenarioParser.parse(text, source: "s.scenario") else {
+      Issue.record("parsed")
+      return
+    }
+    let d = try #require(errors.diagnostics.first)
+    #expect(d.message == "unknown share 'trip'; a share is made by a 'DEVICE share NAME' line")
+    #expect(d.location.line == 13)
+    #expect(d.location.column == 23)
+  }
+
+  @Test func theWriterWritesEveryStatementBackAsItWasRead() throws {
+    let text = Self.file(
+      """
+      at 6s    iPad  invite bob to trip read-only
+      at 7s    mac   accept trip
+      at 8s    iPad  permission trip bob read-write
+      at 9s    iPad  invite carol to trip
+      at 10s   mac   leave trip
+      at 11s   iPad  remove carol from trip
+      at 12s   iPad  unshare trip
+      """)
+    let file = try ScenarioParser.parse(text, source: "s.scenario").get()
+    let again = try ScenarioParser.parse(file.rendered(), source: "again.scenario").get()
+    #expect(again.rendered() == file.rendered())
+    func statements(_ f: ScenarioFile) -> [ShareStatement] {
+      f.timeline.compactMap { if case .sharing(_, let s) = $0.action { s } else { nil } }
+    }
+    #expect(statements(again) == statements(file))
+    #expect(statements(file).count == 8)
+    #expect(file.shareNames == ["trip"])
+  }
+
+  // MARK: The world
+
+  @Test func aParticipantSeesTheSharedRecordsOnlyOnceItAccepts() throws {
+    let result = try Self.run(Self.file("at 6s    iPad  invite bob to trip read-write\nat 7s    mac   accept trip"))
+    #expect(result.report.passed, "\(result.report.text)")
+    #expect(result.world.visibleRecords(device: 1).map(\.key) == [0])
+    let invitedOnly = try Self.run(Self.file("at 6s    iPad  invite bob to trip read-write"))
+    #expect(invitedOnly.world.visibleRecords(device: 1).isEmpty)
+    #expect(invitedOnly.report.violations.isEmpty, "\(invitedOnly.report.text)")
+  }
+
+  @Test func aShareActionMadeOfflineChangesNothing() throws {
+    let result = try Self.run(
+      Self.file("at 5.5s  offline iPad\nat 6s    iPad  invite bob to trip read-write\nat 7s    mac   accept trip\nat 8s    online iPad"),
+      keepEvents: true)
+    #expect(result.world.visibleRecords(device: 1).isEmpty)
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+    var refused = 0
+    for e in result.world.events {
+      if case .share(_, .invite, done: false) = e.what { refused += 1 }
+    }
+    #expect(refused == 1)
+  }
+
+  /// After Bob is removed, Alice's later edit never reaches his Mac, whatever his engine keeps.
+  @Test func theServerSendsNothingToAnAccountWithoutAccess() throws {
+    let text = Self.file(
+      """
+      at 6s    iPad  invite bob to trip read-write
+      at 7s    mac   accept trip
+      at 20s   iPad  remove bob from trip
+      at 30s   iPad  set n1 title="Itinerary, final"
+      """)
+    let kept = try Self.run(text, policy: "keeps-revoked-shares")
+    let macCopy = try #require(kept.world.visibleRecords(device: 1).first)
+    #expect(macCopy.fields[0].value == .string("Itinerary"))
+    #expect(kept.world.serverRecord(0)?.fields[0].value == .string("Itinerary, final"))
+    #expect(kept.report.counts[.accessLeak] == 1)
+    #expect(kept.report.counts[.divergence] == 0, "a leaked copy is not also a divergence")
+    let removed = try Self.run(text)
+    #expect(removed.world.visibleRecords(device: 1).isEmpty)
+    #expect(removed.report.violations.isEmpty, "\(removed.report.text)")
+  }
+
+  /// A read-only participant's edit is refused; the default engine takes the server's value back
+  /// and says so, and the oracle withdraws the edit.
+  @Test func aRefusedEditIsTakenBackAndReported() throws {
+    let text = Self.file(
+      """
+      at 6s    iPad  invite bob to trip read-only
+      at 7s    mac   accept trip
+      at 20s   mac   set n1 title="Bob's itinerary"
+      """)
+    let result = try Self.run(text)
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+    #expect(result.world.visibleRecords(device: 1).first?.fields[0].value == .string("Itinerary"))
+    #expect(
+      result.world.facts.events.contains {
+        if case .permissionRefused([0], reverted: true) = $0.fact { return true }
+        return false
+      })
+    let ignored = try Self.run(text, policy: "ignores-permission-failure")
+    #expect(ignored.report.counts[.lostEdit] == 1)
+    #expect(ignored.report.anomalies.first { $0.kind == .lostEdit }?.explanation.contains("permissionFailure") == true)
+  }
+
+  /// A participant's edit still unsent when it is removed is refused with zoneNotFound; the
+  /// default engine learns from the shared database that its access ended and removes the
+  /// record with the change.
+  @Test func aWriteAfterRemovalIsRefusedAndDropped() throws {
+    let text = Self.file(
+      """
+      at 6s    iPad  invite bob to trip read-write
+      at 7s    mac   accept trip
+      at 19s   offline mac
+      at 20s   mac   set n1 title="Bob's late edit"
+      at 25s   iPad  remove bob from trip
+      at 30s   online mac
+      """)
+    let result = try Self.run(text, keepEvents: true)
+    #expect(result.world.visibleRecords(device: 1).isEmpty)
+    #expect(result.world.serverRecord(0)?.fields[0].value == .string("Itinerary"))
+    var refusals: [CloudKitError] = []
+    for e in result.world.events {
+      if case .decided(_, _, .failed(let error, _)) = e.what { refusals.append(error) }
+    }
+    #expect(refusals.contains(.zoneNotFound))
+    // Bob's edit went with his access, and his app was told: withdrawn, not lost.
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+  }
+
+  @Test func aRunWithSharesIsDeterministic() throws {
+    let text = Self.file("at 6s    iPad  invite bob to trip read-write\nat 7s    mac   accept trip\nat 20s   mac   leave trip")
+    let a = try Self.run(text)
+    let b = try Self.run(text, keepEvents: true)
+    #expect(a.report.traceHash == b.report.traceHash)
+  }
+
+  /// Without a `share` line nothing of sharing runs: no shared-database fetch is ever sent.
+  @Test func withoutSharesNoSharedDatabaseIsFetched() throws {
+    let result = ScenarioRunner.run(try Scenario.load("two-device-acceptance"), keepEvents: true)
+    for e in result.world.events {
+      if case .sent(_, _, _, let message) = e.what, case .fetchShared = message { Issue.record("a shared fetch was sent") }
+    }
+    #expect(!result.world.hasSharing)
+  }
+}
