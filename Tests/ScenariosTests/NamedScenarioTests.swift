@@ -15,7 +15,7 @@ import Testing
     "refiled-then-folder-deleted", "recreated-record",
     // Sharing: access ends, permissions drop.
     "participant-removed", "read-only-edit-shown-saved", "permission-dropped-offline", "unshared-while-offline",
-    "left-share-on-other-device", "shared-after-switch",
+    "left-share-on-other-device", "shared-after-switch", "read-only-never-updated", "guest-echoes-owner-change", "share-accepted-again",
     // Lessons for an app written on SimSyncEngine: the safe design passes them; each catches a
     // planted-bug app (Tests/SimSyncEngineTests/AppScenarioTests.swift).
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
@@ -69,6 +69,9 @@ import Testing
     ("keeps-revoked-shares", "left-share-on-other-device", .accessLeak, "field-lww-hlc"),
     ("ignores-permission-failure", "read-only-edit-shown-saved", .lostEdit, "field-lww-hlc"),
     ("ignores-permission-failure", "permission-dropped-offline", .lostEdit, "field-lww-hlc"),
+    ("blocks-read-only-updates", "read-only-never-updated", .divergence, "field-lww-hlc"),
+    ("echoes-shared-changes", "guest-echoes-owner-change", .staleOverwrite, "field-lww-arrival"),
+    ("skips-own-records", "share-accepted-again", .divergence, "field-lww-hlc"),
   ]
 
   @Test func everyPlantedBugPresetHasAScenarioHere() {

@@ -63,7 +63,7 @@ import Testing
     "settings-singleton", "list-deleted-while-adding", "child-before-parent", "staged-rollout",
     // Sharing: access leaks, refused writes.
     "participant-removed", "read-only-edit-shown-saved", "permission-dropped-offline", "unshared-while-offline",
-    "left-share-on-other-device",
+    "left-share-on-other-device", "read-only-never-updated", "guest-echoes-owner-change", "share-accepted-again",
   ])
   func bothOraclesAgreeOnTheSchemaLessons(name: String) throws {
     let file = try Scenario.load(name)

@@ -19,8 +19,10 @@ package struct DeviceState: Sendable {
   package internal(set) var sharedToken: Int64?
   /// Whether the fetch (or the apply) under way is of the shared database.
   var fetchingShared = false
-  /// The shared records whose access ended, from the shared page being applied.
+  /// The shared records whose access ended, and those the account may only read, from the
+  /// shared page being applied.
   var revokedPending: [RecordKey] = []
+  var readOnlyPending: [RecordKey] = []
   /// The records that came from the shared database (another account's, shared with this one):
   /// a refetch of the private database does not return them and must not delete them.
   package internal(set) var sharedKeys = KeyBits()
@@ -272,6 +274,7 @@ package struct DeviceState: Sendable {
     phase = .idle
     fetchingShared = false
     revokedPending = []
+    readOnlyPending = []
     session &+= 1
     syncRequested = true
     _ = _bump(.timeout)
@@ -459,9 +462,10 @@ package struct DeviceState: Sendable {
         phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: refetch)
         let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count)
         effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
-      case .shared(let records, let revoked, let newToken, let more):
+      case .shared(let records, let revoked, let readOnly, let newToken, let more):
         if env.settings.token == .beforeApply { sharedToken = newToken }
         revokedPending = revoked
+        readOnlyPending = readOnly
         phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: false)
         let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count + revoked.count)
         effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
@@ -591,11 +595,22 @@ package struct DeviceState: Sendable {
   mutating func applyShared(_ records: [RecordState], newToken: Int64, moreComing more: Bool, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     for remote in records {
       sharedKeys.insert(remote.key)
+      // `fetched-read-only=block`: the app's permission checks stop the engine's own writes to a
+      // record it has and may only read (sqlite-data #129).
+      if env.settings.fetchedReadOnly == .block, store[remote.key] != nil, readOnlyPending.contains(remote.key) { continue }
+      // `own-fetched=skip`: a record this device wrote last is taken for one it has (SyncKit #128).
+      if env.settings.ownFetched == .skip, remote.stamp.device == config.rank { continue }
       if env.settings.save == .ifUnchanged, remerge.isEmpty || !remerge.contains(remote.key) {
         ancestors[remote.key] = remote.isDeleted ? nil : remote
       }
       adopt(remote, env: env, effects: &effects)
+      // `fetched-shared=echo`: the fetched version is taken for a local edit and uploaded again
+      // (SyncKit #164).
+      if env.settings.fetchedShared == .echo, store.isLive(remote.key), outbox.entry(for: remote.key) == nil {
+        outbox.save(remote.key, fields: .all)
+      }
     }
+    readOnlyPending = []
     var removed: [RecordKey] = []
     var kept: [RecordKey] = []
     for key in revokedPending where store[key] != nil {

@@ -144,6 +144,23 @@ public struct PolicySettings: Hashable, Sendable {
   /// them from the device (not a delete: nothing is uploaded); `keep` leaves them shown.
   public enum AccessEnded: String, CaseIterable, Sendable { case remove, keep }
 
+  /// The `fetched-read-only` axis: what the engine does with fetched changes to shared records
+  /// its account may only read. `apply` applies them as any; `block` lets the app's own
+  /// permission checks stop them too (sqlite-data #129: triggers meant for the user's edits also
+  /// fired while the engine applied the owner's), so a read-only participant never sees an
+  /// update or a delete of a record it has.
+  public enum FetchedReadOnly: String, CaseIterable, Sendable { case apply, block }
+
+  /// The `fetched-shared` axis: `apply` takes a fetched shared record as the server's; `echo`
+  /// takes it for a local edit and uploads it again (SyncKit #164: the owner's changes
+  /// re-uploaded by the guest) — an old version that can overwrite a newer one.
+  public enum FetchedShared: String, CaseIterable, Sendable { case apply, echo }
+
+  /// The `own-fetched` axis: `apply` applies every fetched record; `skip` ignores fetched records
+  /// this device wrote last, as redundant (SyncKit #128: after a share is accepted again, the
+  /// participant's own earlier records never come back).
+  public enum OwnFetched: String, CaseIterable, Sendable { case apply, skip }
+
   /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
   /// Which of two concurrent saves wins; default `hlc`.
@@ -193,6 +210,12 @@ public struct PolicySettings: Hashable, Sendable {
   public var permissionFailure: PermissionFailure = .revert
   /// What happens to a share's records when access ends; default `remove`.
   public var accessEnded: AccessEnded = .remove
+  /// Fetched changes to read-only shared records; default `apply`.
+  public var fetchedReadOnly: FetchedReadOnly = .apply
+  /// Fetched shared records; default `apply`.
+  public var fetchedShared: FetchedShared = .apply
+  /// Fetched records this device wrote last; default `apply`.
+  public var ownFetched: OwnFetched = .apply
 
   /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
   /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100,
@@ -210,7 +233,8 @@ public struct PolicySettings: Hashable, Sendable {
       ("retry-after", retryAfter.rawValue), ("split", split.rawValue), ("zone-deleted", zoneDeleted.rawValue),
       ("account", account.rawValue), ("unique", unique.rawValue), ("references", references.rawValue), ("orphans", orphans.rawValue),
       ("order", order.rawValue), ("unknown-fields", unknownFields.rawValue), ("permission-failure", permissionFailure.rawValue),
-      ("access-ended", accessEnded.rawValue),
+      ("access-ended", accessEnded.rawValue), ("fetched-read-only", fetchedReadOnly.rawValue), ("fetched-shared", fetchedShared.rawValue),
+      ("own-fetched", ownFetched.rawValue),
     ]
   }
 }

@@ -234,6 +234,28 @@ extension PolicyPreset {
     ) {
       $0.permissionFailure = .ignore
     },
+    preset(
+      "blocks-read-only-updates", models: "planted bug: field-lww-hlc fetched-read-only=block",
+      loses: "sharing: the app's permission checks also stop the engine, so a read-only participant never sees the owner's edits (sqlite-data #129)",
+      planted: true
+    ) {
+      $0.fetchedReadOnly = .block
+    },
+    preset(
+      "echoes-shared-changes", models: "planted bug: field-lww-arrival fetched-shared=echo",
+      loses: "sharing: a participant uploads the owner's changes again as its own, and an old version overwrites a newer one (SyncKit #164)",
+      planted: true
+    ) {
+      $0.winner = .arrival
+      $0.fetchedShared = .echo
+    },
+    preset(
+      "skips-own-records", models: "planted bug: field-lww-hlc own-fetched=skip",
+      loses: "sharing: fetched records the device wrote are skipped, so after a share is accepted again they never come back (SyncKit #128)",
+      planted: true
+    ) {
+      $0.ownFetched = .skip
+    },
   ]
 
   /// The preset called `name`, or nil when there is none.

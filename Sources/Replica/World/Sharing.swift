@@ -320,6 +320,7 @@ extension SyncWorld {
     while start > 0, log[start - 1].position > from { start -= 1 }
     var records: [RecordState] = []
     var revoked: [RecordKey] = []
+    var readOnly: [RecordKey] = []
     var seen = KeyBits()
     var last = from
     let page = servers.isEmpty ? 200 : servers[0].pageSize
@@ -330,13 +331,15 @@ extension SyncWorld {
       last = position
       if seen.contains(key) { continue }
       seen.insert(key)
-      if permission(of: a, on: key) == nil {
+      let may = permission(of: a, on: key)
+      if may == nil {
         revoked.append(key)
       } else if let copy = serverRecord(key) {
         records.append(copy)
+        if may == .readOnly { readOnly.append(key) }
       }
       if records.count + revoked.count >= page { break }
     }
-    return .shared(records: records, revoked: revoked, newToken: last, moreComing: i < log.count)
+    return .shared(records: records, revoked: revoked, readOnly: readOnly, newToken: last, moreComing: i < log.count)
   }
 }
