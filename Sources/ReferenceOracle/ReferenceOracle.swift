@@ -164,7 +164,8 @@ struct Judge {
         !explained.contains($0.key) && (!world.hasSharing || world.account(ofRecord: $0.key) == Int(account) || mayRead(account, $0.key))
       }
       for owner in world.servers.indices where owner != Int(account) {
-        for r in world.servers[owner].liveRecords where world.account(ofRecord: r.key) == owner && mayRead(account, r.key) && !explained.contains(r.key) {
+        for r in world.servers[owner].liveRecords
+        where world.account(ofRecord: r.key) == owner && mayRead(account, r.key) && !explained.contains(r.key) {
           server.append(r)
         }
       }

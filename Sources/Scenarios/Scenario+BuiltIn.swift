@@ -4,6 +4,7 @@
 /// the folder: add a line here when you add a file there.
 enum BuiltInScenarios {
   static let files: [(name: String, bytes: [UInt8])] = [
+    ("accepted-share-not-fetched", PackageResources.accepted_share_not_fetched_scenario),
     ("account-switch-offline", PackageResources.account_switch_offline_scenario),
     ("app-concurrent-appends", PackageResources.app_concurrent_appends_scenario),
     ("app-conflicting-save", PackageResources.app_conflicting_save_scenario),

@@ -194,4 +194,22 @@ import Testing
     }
     #expect(!result.world.hasSharing)
   }
+
+  /// `shared-fetch=at-launch`: the shared database is fetched again once the app is relaunched.
+  @Test func anEngineThatFetchesSharesAtLaunchCatchesUpAfterARelaunch() throws {
+    let text = Self.file(
+      """
+      at 6s    iPad  invite bob to trip read-write
+      at 7s    mac   sync
+      at 8s    mac   accept trip
+      at 30s   mac   kill
+      at 31s   mac   sync
+      """)
+    let relaunched = try Self.run(text, policy: "fetches-shares-at-launch")
+    #expect(relaunched.report.violations.isEmpty, "\(relaunched.report.text)")
+    #expect(relaunched.world.visibleRecords(device: 1).map(\.key) == [0])
+    let never = try Self.run(text.replacingOccurrences(of: "at 30s   mac   kill\n", with: ""), policy: "fetches-shares-at-launch")
+    #expect(never.world.visibleRecords(device: 1).isEmpty)
+    #expect(never.report.counts[.divergence] >= 1)
+  }
 }

@@ -59,7 +59,9 @@ extension DeviceState {
         if let here, targets.contains(where: { $0 != here }) {
           let kind: IntentKind
           if case .create(let type, _, _) = intent { kind = .create(type: type, values: values) } else { kind = .set(values) }
-          return ignore("a reference across zones: one record is in a share and the other in the account's own zone, and CloudKit references stay within a zone", kind)
+          return ignore(
+            "a reference across zones: one record is in a share and the other in the account's own zone, and CloudKit references stay within a zone",
+            kind)
         }
         if case .create = intent, here == true { madeInShare = true }
       }

@@ -19,6 +19,8 @@ package struct DeviceState: Sendable {
   package internal(set) var sharedToken: Int64?
   /// Whether the fetch (or the apply) under way is of the shared database.
   var fetchingShared = false
+  /// Whether the shared database was fetched since the app launched (memory: a kill forgets it).
+  var sharedFetchedSinceLaunch = false
   /// The shared records whose access ended, and those the account may only read, from the
   /// shared page being applied.
   var revokedPending: [RecordKey] = []
@@ -167,6 +169,7 @@ package struct DeviceState: Sendable {
     case .kill:
       abort(cause: "app killed", env: env, effects: &effects)
       lifecycle = .killed
+      sharedFetchedSinceLaunch = false
       syncRequested = false
       refetchSeen = []
       holdUntil = .zero
@@ -582,8 +585,10 @@ package struct DeviceState: Sendable {
       }
       refetchSeen = []
     }
-    // With sharing, the shared database is fetched next.
-    if config.sharing {
+    // With sharing, the shared database is fetched next (`shared-fetch=at-launch`: only in the
+    // first sync since the app launched).
+    if config.sharing, env.settings.sharedFetch == .always || !sharedFetchedSinceLaunch {
+      sharedFetchedSinceLaunch = true
       sendSharedFetch(token: sharedToken, effects: &effects)
       return
     }

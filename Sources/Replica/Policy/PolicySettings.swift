@@ -161,6 +161,15 @@ public struct PolicySettings: Hashable, Sendable {
   /// participant's own earlier records never come back).
   public enum OwnFetched: String, CaseIterable, Sendable { case apply, skip }
 
+  /// The `shared-fetch` axis: when the engine fetches the shared database. `always` after every
+  /// fetch of the private one; `at-launch` only in the first sync after the app launches, so a
+  /// share accepted, left or stopped while it runs shows only after the app is relaunched
+  /// (apple/sample-cloudkit-sync-engine #17).
+  public enum SharedFetch: String, CaseIterable, Sendable {
+    case always
+    case atLaunch = "at-launch"
+  }
+
   /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
   /// Which of two concurrent saves wins; default `hlc`.
@@ -216,6 +225,8 @@ public struct PolicySettings: Hashable, Sendable {
   public var fetchedShared: FetchedShared = .apply
   /// Fetched records this device wrote last; default `apply`.
   public var ownFetched: OwnFetched = .apply
+  /// When the shared database is fetched; default `always`.
+  public var sharedFetch: SharedFetch = .always
 
   /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
   /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100,
@@ -234,7 +245,7 @@ public struct PolicySettings: Hashable, Sendable {
       ("account", account.rawValue), ("unique", unique.rawValue), ("references", references.rawValue), ("orphans", orphans.rawValue),
       ("order", order.rawValue), ("unknown-fields", unknownFields.rawValue), ("permission-failure", permissionFailure.rawValue),
       ("access-ended", accessEnded.rawValue), ("fetched-read-only", fetchedReadOnly.rawValue), ("fetched-shared", fetchedShared.rawValue),
-      ("own-fetched", ownFetched.rawValue),
+      ("own-fetched", ownFetched.rawValue), ("shared-fetch", sharedFetch.rawValue),
     ]
   }
 }

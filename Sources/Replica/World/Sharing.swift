@@ -215,7 +215,11 @@ extension SyncWorld {
         share.participants.append(.init(account: account, permission: permission, accepted: false))
       }
     case .accept:
-      if let i = share.participants.firstIndex(where: { $0.account == me }), share.active { share.participants[i].accepted = true } else { done = false }
+      if let i = share.participants.firstIndex(where: { $0.account == me }), share.active {
+        share.participants[i].accepted = true
+      } else {
+        done = false
+      }
     case .leave:
       if let i = share.participants.firstIndex(where: { $0.account == me }), share.active {
         share.participants.remove(at: i)
@@ -260,7 +264,8 @@ extension SyncWorld {
     for (i, a) in before.enumerated() {
       let now = sharing.permission(of: a, onRecordsOf: owner)
       if now != oldPermissions[i] || !after.contains(a) {
-        sharing.history.append(AccessChange(time: self.now, share: s, account: a, permission: after.contains(a) ? now : nil, ended: after.contains(a) ? nil : ended))
+        sharing.history.append(
+          AccessChange(time: self.now, share: s, account: a, permission: after.contains(a) ? now : nil, ended: after.contains(a) ? nil : ended))
         if (now == nil) != (oldPermissions[i] == nil) { touched.append(a) }
       }
     }

@@ -257,7 +257,9 @@ public enum WorkloadGenerator {
       drafter.draft()
       // A sign-in is to the device's own account.
       for i in timeline.indices {
-        if case .signIn(let d, _, let isSwitch) = timeline[i].action { timeline[i].action = .signIn(device: d, account: drafter.account(of: d), switch: isSwitch) }
+        if case .signIn(let d, _, let isSwitch) = timeline[i].action {
+          timeline[i].action = .signIn(device: d, account: drafter.account(of: d), switch: isSwitch)
+        }
       }
       timeline += drafter.timeline
       sharing = drafter

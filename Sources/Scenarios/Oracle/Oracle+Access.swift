@@ -72,11 +72,13 @@ extension Oracle {
   func leakCause(device d: Int32, _ keys: [RecordKey]) -> String {
     for e in world.facts.events.reversed() where e.device == d {
       if case .accessEnded(_, let kept) = e.fact, kept.contains(where: keys.contains) {
-        return "; \(deviceName(d)) kept showing its copies when it learned of it at \(e.time) (\(judgesAnApp ? "the app's code" : "access-ended=keep"))"
+        return
+          "; \(deviceName(d)) kept showing its copies when it learned of it at \(e.time) (\(judgesAnApp ? "the app's code" : "access-ended=keep"))"
       }
     }
     if let changed = world.accountChangedAt[Int(d)] {
-      return "; the device's iCloud account changed at \(changed) and it kept the previous account's copies (account=\(world.config.policy.settings.account))"
+      return
+        "; the device's iCloud account changed at \(changed) and it kept the previous account's copies (account=\(world.config.policy.settings.account))"
     }
     return ""
   }

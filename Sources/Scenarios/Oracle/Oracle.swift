@@ -168,8 +168,11 @@ package struct Oracle {
       case .appDropped(let keys, let cause) where keys.contains(i.record):
         return Self.appDropCause(cause, at: e.time, key: i.record)
       case .permissionRefused(let keys, let reverted) where keys.contains(i.record):
-        return "the server refused it with permissionFailure at \(e.time) (\(words.account(world.deviceAccount(Int(e.device)) ?? 0)) may not write it: read-only on the share)"
-          + (reverted ? ", and its device took the server's record back and told the user" : "; its device dropped the change and still shows it saved (permission-failure=ignore)")
+        return
+          "the server refused it with permissionFailure at \(e.time) (\(words.account(world.deviceAccount(Int(e.device)) ?? 0)) may not write it: read-only on the share)"
+          + (reverted
+            ? ", and its device took the server's record back and told the user"
+            : "; its device dropped the change and still shows it saved (permission-failure=ignore)")
       default:
         continue
       }

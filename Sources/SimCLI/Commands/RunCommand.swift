@@ -34,6 +34,13 @@ enum RunCommand {
       return error.code
     }
     try ScenarioOptions.checkOutputs(args, ["--trace", "--timeline", "--behaviour-log"], spec: spec, console: console)
+    if app != nil, let share = file.shareNames.first {
+      console.err(
+        UsageError.other(
+          "\(file.name) shares (share \(share)): an app's own engine does not fetch a shared database yet; run it with the built-in engine (no --app)"
+        ).render(command: spec))
+      return .usage
+    }
     if app == nil, let option = ["--check-determinism", "--behaviour-log"].first(where: { args.has($0) || args.value($0) != nil }) {
       console.err(UsageError.other("\(option) checks a user's app: give --app NAME.").render(command: spec))
       return .usage

@@ -27,7 +27,8 @@ enum SelftestCommand {
       .flag("--oracles", "Compare the oracle with the reference checker on fuzz seeds."),
       .value("--seeds", "A..B", "With --oracles: the seeds (default 1..300)."),
       .value("--jobs", "N", "With --oracles: parallel workers (default: the core count)."),
-      .value("--workload", "default|app|sharing", "With --oracles: the fuzzer's workload (default), the one for apps, or the default with sharing drawn."),
+      .value(
+        "--workload", "default|app|sharing", "With --oracles: the fuzzer's workload (default), the one for apps, or the default with sharing drawn."),
       .value(
         "--app", "NAME|all", "With --oracles: run this app (or every one this tool was built with) on the workload for it, instead of the presets."),
       Formats.option,
@@ -80,7 +81,8 @@ enum SelftestCommand {
     case "sharing": shape.sharing = true
     case let other:
       console.err(
-        UsageError.invalidValue(option: "--workload", value: other, reason: "expected default, app or sharing", suggestion: nil).render(command: spec))
+        UsageError.invalidValue(option: "--workload", value: other, reason: "expected default, app or sharing", suggestion: nil).render(command: spec)
+      )
       return .usage
     }
     let workload = shape

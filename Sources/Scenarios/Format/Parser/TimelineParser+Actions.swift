@@ -521,7 +521,9 @@ extension TimelineParser {
         let word = t[k].text
         let prefixOf = word.isEmpty ? nil : Self.permissions.first { $0.hasPrefix(word) }
         error(
-          i, t[k], "expected read-only or read-write, found \(Self.shown(t[k]))" + (prefixOf.map { "; did you mean '\($0)'?" } ?? didYouMean(word, Self.permissions)))
+          i, t[k],
+          "expected read-only or read-write, found \(Self.shown(t[k]))"
+            + (prefixOf.map { "; did you mean '\($0)'?" } ?? didYouMean(word, Self.permissions)))
         return nil
       }
       return p
