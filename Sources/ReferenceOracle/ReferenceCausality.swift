@@ -88,6 +88,7 @@ package struct ReferenceCausality: Sendable {
     var madeSoFar: [IntentID] = []
     var droppedCandidates = Set<IntentID>()
     var withdrawnCandidates = Set<IntentID>()
+    var stored = Set<IntentID>()
     var reappearances: [Reappearance] = []
     // Per device (grown on demand), per record: lookups only, never iterated.
     var received: [[RecordKey: Set<IntentID>]] = []
@@ -191,6 +192,7 @@ package struct ReferenceCausality: Sendable {
 
       case .serverStored(let copy, _):
         reached.formUnion(provenance(copy))
+        stored.formUnion(provenance(copy))
 
       case .droppedUnsent(let device, let keys, _):
         // Every intent this device had made so far on these records had a pending upload that
@@ -231,7 +233,12 @@ package struct ReferenceCausality: Sendable {
     self.records = records
     self.reached = reached
     self.dropped = droppedCandidates.subtracting(reached)
-    self.withdrawn = withdrawnCandidates.subtracting(reached)
+    // (A save is withdrawn unless a stored version carried it; a delete unless it reached the
+    // server.)
+    self.withdrawn = withdrawnCandidates.filter { id in
+      if case .delete = log[Int(id) - 1].kind { return !reached.contains(id) }
+      return !stored.contains(id)
+    }
     self.reappearances = reappearances
     self.deleteKnowledge = deleteKnowledge
   }

@@ -25,6 +25,7 @@ package struct DeviceState: Sendable {
   /// shared page being applied.
   var revokedPending: [RecordKey] = []
   var readOnlyPending: [RecordKey] = []
+  var gonePending: [RecordKey] = []
   /// The records that came from the shared database (another account's, shared with this one):
   /// a refetch of the private database does not return them and must not delete them.
   package internal(set) var sharedKeys = KeyBits()
@@ -278,6 +279,7 @@ package struct DeviceState: Sendable {
     fetchingShared = false
     revokedPending = []
     readOnlyPending = []
+    gonePending = []
     session &+= 1
     syncRequested = true
     _ = _bump(.timeout)
@@ -465,10 +467,11 @@ package struct DeviceState: Sendable {
         phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: refetch)
         let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count)
         effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
-      case .shared(let records, let revoked, let readOnly, let newToken, let more):
+      case .shared(let records, let revoked, let readOnly, let gone, let newToken, let more):
         if env.settings.token == .beforeApply { sharedToken = newToken }
         revokedPending = revoked
         readOnlyPending = readOnly
+        gonePending = gone
         phase = .applying(records: records, newToken: newToken, moreComing: more, refetch: false)
         let delay = config.applyDelay + SimDuration.microseconds(500) * Int64(records.count + revoked.count)
         effects.append(.timer(.apply, after: delay, generation: _bump(.apply)))
@@ -616,6 +619,16 @@ package struct DeviceState: Sendable {
       }
     }
     readOnlyPending = []
+    // Records gone from the owner's zone with its deletion: a copy that was saved goes (one made
+    // here and not uploaded yet stays, with its pending save).
+    for key in gonePending {
+      guard let r = store[key], r.changeTag != 0 else { continue }
+      outbox.remove(key)
+      ancestors[key] = nil
+      if !remerge.isEmpty { remerge.remove(key) }
+      setLocal(nil, for: key, effects: &effects)
+    }
+    gonePending = []
     var removed: [RecordKey] = []
     var kept: [RecordKey] = []
     for key in revokedPending where store[key] != nil {

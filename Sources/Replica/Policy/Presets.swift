@@ -258,7 +258,8 @@ extension PolicyPreset {
     },
     preset(
       "fetches-shares-at-launch", models: "planted bug: field-lww-hlc shared-fetch=at-launch",
-      loses: "sharing: the shared database is fetched only when the app launches, so an accepted share shows nothing until a relaunch (apple/sample-cloudkit-sync-engine #17)",
+      loses:
+        "sharing: the shared database is fetched only when the app launches, so an accepted share shows nothing until a relaunch (apple/sample-cloudkit-sync-engine #17)",
       planted: true
     ) {
       $0.sharedFetch = .atLaunch

@@ -183,7 +183,7 @@ package enum Message: Hashable, Sendable {
     case .pushReply(_, let r): return r.count
     case .fetchReply(_, let r):
       if case .changes(let records, _, _) = r { return records.count }
-      if case .shared(let records, _, _, _, _) = r { return records.count }
+      if case .shared(let records, _, _, _, _, _) = r { return records.count }
       return 0
     default: return 0
     }
@@ -204,6 +204,7 @@ package enum FetchReply: Hashable, Sendable {
   case zoneDeleted(ZoneDeletionReason, epoch: Int32)
   /// A page of the shared database: the records of shares the account may see that changed since
   /// the token, and the records whose access ended since (the shared zone is gone for it).
-  /// `readOnly`: those of `records` the account may only read.
-  indirect case shared(records: [RecordState], revoked: [RecordKey], readOnly: [RecordKey], newToken: Int64, moreComing: Bool)
+  /// `readOnly`: those of `records` the account may only read; `gone`: records the account may
+  /// see that are no longer in the owner's zone (deleted with it, leaving no tombstone).
+  indirect case shared(records: [RecordState], revoked: [RecordKey], readOnly: [RecordKey], gone: [RecordKey], newToken: Int64, moreComing: Bool)
 }

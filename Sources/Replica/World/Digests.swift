@@ -130,13 +130,14 @@ extension Message {
       h.combine(id)
       h.combine(0x5ade as UInt64)
       h.combine(token ?? -1)
-    case .fetchReply(let id, .shared(let records, let revoked, let readOnly, let token, let more)):
+    case .fetchReply(let id, .shared(let records, let revoked, let readOnly, let gone, let token, let more)):
       h.combine(id)
       h.combine(0x5adf as UInt64)
       h.combine(token)
       h.combine(more)
       for k in revoked { h.combine(Int64(k)) }
       for k in readOnly { h.combine(Int64(k) << 1 | 1) }
+      for k in gone { h.combine(Int64(k) << 2 | 2) }
       records.withUnsafeBufferPointer { records in
         for i in records.indices { records[i].fold(into: &h) }
       }

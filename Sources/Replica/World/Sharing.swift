@@ -326,6 +326,7 @@ extension SyncWorld {
     var records: [RecordState] = []
     var revoked: [RecordKey] = []
     var readOnly: [RecordKey] = []
+    var gone: [RecordKey] = []
     var seen = KeyBits()
     var last = from
     let page = servers.isEmpty ? 200 : servers[0].pageSize
@@ -342,9 +343,13 @@ extension SyncWorld {
       } else if let copy = serverRecord(key) {
         records.append(copy)
         if may == .readOnly { readOnly.append(key) }
+      } else {
+        // Not on the owner's server: gone with a zone deletion (or not uploaded yet, which the
+        // device tells apart: its copy was never saved).
+        gone.append(key)
       }
-      if records.count + revoked.count >= page { break }
+      if records.count + revoked.count + gone.count >= page { break }
     }
-    return .shared(records: records, revoked: revoked, readOnly: readOnly, newToken: last, moreComing: i < log.count)
+    return .shared(records: records, revoked: revoked, readOnly: readOnly, gone: gone, newToken: last, moreComing: i < log.count)
   }
 }

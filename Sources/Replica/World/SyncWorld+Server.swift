@@ -62,7 +62,10 @@ extension SyncWorld {
     if hasSharing {
       for i in results.indices {
         switch results[i] {
-        case .saved, .deleted: stored.append(writes[i].record.key)
+        case .saved(let copy):
+          stored.append(writes[i].record.key)
+          copy.forEachProvenance { facts.storedOnServer.insert($0) }
+        case .deleted: stored.append(writes[i].record.key)
         default: break
         }
       }

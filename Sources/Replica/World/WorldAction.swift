@@ -113,6 +113,9 @@ package struct WorldFacts: Sendable {
   /// server received carried it in a field the write changed (or as its delete), or a version
   /// the server stored carried it. An edit that never did was never sent.
   package var reachedServer: [Bool] = [false]
+  /// With sharing: the intents whose writes a version the server stored carried (not only
+  /// received: a save refused as a conflict and not saved again is not here).
+  package var storedOnServer: Set<IntentID> = []
   /// Clock jumps, in order (for reports that explain clock-based decisions).
   package var clockJumps: [(time: VirtualTime, device: Int32, by: SimDuration)] = []
   /// With ``WorldConfig/recordObservations``: the raw record of the run, in order.

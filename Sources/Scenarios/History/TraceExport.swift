@@ -249,13 +249,14 @@ public enum TraceExport {
       o["request"] = .uint(id)
       o["database"] = "shared"
       o["since"] = token.map { .int($0) } ?? .null
-    case .fetchReply(let id, .shared(let records, let revoked, let readOnly, let token, let more)):
+    case .fetchReply(let id, .shared(let records, let revoked, let readOnly, let gone, let token, let more)):
       o["request"] = .uint(id)
       o["database"] = "shared"
       o["next"] = .int(token)
       o["more"] = .bool(more)
       o["revoked"] = .array(revoked.map { .string(words.record($0)) })
       if !readOnly.isEmpty { o["readOnly"] = .array(readOnly.map { .string(words.record($0)) }) }
+      if !gone.isEmpty { o["gone"] = .array(gone.map { .string(words.record($0)) }) }
       o["records"] = .array(
         records.map { r in
           var x: [String: JSONValue] = ["record": .string(words.record(r.key)), "tag": .int(r.changeTag)]

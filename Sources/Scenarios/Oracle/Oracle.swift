@@ -59,7 +59,10 @@ package struct Oracle {
       default: continue
       }
       for i in world.log.intents where i.device == e.device && i.id <= IntentID(e.intentsBefore) && keys.contains(i.record) {
-        if !(Int(i.id) < world.facts.reachedServer.count && world.facts.reachedServer[Int(i.id)]) { out.insert(i.id) }
+        // (A save is withdrawn unless a version the server stored carried it; a delete unless
+        // the server received it.)
+        let reached = Int(i.id) < world.facts.reachedServer.count && world.facts.reachedServer[Int(i.id)]
+        if i.isDelete ? !reached : !world.facts.storedOnServer.contains(i.id) { out.insert(i.id) }
       }
     }
     return out

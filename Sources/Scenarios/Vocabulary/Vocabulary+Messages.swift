@@ -35,10 +35,11 @@ extension Vocabulary {
       return token.map { "changes since token \($0)" } ?? "everything (no token)"
     case .fetchShared(_, let token):
       return "shared database: " + (token.map { "changes since token \($0)" } ?? "everything (no token)")
-    case .fetchReply(_, .shared(let records, let revoked, let readOnly, let token, let more)):
+    case .fetchReply(_, .shared(let records, let revoked, let readOnly, let gone, let token, let more)):
       var parts = records.map(fetched)
       if !revoked.isEmpty { parts.append("no access any more to " + revoked.map(record).joined(separator: ", ")) }
       if !readOnly.isEmpty { parts.append("read-only: " + readOnly.map(record).joined(separator: ", ")) }
+      if !gone.isEmpty { parts.append("gone from the zone: " + gone.map(record).joined(separator: ", ")) }
       return (parts.isEmpty ? "no changes" : parts.joined(separator: "; ")) + "; next token \(token)" + (more ? ", more to come" : "")
     case .fetchReply(_, .tokenExpired):
       return "token expired"
