@@ -187,11 +187,11 @@ import Testing
 
   /// The safe design loses nothing with sharing drawn; the planted sharing bugs are found.
   @Test func sharingSeedsPassTheSafeDesignAndCatchThePlantedBugs() throws {
-    let safe = records(FuzzCampaign(shape: Self.sharing, policy: Self.appendOnly, seeds: SeedPlan(lower: 1, upper: 60), jobs: 2, shrink: false))
+    let safe = records(FuzzCampaign(shape: Self.sharing, policy: Self.appendOnly, seeds: SeedPlan(lower: 1, upper: 40), jobs: 2, shrink: false))
     #expect(safe.filter(\.failed).map(\.seed) == [])
     for bug in ["keeps-revoked-shares", "ignores-permission-failure"] {
       let policy = try PolicySpec.parse(bug).get()
-      let found = records(FuzzCampaign(shape: Self.sharing, policy: policy, seeds: SeedPlan(lower: 1, upper: 60), jobs: 2, shrink: false))
+      let found = records(FuzzCampaign(shape: Self.sharing, policy: policy, seeds: SeedPlan(lower: 1, upper: 30), jobs: 2, shrink: false))
       #expect(found.contains { $0.failed }, "\(bug)")
     }
   }

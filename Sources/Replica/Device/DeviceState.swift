@@ -613,8 +613,11 @@ package struct DeviceState: Sendable {
       }
       adopt(remote, env: env, effects: &effects)
       // `fetched-shared=echo`: the fetched version is taken for a local edit and uploaded again
-      // (SyncKit #164).
-      if env.settings.fetchedShared == .echo, store.isLive(remote.key), outbox.entry(for: remote.key) == nil {
+      // (SyncKit #164) — of a record the account may change (a read-only one would be refused
+      // and fetched again for ever).
+      if env.settings.fetchedShared == .echo, store.isLive(remote.key), outbox.entry(for: remote.key) == nil,
+        !readOnlyPending.contains(remote.key)
+      {
         outbox.save(remote.key, fields: .all)
       }
     }
