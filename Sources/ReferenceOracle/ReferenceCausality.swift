@@ -88,7 +88,7 @@ package struct ReferenceCausality: Sendable {
     var madeSoFar: [IntentID] = []
     var droppedCandidates = Set<IntentID>()
     var withdrawnCandidates = Set<IntentID>()
-    var stored = Set<IntentID>()
+    var taken = Set<IntentID>()
     var reappearances: [Reappearance] = []
     // Per device (grown on demand), per record: lookups only, never iterated.
     var received: [[RecordKey: Set<IntentID>]] = []
@@ -192,7 +192,18 @@ package struct ReferenceCausality: Sendable {
 
       case .serverStored(let copy, _):
         reached.formUnion(provenance(copy))
-        stored.formUnion(provenance(copy))
+
+      case .serverTook(let copy, let isDelete, let changed, _):
+        if isDelete {
+          taken.insert(copy.deletedBy)
+        } else {
+          var fieldsOnly = copy
+          fieldsOnly.deletedBy = 0
+          for i in fieldsOnly.fields.indices where !changed.contains(field: i) {
+            fieldsOnly.fields[i] = FieldValue(value: .null, writer: 0, stamp: .origin)
+          }
+          taken.formUnion(provenance(fieldsOnly).filter { $0 != copy.creator || writes(copy.creator, in: copy, changed) })
+        }
 
       case .droppedUnsent(let device, let keys, _):
         // Every intent this device had made so far on these records had a pending upload that
@@ -233,12 +244,8 @@ package struct ReferenceCausality: Sendable {
     self.records = records
     self.reached = reached
     self.dropped = droppedCandidates.subtracting(reached)
-    // (A save is withdrawn unless a stored version carried it; a delete unless it reached the
-    // server.)
-    self.withdrawn = withdrawnCandidates.filter { id in
-      if case .delete = log[Int(id) - 1].kind { return !reached.contains(id) }
-      return !stored.contains(id)
-    }
+    // (Unless the server took it: saved it, or applied it as a delete.)
+    self.withdrawn = withdrawnCandidates.subtracting(taken)
     self.reappearances = reappearances
     self.deleteKnowledge = deleteKnowledge
   }

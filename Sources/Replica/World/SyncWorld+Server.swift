@@ -62,10 +62,12 @@ extension SyncWorld {
     if hasSharing {
       for i in results.indices {
         switch results[i] {
-        case .saved(let copy):
+        case .saved:
           stored.append(writes[i].record.key)
-          copy.forEachProvenance { facts.storedOnServer.insert($0) }
-        case .deleted: stored.append(writes[i].record.key)
+          noteTaken(writes[i])
+        case .deleted:
+          stored.append(writes[i].record.key)
+          noteTaken(writes[i])
         default: break
         }
       }
@@ -141,6 +143,16 @@ extension SyncWorld {
       } else {
         writes[i].record.forEachProvenance(ofFields: writes[i].changed) { facts.reachedServer[Int($0)] = true }
       }
+    }
+  }
+
+  /// With sharing: the intents a write the server took carried (``WorldFacts/takenByServer``).
+  mutating func noteTaken(_ w: RecordWrite) {
+    if config.recordObservations { facts.observations.append(.serverTook(copy: w.record, isDelete: w.isDelete, changed: w.changed, at: now)) }
+    if w.isDelete {
+      facts.takenByServer.insert(w.record.deletedBy)
+    } else {
+      w.record.forEachProvenance(ofFields: w.changed) { facts.takenByServer.insert($0) }
     }
   }
 

@@ -113,9 +113,10 @@ package struct WorldFacts: Sendable {
   /// server received carried it in a field the write changed (or as its delete), or a version
   /// the server stored carried it. An edit that never did was never sent.
   package var reachedServer: [Bool] = [false]
-  /// With sharing: the intents whose writes a version the server stored carried (not only
-  /// received: a save refused as a conflict and not saved again is not here).
-  package var storedOnServer: Set<IntentID> = []
+  /// With sharing: the intents the server took — carried by a write it saved or applied as a
+  /// delete (a write refused as a conflict, or because the record is deleted, was received but
+  /// not taken).
+  package var takenByServer: Set<IntentID> = []
   /// Clock jumps, in order (for reports that explain clock-based decisions).
   package var clockJumps: [(time: VirtualTime, device: Int32, by: SimDuration)] = []
   /// With ``WorldConfig/recordObservations``: the raw record of the run, in order.
@@ -186,6 +187,9 @@ package enum Observation: Sendable {
   case serverReceived(copy: RecordState, isDelete: Bool, changed: FieldMask, at: VirtualTime)
   /// The server answered a save with this version of the record (stored, or kept as it was).
   case serverStored(copy: RecordState, at: VirtualTime)
+  /// With sharing: of the writes the server received (``serverReceived(copy:isDelete:changed:at:)``),
+  /// one it took — saved, or applied as a delete — rather than refused as a conflict.
+  case serverTook(copy: RecordState, isDelete: Bool, changed: FieldMask, at: VirtualTime)
   /// A device dropped pending uploads of these records without sending them (an in-memory
   /// outbox killed, a mark-first batch cut off, a type the server rejects).
   case droppedUnsent(device: Int32, keys: [RecordKey], at: VirtualTime)

@@ -46,7 +46,8 @@ package struct Oracle {
 
   /// The intents refused with `permissionFailure` that their device reverted and reported, and
   /// those still pending when their device's account lost access to the record and the device
-  /// removed it: made before that on that device, of such a record, and never stored.
+  /// removed it: made before that on that device, of such a record, and never taken by the
+  /// server (received and refused as a conflict counts as not taken).
   static func withdrawnWrites(_ world: SyncWorld) -> Set<IntentID> {
     var out: Set<IntentID> = []
     for e in world.facts.events {
@@ -59,10 +60,8 @@ package struct Oracle {
       default: continue
       }
       for i in world.log.intents where i.device == e.device && i.id <= IntentID(e.intentsBefore) && keys.contains(i.record) {
-        // (A save is withdrawn unless a version the server stored carried it; a delete unless
-        // the server received it.)
-        let reached = Int(i.id) < world.facts.reachedServer.count && world.facts.reachedServer[Int(i.id)]
-        if i.isDelete ? !reached : !world.facts.storedOnServer.contains(i.id) { out.insert(i.id) }
+        // (Unless the server took it: saved it, or applied it as a delete.)
+        if !world.facts.takenByServer.contains(i.id) { out.insert(i.id) }
       }
     }
     return out

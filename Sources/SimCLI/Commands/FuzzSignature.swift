@@ -105,6 +105,8 @@ struct FuzzSignature: Hashable, Sendable {
         // A read-only participant's delete, refused and not taken back: the record shows nowhere
         // on the device but everywhere else.
         Axis(name: "permission-failure=ignore") { $0.permissionFailure == .ignore },
+        Axis(name: "own-fetched=skip") { $0.ownFetched == .skip },
+        Axis(name: "fetched-read-only=block") { $0.fetchedReadOnly == .block },
       ]
     case .droppedEvent:
       [
@@ -112,6 +114,7 @@ struct FuzzSignature: Hashable, Sendable {
         Axis(name: "outbox=memory") { $0.outbox == .memory },
         Axis(name: "token=before-apply") { $0.token == .beforeApply },
         Axis(name: "orphans=drop") { $0.orphans == .drop },
+        Axis(name: "shared-fetch=at-launch") { $0.sharedFetch == .atLaunch },
       ]
     case .strandedRecord:
       [
@@ -130,6 +133,8 @@ struct FuzzSignature: Hashable, Sendable {
       [
         Axis(name: "refetch=naive") { $0.refetch == .naive }, Axis(name: "token=before-apply") { $0.token == .beforeApply },
         Axis(name: "orphans=drop") { $0.orphans == .drop }, Axis(name: "unknown-fields=drop") { $0.unknownFields == .drop },
+        Axis(name: "fetched-read-only=block") { $0.fetchedReadOnly == .block }, Axis(name: "own-fetched=skip") { $0.ownFetched == .skip },
+        Axis(name: "shared-fetch=at-launch") { $0.sharedFetch == .atLaunch },
       ]
     case .duplicateEvent, .phantomValue, .concurrentOverwrite, .deleteUpdateConflict:
       []
