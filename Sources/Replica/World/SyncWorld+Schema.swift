@@ -143,6 +143,9 @@ extension SyncWorld {
       var kept: RecordKey?
       for other in devices[Int(d)].store.keys where other != key && !later.contains(other) {
         guard let o = devices[Int(d)].store[other], !o.isDeleted, o.type == record.type, uniqueKey(o) == values else { continue }
+        // A unique key is unique in one zone: a shared record and one of the account's own are
+        // no duplicates.
+        if hasSharing, devices[Int(d)].sharedKeys.contains(key) != devices[Int(d)].sharedKeys.contains(other) { continue }
         kept = other
         break
       }
