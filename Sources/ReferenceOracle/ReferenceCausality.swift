@@ -81,6 +81,18 @@ package struct ReferenceCausality: Sendable {
       return false
     }
 
+    /// The intents a write the server received carries: a delete its delete; a save the fields
+    /// it says it changed.
+    func carried(_ copy: RecordState, isDelete: Bool, changed: FieldMask) -> [IntentID] {
+      if isDelete { return isEffective(copy.deletedBy) ? [copy.deletedBy] : [] }
+      var fieldsOnly = copy
+      fieldsOnly.deletedBy = 0
+      for i in fieldsOnly.fields.indices where !changed.contains(field: i) {
+        fieldsOnly.fields[i] = FieldValue(value: .null, writer: 0, stamp: .origin)
+      }
+      return provenance(fieldsOnly).filter { $0 != copy.creator || writes(copy.creator, in: copy, changed) }
+    }
+
     var contexts = [Set<IntentID>?](repeating: nil, count: log.count + 1)
     var records = [RecordKey](repeating: 0, count: log.count + 1)
     for intent in log { records[Int(intent.id)] = intent.record }
@@ -178,32 +190,13 @@ package struct ReferenceCausality: Sendable {
         }
 
       case .serverReceived(let copy, let isDelete, let changed, _):
-        // A delete carries its delete; a save carries the fields it says it changed.
-        if isDelete {
-          if isEffective(copy.deletedBy) { reached.insert(copy.deletedBy) }
-        } else {
-          var fieldsOnly = copy
-          fieldsOnly.deletedBy = 0
-          for i in fieldsOnly.fields.indices where !changed.contains(field: i) {
-            fieldsOnly.fields[i] = FieldValue(value: .null, writer: 0, stamp: .origin)
-          }
-          reached.formUnion(provenance(fieldsOnly).filter { $0 != copy.creator || writes(copy.creator, in: copy, changed) })
-        }
+        reached.formUnion(carried(copy, isDelete: isDelete, changed: changed))
 
       case .serverStored(let copy, _):
         reached.formUnion(provenance(copy))
 
       case .serverTook(let copy, let isDelete, let changed, _):
-        if isDelete {
-          taken.insert(copy.deletedBy)
-        } else {
-          var fieldsOnly = copy
-          fieldsOnly.deletedBy = 0
-          for i in fieldsOnly.fields.indices where !changed.contains(field: i) {
-            fieldsOnly.fields[i] = FieldValue(value: .null, writer: 0, stamp: .origin)
-          }
-          taken.formUnion(provenance(fieldsOnly).filter { $0 != copy.creator || writes(copy.creator, in: copy, changed) })
-        }
+        taken.formUnion(carried(copy, isDelete: isDelete, changed: changed))
 
       case .droppedUnsent(let device, let keys, _):
         // Every intent this device had made so far on these records had a pending upload that
