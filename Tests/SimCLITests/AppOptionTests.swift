@@ -19,6 +19,22 @@ import Testing
     #expect(bad.stdout.contains("reproduce: sim-cli run app-edit-under-fetch --seed 1 --app NotesAppOverwritingPendingEdits"))
   }
 
+  /// An app's own engine does not fetch a shared database yet: a scenario that shares is refused
+  /// with `--app` (a usage error that says why), and so is `fuzz --sharing --app`.
+  @Test func aScenarioThatSharesIsRefusedWithAnApp() {
+    let apps = [AppUnderTest(NotesApp.self)]
+    for command in ["run", "explain", "shrink"] {
+      let (console, captured) = Console.capturing()
+      let code = SimCLI.main(arguments: [command, "participant-removed", "--app", "NotesApp"], console: console, apps: apps, toolName: "sim-cli")
+      #expect(code == .usage, "\(command)")
+      #expect(captured.stderr.contains("participant-removed shares (share trip): an app's own engine does not fetch a shared database yet"), "\(command)")
+    }
+    let (console, captured) = Console.capturing()
+    let code = SimCLI.main(arguments: ["fuzz", "--sharing", "--app", "NotesApp", "--seeds", "1..2"], console: console, apps: apps, toolName: "sim-cli")
+    #expect(code == .usage)
+    #expect(captured.stderr.contains("--sharing runs the built-in engine"))
+  }
+
   /// A tool of your own (`SimCLI.runAsProcess` names it after the program) suggests commands
   /// that run it, not `sim-cli`, which does not have your apps.
   @Test func aToolOfYourOwnSuggestsCommandsThatRunIt() {

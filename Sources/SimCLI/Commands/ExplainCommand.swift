@@ -29,6 +29,7 @@ enum ExplainCommand {
     } catch {
       return error.code
     }
+    if let refused = ScenarioOptions.refusingSharing(file, app: app, spec: spec, console: console) { return refused }
     // The full trace is kept only for a run with anomalies to explain (issue 28, item 5).
     let (text, result) = Explanation.run(file, app: app, seed: seed, policy: policy)
     console.out(text)

@@ -34,13 +34,7 @@ enum RunCommand {
       return error.code
     }
     try ScenarioOptions.checkOutputs(args, ["--trace", "--timeline", "--behaviour-log"], spec: spec, console: console)
-    if app != nil, let share = file.shareNames.first {
-      console.err(
-        UsageError.other(
-          "\(file.name) shares (share \(share)): an app's own engine does not fetch a shared database yet; run it with the built-in engine (no --app)"
-        ).render(command: spec))
-      return .usage
-    }
+    if let refused = ScenarioOptions.refusingSharing(file, app: app, spec: spec, console: console) { return refused }
     if app == nil, let option = ["--check-determinism", "--behaviour-log"].first(where: { args.has($0) || args.value($0) != nil }) {
       console.err(UsageError.other("\(option) checks a user's app: give --app NAME.").render(command: spec))
       return .usage
@@ -134,6 +128,17 @@ enum ScenarioOptions {
   static func seed(_ args: ParsedArguments, spec: CommandSpec, console: Console) throws(CommandExit) -> UInt64? {
     guard args.value("--seed") != nil else { return nil }
     return try IntegerOption.require(args, "--seed", default: 0, in: 0...UInt64.max, spec: spec, console: console)
+  }
+
+  /// A usage error when `file` shares and `app` is given: an app's own engine does not fetch a
+  /// shared database yet, so its run would say nothing true of sharing (nil: go on).
+  static func refusingSharing(_ file: ScenarioFile, app: AppUnderTest?, spec: CommandSpec, console: Console) -> ExitCode? {
+    guard app != nil, let share = file.shareNames.first else { return nil }
+    console.err(
+      UsageError.other(
+        "\(file.name) shares (share \(share)): an app's own engine does not fetch a shared database yet; run it with the built-in engine (no --app)"
+      ).render(command: spec))
+    return .usage
   }
 
   /// The option every command that runs scenarios takes to run a user's app instead of a policy.

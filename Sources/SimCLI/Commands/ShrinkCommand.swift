@@ -68,6 +68,7 @@ enum ShrinkCommand {
     } else {
       do throws(CommandExit) { file = try ScenarioOptions.load(subject, console: console) } catch { return error.code }
     }
+    if let refused = ScenarioOptions.refusingSharing(file, app: app, spec: spec, console: console) { return refused }
     let runSeed = seed ?? file.seed
     console.err("shrinking \(file.name) with seed \(runSeed)…\n")
     let shrunk =
