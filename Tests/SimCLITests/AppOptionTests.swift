@@ -27,10 +27,12 @@ import Testing
       let (console, captured) = Console.capturing()
       let code = SimCLI.main(arguments: [command, "participant-removed", "--app", "NotesApp"], console: console, apps: apps, toolName: "sim-cli")
       #expect(code == .usage, "\(command)")
-      #expect(captured.stderr.contains("participant-removed shares (share trip): an app's own engine does not fetch a shared database yet"), "\(command)")
+      #expect(
+        captured.stderr.contains("participant-removed shares (share trip): an app's own engine does not fetch a shared database yet"), "\(command)")
     }
     let (console, captured) = Console.capturing()
-    let code = SimCLI.main(arguments: ["fuzz", "--sharing", "--app", "NotesApp", "--seeds", "1..2"], console: console, apps: apps, toolName: "sim-cli")
+    let code = SimCLI.main(
+      arguments: ["fuzz", "--sharing", "--app", "NotesApp", "--seeds", "1..2"], console: console, apps: apps, toolName: "sim-cli")
     #expect(code == .usage)
     #expect(captured.stderr.contains("--sharing runs the built-in engine"))
   }
