@@ -212,4 +212,18 @@ import Testing
     #expect(never.world.visibleRecords(device: 1).isEmpty)
     #expect(never.report.counts[.divergence] >= 1)
   }
+
+  /// An access leak's explanation tells the share's story: who shared, who removed whom, and the
+  /// reply that ended access.
+  @Test func anAccessLeakIsExplainedWithTheSharesStory() throws {
+    let file = try Scenario.load("participant-removed")
+    let (text, result) = Explanation.run(file, app: nil, seed: nil, policy: nil)
+    #expect(result.report.counts[.accessLeak] == 1)
+    for line in [
+      "iPad shares its zone as trip", "iPad invites bob to trip (read-write)", "mac accepts trip", "iPad removes bob from trip",
+      "(shared database): no access to n1 any more", "mac learns its account has no access to n1 any more and keeps showing it (access-ended=keep)",
+    ] {
+      #expect(text.contains(line), "\(line)")
+    }
+  }
 }

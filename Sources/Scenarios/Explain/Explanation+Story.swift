@@ -67,6 +67,8 @@ extension Explainer {
         if let text = factText(fact, key: key, device: m.node) { add(m.time, text) }
       case .condition(_, let text) where involved.contains(m.node) || m.node == history.serverNode:
         add(m.time, (m.node == history.serverNode ? "" : "\(names.node(m.node)) ") + text)
+      case .share(_, let text):
+        add(m.time, "\(names.node(m.node)) \(text)")
       default:
         break
       }
@@ -98,6 +100,12 @@ extension Explainer {
       return "\(who) deletes its local data on the account change, \(names.record(key))'s unsent change with it (account=wipe)"
     case .setAside(let keys, let account) where keys.contains(key):
       return "settle ends with \(names.record(key))'s unsent change set aside on \(who) with account \(names.account(account))"
+    case .permissionRefused(let keys, let reverted) where keys.contains(key):
+      return "\(who) is refused the save of \(names.record(key)) with permissionFailure and "
+        + (reverted ? "takes the server's record back, telling the user" : "keeps showing the edit as saved (permission-failure=ignore)")
+    case .accessEnded(let removed, let kept) where removed.contains(key) || kept.contains(key):
+      return "\(who) learns its account has no access to \(names.record(key)) any more and "
+        + (removed.contains(key) ? "removes its copy" : "keeps showing it (access-ended=keep)")
     case .zoneGone(let reason, let wiped, let reuploaded) where wiped.contains(key) || reuploaded.contains(key):
       return "\(who) learns the zone was deleted (\(reason)) and "
         + (wiped.contains(key) ? "deletes its copy of \(names.record(key))" : "queues \(names.record(key)) to upload again")
@@ -115,6 +123,10 @@ extension Explainer {
       text += " " + names.pushed(w)
     } else if let r = m.fetched(key) {
       text += " " + names.fetched(r)
+    } else if case .fetchReply(_, .shared(_, let revoked, _, _, _, _)) = m.payload, m.endsAccess(to: key) {
+      text +=
+        revoked.contains(key)
+        ? " (shared database): no access to \(names.record(key)) any more" : " (shared database): \(names.record(key)) is gone from the owner's zone"
     }
     if m.kind == .fetchReply, m.moreComing { text += " (more pages follow)" }
     text += " — " + fates(m)

@@ -59,7 +59,7 @@ struct RunHistory {
     var records: [RecordState] {
       switch payload {
       case .push(_, let writes, _): writes.map(\.record)
-      case .fetchReply(_, .changes(let records, _, _)): records
+      case .fetchReply(_, .changes(let records, _, _)), .fetchReply(_, .shared(let records, _, _, _, _, _)): records
       default: []
       }
     }
@@ -72,12 +72,22 @@ struct RunHistory {
 
     /// The copy of `key` a fetch reply returns.
     func fetched(_ key: RecordKey) -> RecordState? {
-      guard case .fetchReply(_, .changes(let records, _, _)) = payload else { return nil }
-      return records.first { $0.key == key }
+      switch payload {
+      case .fetchReply(_, .changes(let records, _, _)), .fetchReply(_, .shared(let records, _, _, _, _, _)): records.first { $0.key == key }
+      default: nil
+      }
     }
 
-    /// Whether the message carries record `key` (a push's write, a fetch reply's copy).
-    func carries(_ key: RecordKey) -> Bool { write(of: key) != nil || fetched(key) != nil }
+    /// Whether a shared-database reply says the account lost access to `key`, or that it is gone
+    /// from the owner's zone.
+    func endsAccess(to key: RecordKey) -> Bool {
+      guard case .fetchReply(_, .shared(_, let revoked, _, let gone, _, _)) = payload else { return false }
+      return revoked.contains(key) || gone.contains(key)
+    }
+
+    /// Whether the message carries record `key` (a push's write, a fetch reply's copy, a shared
+    /// reply ending access to it).
+    func carries(_ key: RecordKey) -> Bool { write(of: key) != nil || fetched(key) != nil || endsAccess(to: key) }
 
     /// A fetch's starting token (nil for a fetch of everything), or a fetch reply's next token.
     var token: Int64? {
@@ -148,6 +158,9 @@ struct RunHistory {
     /// A condition of the server changed (a `reject` line, storage freed, the zone deleted), or a
     /// device's iCloud account changed: a short label and a sentence.
     case condition(label: String, text: String)
+    /// A share action on the device's lane: a short label and a sentence without the device's
+    /// name. Told in every explanation of a run (who may see what changes for everyone).
+    case share(label: String, text: String)
   }
 
   /// A moment on one lane.
@@ -298,10 +311,9 @@ struct RunHistory {
         }
         marks.append(Mark(node: serverNode, time: e.time, kind: .condition(label: "zone \(reason)", text: text)))
       case .share(let d, let action, let done):
-        let words = Vocabulary(world: world, recordNames: names.recordNames)
-        let what = words.shareAction(action)
-        let text = "\(names.device(d)) " + (done ? what : "tries to: \(what) — refused (offline, signed out, or not its account's to do)")
-        marks.append(Mark(node: Int(d), time: e.time, kind: .condition(label: done ? what : "share refused", text: text)))
+        let what = names.shareAction(action)
+        let text = done ? what : "tries to: \(what) — refused (offline, signed out, or not its account's to do)"
+        marks.append(Mark(node: Int(d), time: e.time, kind: .share(label: done ? what : "share refused", text: text)))
       case .fact, .finalState:
         break
       }

@@ -379,7 +379,7 @@ extension TimelineDrawing {
           "<line x1=\"\(S.n(x))\" y1=\"\(S.n(lane.line - 60))\" x2=\"\(S.n(x))\" y2=\"\(S.n(lane.line + 60))\" stroke=\"#8250df\" stroke-width=\"2\"/>\n"
       case .purged:
         out += "<circle cx=\"\(S.n(x))\" cy=\"\(S.n(lane.line))\" r=\"4\" fill=\"#ffffff\" stroke=\"#1f2328\" stroke-width=\"1.2\"/>\n"
-      case .condition:
+      case .condition, .share:
         out += "<circle cx=\"\(S.n(x))\" cy=\"\(S.n(lane.line))\" r=\"4\" fill=\"#bf8700\" stroke=\"#1f2328\" stroke-width=\"1.2\"/>\n"
       case .fact:
         out +=

@@ -281,7 +281,7 @@ struct TimelineDrawing {
         "\(r) tombstone purged",
         "server: the deletion of \(r) (at \(TimeText.moment(deletedAt.nanoseconds))) was forgotten after the retention window, when the next request arrived at \(at); older change tokens now expire"
       )
-    case .condition(let label, let text):
+    case .condition(let label, let text), .share(let label, let text):
       return (label, "\(who): \(text) at \(at)")
     case .fact(let fact):
       switch fact {
