@@ -307,14 +307,6 @@ extension SyncWorld {
     }
   }
 
-  /// A push notification to the signed-in devices of account `a` (as the push setting says).
-  mutating func notifyDevices(of a: Int32) {
-    guard let p = config.push else { return }
-    for d in devices.indices where deviceAccount(d) == a {
-      if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: d), session: 0) }
-    }
-  }
-
   /// Answers a fetch of account `a`'s shared database from `token` (nil: from the start): each
   /// record logged since, once — its owner's copy when `a` may see it now, else its key among
   /// those whose access ended.
@@ -329,7 +321,7 @@ extension SyncWorld {
     var gone: [RecordKey] = []
     var seen = KeyBits()
     var last = from
-    let page = servers.isEmpty ? 200 : servers[0].pageSize
+    let page = servers[0].pageSize
     var i = start
     while i < log.count {
       let (position, key) = log[i]

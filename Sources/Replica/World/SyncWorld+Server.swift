@@ -16,7 +16,7 @@ extension SyncWorld {
       var unused: [RecordKey] = []
       let (results, changed) = store(writes, in: account, zone: zone, from: d, seq: seq, stored: &unused)
       send(.pushReply(requestID: id, results: results), from: serverNode, to: device, session: 0)
-      if changed { notifyOthers(of: Int32(account), than: d) }
+      if changed { notifyDevices(of: Int32(account), except: d) }
     case .fetch(let id, let token, let zone):
       let reply = servers[account].fetch(token: token, from: d, zone: zone, at: now, retention: config.policy.settings.retention)
       send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
@@ -77,10 +77,11 @@ extension SyncWorld {
     return (results, changed)
   }
 
-  /// A push notification to the devices of `account` other than `d` (as the push setting says).
-  mutating func notifyOthers(of account: Int32, than d: Int32) {
+  /// A push notification to the signed-in devices of `account` but `except` (as the push
+  /// setting says).
+  mutating func notifyDevices(of account: Int32, except d: Int32? = nil) {
     guard let p = config.push else { return }
-    for other in devices.indices where other != Int(d) && deviceAccount(other) == account {
+    for other in devices.indices where other != d.map(Int.init) && deviceAccount(other) == account {
       if pushRNG.chance(p) { send(.notify, from: serverNode, to: NodeID(index: other), session: 0) }
     }
   }
@@ -124,7 +125,7 @@ extension SyncWorld {
       }
     }
     send(.pushReply(requestID: id, results: results), from: serverNode, to: NodeID(index: Int(d)), session: 0)
-    for owner in changedOwners { notifyOthers(of: owner, than: d) }
+    for owner in changedOwners { notifyDevices(of: owner, except: d) }
   }
 
   /// Which intents reached the server (``WorldFacts/reachedServer``): a delete carries its

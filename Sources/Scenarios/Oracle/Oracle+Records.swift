@@ -457,17 +457,17 @@ extension Oracle {
       var all = world.visibleRecords(device: d)
       if world.hasSharing {
         // What is shared with the account is expected too; a copy it may not see is a leak
-        // (reported as `access-leak`), not a difference.
-        // (A record of another account in this account's database — carried over by an account
-        // change — is that leak too.)
-        allServer = allServer.filter { world.account(ofRecord: $0.key) == account || world.mayShow(device: d, $0.key) }
-        server = server.filter { world.account(ofRecord: $0.key) == account || world.mayShow(device: d, $0.key) }
+        // (reported as `access-leak`), not a difference. (A record of another account in this
+        // account's database — carried over by an account change — is that leak too.)
+        func mayShow(_ r: RecordState) -> Bool { world.mayShow(device: d, r.key) }
+        allServer = allServer.filter(mayShow)
+        server = server.filter(mayShow)
         let shared = sharedWith(Int32(account))
         if !shared.isEmpty {
           allServer = (allServer + shared).sorted { $0.key < $1.key }
           server = (server + shared.filter { !explained.contains($0.key) }).sorted { $0.key < $1.key }
         }
-        all = all.filter { world.mayShow(device: d, $0.key) }
+        all = all.filter(mayShow)
       }
       let version = Int(world.devices[d].appVersion)
       if version < world.context.rules.latestVersion {
