@@ -143,6 +143,11 @@ struct Judge {
       report(ReferenceVerdict.stalledSync, device.outbox.entries.first { !$0.failed }?.key)
       stalled.insert(device.config.index)
     }
+    // A hierarchy share the server still refuses after settle: work the device never got done.
+    for r in world.sharing.refused where !stalled.contains(r.device) {
+      report(ReferenceVerdict.stalledSync, world.sharing.shares[Int(r.share)].root)
+      stalled.insert(r.device)
+    }
     // 8. Access: a signed-in device showing another account's records that its account may not
     // read now; one verdict per device and owner, on the first such record.
     for device in world.devices where world.hasSharing {
@@ -191,7 +196,29 @@ struct Judge {
     let owner = Int32(world.account(ofRecord: r))
     return world.sharing.shares.contains { share in
       share.active && share.owner == owner && share.participants.contains { $0.account == account && $0.accepted }
+        && (share.root.map { inHierarchy(r, root: $0) } ?? true)
     }
+  }
+
+  /// Whether record `r` is `root` or below it: its `parent` field (the schema's field marked
+  /// `parent`), followed on the owner's server, or on the first device with a copy for a record
+  /// the server does not have, leads to `root`.
+  func inHierarchy(_ r: RecordKey, root: RecordKey) -> Bool {
+    var k = r
+    var seen: Set<RecordKey> = []
+    while k != root {
+      guard seen.insert(k).inserted else { return false }
+      let owner = world.account(ofRecord: k)
+      let copy =
+        owner >= 0 && owner < world.servers.count && world.servers[owner].records[k] != nil
+        ? world.servers[owner].records[k] : world.devices.lazy.compactMap { $0.store[k] }.first
+      guard let c = copy, !c.isDeleted,
+        let f = world.config.schema.types[Int(c.type)].fields.firstIndex(where: { $0.isParent && $0.referencedType != nil }),
+        case .ref(let p) = c.fields[f].value
+      else { return false }
+      k = p
+    }
+    return true
   }
 
   /// What an app on `version` can show: no record of a type added later, and no value in a

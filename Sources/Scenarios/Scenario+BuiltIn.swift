@@ -43,6 +43,7 @@ enum BuiltInScenarios {
     ("settings-deduplicated", PackageResources.settings_deduplicated_scenario),
     ("settings-singleton", PackageResources.settings_singleton_scenario),
     ("share-accepted-again", PackageResources.share_accepted_again_scenario),
+    ("share-after-child-saved", PackageResources.share_after_child_saved_scenario),
     ("shared-after-switch", PackageResources.shared_after_switch_scenario),
     ("skewed-clock", PackageResources.skewed_clock_scenario),
     ("staged-rollout", PackageResources.staged_rollout_scenario),

@@ -16,6 +16,7 @@ import Testing
     // Sharing: access ends, permissions drop.
     "participant-removed", "read-only-edit-shown-saved", "permission-dropped-offline", "unshared-while-offline",
     "left-share-on-other-device", "shared-after-switch", "read-only-never-updated", "guest-echoes-owner-change", "share-accepted-again",
+    "share-after-child-saved",
     "accepted-share-not-fetched",
     // Lessons for an app written on SimSyncEngine: the safe design passes them; each catches a
     // planted-bug app (Tests/SimSyncEngineTests/AppScenarioTests.swift).
@@ -73,6 +74,7 @@ import Testing
     ("blocks-read-only-updates", "read-only-never-updated", .divergence, "field-lww-hlc"),
     ("echoes-shared-changes", "guest-echoes-owner-change", .staleOverwrite, "field-lww-arrival"),
     ("skips-own-records", "share-accepted-again", .divergence, "field-lww-hlc"),
+    ("shares-stale-root", "share-after-child-saved", .stalledSync, "field-lww-hlc"),
     ("fetches-shares-at-launch", "accepted-share-not-fetched", .divergence, "field-lww-hlc"),
   ]
 

@@ -226,4 +226,131 @@ import Testing
       #expect(text.contains(line), "\(line)")
     }
   }
+
+  // MARK: Hierarchy shares (`share S of ID`, `parent` fields)
+
+  /// Alice's lists and items, her phone and Bob's iPad; `timeline` after the lists are made.
+  static func hierarchy(_ timeline: String, policy: String = "field-lww-hlc") -> String {
+    """
+    scenario hierarchy
+    devices phone iPad
+    policy \(policy)
+    latency 100ms
+    account alice phone
+    account bob iPad
+
+    type List
+      title: string = "" mutable
+    type Item
+      list: ref List? parent
+      text: string = ""
+
+    at 0s    phone  create List trip title="Packing"
+    at 1s    phone  create List home title="Chores"
+    at 5s    phone  create Item socks list=trip text="socks"
+    at 6s    phone  create Item mop list=home text="mop"
+    \(timeline)
+    settle
+    """
+  }
+
+  @Test(arguments: [
+    ("at 9s phone share packing of trp", "unknown record 'trp'; did you mean 'trip'?"),
+    ("at 9s phone share packing off trip", "expected 'of', found 'off'; write 'DEVICE share SHARE [of RECORD]'"),
+    ("at 9s phone share packing of", "expected the id of the share's root record; write 'DEVICE share SHARE [of RECORD]'"),
+    ("at 9s phone share packing of trip now", "unexpected 'now'; write 'DEVICE share SHARE [of RECORD]'"),
+    ("at 9s phone share packing of trip\nat 10s phone share packing of home", "share 'packing' is of 'trip' on line 18; a share keeps its root"),
+    ("at 9s phone share packing of trip\nat 10s phone share packing", "share 'packing' is of 'trip' on line 18; write 'share packing of trip'"),
+  ])
+  func hierarchyMistakesSayWhatToWrite(line: String, message: String) {
+    let errors = messages(Self.hierarchy(line))
+    #expect(errors.count == 1, "\(errors)")
+    #expect(errors.first?.hasPrefix(message) == true, "\(errors)")
+  }
+
+  @Test func aParentModifierIsForOneRefFieldAType() {
+    let twoParents = Self.hierarchy("").replacingOccurrences(
+      of: "  text: string = \"\"\n", with: "  text: string = \"\"\n  other: ref List? parent\n")
+    #expect(messages(twoParents).first?.hasPrefix("Item already has a parent field, list: a record has one CKRecord.parent") == true)
+    let notARef = Self.hierarchy("").replacingOccurrences(of: "  text: string = \"\"\n", with: "  text: string = \"\" parent\n")
+    #expect(messages(notARef).first?.hasPrefix("'parent' is for ref fields") == true, "\(messages(notARef))")
+  }
+
+  @Test func aHierarchyShareIsWrittenBackAsItWasRead() throws {
+    let file = try ScenarioParser.parse(Self.hierarchy("at 9s    phone  share packing of trip"), source: "h.scenario").get()
+    let again = try ScenarioParser.parse(file.rendered(), source: "again.scenario").get()
+    #expect(again.rendered() == file.rendered())
+    #expect(file.rendered().contains("  list: ref List? parent"))
+    #expect(file.shareRoots == ["trip"])
+    #expect(again.schema == file.schema)
+  }
+
+  /// A hierarchy share shows Bob the root and what is below it — not Alice's other list — and
+  /// an item Alice adds to the list later reaches him; one added to her other list does not.
+  @Test func aHierarchyShareCoversItsRootAndWhatIsBelowIt() throws {
+    let result = try Self.run(
+      Self.hierarchy(
+        """
+        at 9s    phone  share packing of trip
+        at 10s   phone  invite bob to packing read-write
+        at 11s   iPad   accept packing
+        at 20s   phone  create Item hat list=trip text="hat"
+        at 21s   phone  create Item broom list=home text="broom"
+        at 30s   iPad   create Item towel list=trip text="towel"
+        """))
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+    let names = result.world.visibleRecords(device: 1).map { result.recordNames[Int($0.key)] }.sorted()
+    #expect(names == ["hat", "socks", "towel", "trip"])
+    // Bob's towel is made in the share: Alice's phone shows it too.
+    #expect(result.world.visibleRecords(device: 0).contains { result.recordNames[Int($0.key)] == "towel" })
+  }
+
+  /// Saving a child moves its parent's change tag on the server, and no fetch reports it.
+  @Test func aChildsSaveMovesItsParentsTagSilently() throws {
+    let result = try Self.run(Self.hierarchy(""))
+    let server = result.world.servers[0]
+    let trip = try #require(server.records[0])
+    let phoneCopy = try #require(result.world.devices[0].store[0])
+    #expect(trip.changeTag != phoneCopy.changeTag, "the phone never hears of the parent's new tag")
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+  }
+
+  /// `share-root=as-known`: the share is refused for good and settle says so; the engine that
+  /// fetches the root first makes it. A root whose tag moved because another device edited it
+  /// is shared once the owner's device fetches that edit.
+  @Test func aShareWithAStaleRootIsRefusedUntilTheTagIsFetched() throws {
+    let stale = try Self.run(
+      Self.hierarchy("at 9s    phone  sync\nat 20s   phone  share packing of trip\nat 21s   phone  invite bob to packing\nat 30s   iPad   accept packing"),
+      policy: "shares-stale-root")
+    #expect(stale.report.counts[.stalledSync] == 1, "\(stale.report.text)")
+    #expect(stale.world.visibleRecords(device: 1).isEmpty)
+    #expect(stale.report.text.contains("saving socks (a child of trip) moved trip's change tag on the server"), "\(stale.report.text)")
+    // Without a child saved since the phone last fetched the list, the stale engine shares too.
+    let noChild = try Self.run(
+      """
+      scenario hierarchy
+      devices phone mac iPad
+      policy shares-stale-root
+      latency 100ms
+      account alice phone mac
+      account bob iPad
+
+      type List
+        title: string = "" mutable
+      type Item
+        list: ref List? parent
+
+      at 0s    phone  create List trip title="Packing"
+      at 5s    mac    sync
+      at 6s    mac    set trip title="Packing list"
+      at 8s    phone  share packing of trip
+      at 30s   phone  sync
+      at 31s   phone  invite bob to packing
+      at 40s   iPad   accept packing
+      settle
+      """)
+    #expect(noChild.report.violations.isEmpty, "\(noChild.report.text)")
+    #expect(noChild.world.visibleRecords(device: 2).count == 1)
+    #expect(noChild.world.sharing.refused.isEmpty)
+  }
 }

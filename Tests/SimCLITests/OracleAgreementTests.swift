@@ -64,6 +64,7 @@ import Testing
     // Sharing: access leaks, refused writes.
     "participant-removed", "read-only-edit-shown-saved", "permission-dropped-offline", "unshared-while-offline",
     "left-share-on-other-device", "read-only-never-updated", "guest-echoes-owner-change", "share-accepted-again",
+    "share-after-child-saved",
     "accepted-share-not-fetched",
   ])
   func bothOraclesAgreeOnTheSchemaLessons(name: String) throws {

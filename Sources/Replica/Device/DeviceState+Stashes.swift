@@ -40,3 +40,11 @@ extension DeviceState {
     }
   }
 }
+
+extension DeviceState {
+  /// The change tag a save of `key` carries: that of the server copy the device last took in
+  /// (its ancestor, kept under `save=if-unchanged`), or of its own copy (0: never on the server).
+  package func knownTag(_ key: RecordKey) -> Int64 {
+    ancestors[key]?.changeTag ?? store[key]?.changeTag ?? 0
+  }
+}

@@ -324,7 +324,7 @@ package struct DeviceState: Sendable {
         outbox.remove(entry.key)
         continue
       }
-      let base = ancestors[entry.key]?.changeTag ?? record.changeTag
+      let base = knownTag(entry.key)
       writes.append(RecordWrite(record: record, changed: entry.sent, isDelete: entry.isDelete, baseTag: base))
       sent.append(entry)
     }

@@ -170,6 +170,18 @@ public struct PolicySettings: Hashable, Sendable {
     case atLaunch = "at-launch"
   }
 
+  /// The `share-root` axis: the root record a hierarchy share is saved with (a `CKShare` is
+  /// saved in one request with its root record). `fetch-first` fetches the root's current
+  /// server record first (sqlite-data after #363); `as-known` saves it as the engine last
+  /// fetched it, and tries again after each fetch when the server refuses it as changed —
+  /// but saving a child moves its parent's change tag with nothing fetched to say so, so a
+  /// root whose child was saved since is refused for good and the share is never made
+  /// (sqlite-data #363).
+  public enum ShareRoot: String, CaseIterable, Sendable {
+    case fetchFirst = "fetch-first"
+    case asKnown = "as-known"
+  }
+
   /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
   /// Which of two concurrent saves wins; default `hlc`.
@@ -227,6 +239,8 @@ public struct PolicySettings: Hashable, Sendable {
   public var ownFetched: OwnFetched = .apply
   /// When the shared database is fetched; default `always`.
   public var sharedFetch: SharedFetch = .always
+  /// The root record a hierarchy share is saved with; default `fetch-first`.
+  public var shareRoot: ShareRoot = .fetchFirst
 
   /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
   /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100,
@@ -246,6 +260,7 @@ public struct PolicySettings: Hashable, Sendable {
       ("order", order.rawValue), ("unknown-fields", unknownFields.rawValue), ("permission-failure", permissionFailure.rawValue),
       ("access-ended", accessEnded.rawValue), ("fetched-read-only", fetchedReadOnly.rawValue), ("fetched-shared", fetchedShared.rawValue),
       ("own-fetched", ownFetched.rawValue), ("shared-fetch", sharedFetch.rawValue),
+      ("share-root", shareRoot.rawValue),
     ]
   }
 }

@@ -33,7 +33,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
   public static let keys = [
     "granularity", "winner", "save", "delete", "retention", "refetch", "conflict", "text", "outbox", "unit", "token", "batch",
     "retry", "retry-after", "split", "zone-deleted", "account", "unique", "references", "orphans", "order", "unknown-fields",
-    "permission-failure", "access-ended", "fetched-read-only", "fetched-shared", "own-fetched", "shared-fetch",
+    "permission-failure", "access-ended", "fetched-read-only", "fetched-shared", "own-fetched", "shared-fetch", "share-root",
   ]
 
   /// Parses a spec. Errors name the unknown preset, key or value and list the valid ones.
@@ -156,6 +156,7 @@ extension PolicySettings {
     case "fetched-shared": return pick(FetchedShared.self) { fetchedShared = $0 }
     case "own-fetched": return pick(OwnFetched.self) { ownFetched = $0 }
     case "shared-fetch": return pick(SharedFetch.self) { sharedFetch = $0 }
+    case "share-root": return pick(ShareRoot.self) { shareRoot = $0 }
     case "retention":
       switch SimDuration.parse(value) {
       case .success(let d) where d > .zero:

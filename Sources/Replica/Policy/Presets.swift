@@ -264,6 +264,14 @@ extension PolicyPreset {
     ) {
       $0.sharedFetch = .atLaunch
     },
+    preset(
+      "shares-stale-root", models: "planted bug: field-lww-hlc share-root=as-known",
+      loses:
+        "sharing: a record hierarchy is shared with its root as last fetched; saving a child moved the root's change tag, which no fetch reports, so the share is refused for good (sqlite-data #363)",
+      planted: true
+    ) {
+      $0.shareRoot = .asKnown
+    },
   ]
 
   /// The preset called `name`, or nil when there is none.

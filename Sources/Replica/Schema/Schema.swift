@@ -47,6 +47,10 @@ public struct FieldSpec: Hashable, Sendable {
   /// For a `ref` field: whether the relationship has an inverse (`no-inverse` when it has none;
   /// not CloudKit-safe).
   public var hasInverse: Bool
+  /// For a `ref` field: the reference is the record's `CKRecord.parent` (`parent` in the
+  /// scenario; one a type). A share of the referred-to record shares this one with it, and the
+  /// server moves the parent's change tag whenever it saves this record.
+  public var isParent: Bool = false
 
   /// A field; by default required, without a default value, not `mutable` and not `unique`.
   /// A required field without a default is not CloudKit-safe (``Schema/safetyFindings()``).

@@ -21,6 +21,10 @@ package struct SchemaRules: Sendable {
   package var latestVersion: Int
   /// Per type: per field, the version that added it (the field's `since`).
   package var fieldSince: [[Int]]
+  /// Per type: its `parent` field (the record's `CKRecord.parent`), if it has one.
+  package var parentField: [Int32?]
+  /// Whether any type has a `parent` field.
+  package var hasParents: Bool { parentField.contains { $0 != nil } }
 
   package init(_ schema: Schema) {
     var referrers = Array(repeating: [Referrer](), count: schema.types.count)
@@ -41,6 +45,7 @@ package struct SchemaRules: Sendable {
     hasUniqueness = schema.types.contains { $0.uniqueness != nil }
     latestVersion = latest
     fieldSince = schema.types.map { $0.fields.map(\.since) }
+    parentField = schema.types.map { type in type.fields.firstIndex { $0.isParent && $0.referencedType != nil }.map(Int32.init) }
   }
 
   /// Whether a device running app version `version` knows field `field` of type `type`.

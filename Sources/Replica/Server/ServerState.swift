@@ -320,6 +320,7 @@ package struct ServerState: Sendable {
           _store(&record, at: now)
           results.append(.saved(record))
           changed = true
+          if context.rules.hasParents { touchParent(of: record, rules: context.rules) }
         }
       case .conflict:
         results.append(current.map { .conflict(server: $0) } ?? .deleted)
@@ -354,6 +355,20 @@ package struct ServerState: Sendable {
   mutating func _setPosition(_ key: RecordKey, _ position: Int64) {
     positions._grow(toHold: Int(key), with: 0)
     positions[Int(key)] = position
+  }
+
+  /// Saving a record with a parent reference moves the parent's change tag, and nothing is
+  /// logged: no fetch reports it (sqlite-data #363: "saving a child record will cause iCloud to
+  /// update the parent's recordChangeTag […] but that update does not get sent to the
+  /// CKSyncEngine"). A device's next save of the parent based on the tag it knows is refused
+  /// as stale.
+  mutating func touchParent(of record: RecordState, rules: SchemaRules) {
+    guard let f = rules.parentField[Int(record.type)], case .ref(let parent) = record.fields[Int(f)].value, parent != record.key,
+      var p = records[parent], !p.isDeleted
+    else { return }
+    p.changeTag = nextTag
+    nextTag += 1
+    records[parent] = p
   }
 
   mutating func _store(_ record: inout RecordState, at now: VirtualTime) {

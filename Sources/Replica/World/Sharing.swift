@@ -46,10 +46,13 @@ package enum ShareAction: Hashable, Sendable {
   }
 }
 
-/// One `CKShare` of an account's zone.
+/// One `CKShare`: of an account's zone, or of a record hierarchy (`root`).
 package struct Share: Hashable, Sendable {
   /// The owner's account (-1 until the share is made).
   package var owner: Int32 = -1
+  /// The root record of a hierarchy share (`CKShare(rootRecord:)`): the share covers it and
+  /// every record whose chain of `parent` references leads to it. Nil: a zone-wide share.
+  package var root: RecordKey?
   /// Whether it is shared now (made, not stopped).
   package var active = false
   /// The participants, in the order they were invited.
@@ -95,6 +98,23 @@ package struct SharingState: Sendable {
   var heads: [Int64]
   /// Every change in access, in order.
   package var history: [AccessChange] = []
+  /// Hierarchy shares refused because the root's change tag had moved (`share-root=as-known`):
+  /// the owner's device tries again after each fetch. One left at settle is a share the user
+  /// made that never was (`stalled-sync`).
+  package var refused: [RefusedShare] = []
+  /// Whether any share is of a record hierarchy (then access is judged per record).
+  package var hasHierarchies: Bool { shares.contains { $0.root != nil } }
+
+  /// A hierarchy share the server refused as changed, waiting for another try.
+  package struct RefusedShare: Hashable, Sendable {
+    package var share: Int32
+    package var device: Int32
+    /// The root's change tag the device last tried with.
+    package var known: Int64
+    /// When it was first refused, and how many times.
+    package var since: VirtualTime
+    package var attempts: Int
+  }
 
   init(shares: Int, accounts: Int) {
     self.shares = Array(repeating: Share(), count: shares)
@@ -140,7 +160,44 @@ extension SyncWorld {
   package func permission(of a: Int32, on key: RecordKey) -> SharePermission? {
     let owner = Int32(account(ofRecord: key))
     if owner == a { return .readWrite }
-    return sharing.permission(of: a, onRecordsOf: owner)
+    guard sharing.hasHierarchies else { return sharing.permission(of: a, onRecordsOf: owner) }
+    var best: SharePermission?
+    for s in sharing.shares where s.owner == owner && covers(s, key) {
+      switch s.permission(of: a) {
+      case .readWrite: return .readWrite
+      case .readOnly: best = .readOnly
+      case nil: break
+      }
+    }
+    return best
+  }
+
+  /// Whether `share` covers record `key` of its owner: every record for a zone-wide share; for
+  /// a hierarchy share, its root and every record whose chain of `parent` references leads to
+  /// it (Apple, `CKRecord.parent`: "CloudKit shares the hierarchy when a CKShare includes a
+  /// referenced record").
+  package func covers(_ share: Share, _ key: RecordKey) -> Bool {
+    guard let root = share.root else { return true }
+    var k = key
+    // (A chain longer than any hierarchy a run makes is a cycle.)
+    for _ in 0..<64 {
+      if k == root { return true }
+      guard let p = parent(of: k) else { return false }
+      k = p
+    }
+    return false
+  }
+
+  /// The record `key`'s `parent` reference: as its owner's server has it, or, for a record not
+  /// uploaded yet, as the first device holding a copy has it (nil: none).
+  package func parent(of key: RecordKey) -> RecordKey? {
+    let owner = account(ofRecord: key)
+    let copy: RecordState? =
+      owner >= 0 && owner < servers.count && servers[owner].records[key] != nil
+      ? servers[owner].records[key] : devices.lazy.compactMap { $0.store[key] }.first
+    guard let r = copy, !r.isDeleted, let f = context.rules.parentField[Int(r.type)], case .ref(let p) = r.fields[Int(f)].value, p != key
+    else { return nil }
+    return p
   }
 
   /// Whether device `d`'s account may see record `key` now: its own, or shared with it (a
@@ -196,9 +253,12 @@ extension SyncWorld {
     // Who gains and who loses access, to log their records in their shared databases.
     let before = share.active ? share.participants.filter(\.accepted).map(\.account) : []
     var ended: AccessEnd?
+    var staleRoot: (known: Int64, server: Int64)?
     switch action {
     case .share:
       if share.active || (owner >= 0 && owner != me) {
+        done = false
+      } else if let root = share.root, !mayShareRoot(root, share: action.share, device: d, account: me, stale: &staleRoot) {
         done = false
       } else {
         share.owner = me
@@ -249,12 +309,52 @@ extension SyncWorld {
       }
     }
     trace.record(WorldTrace.lifecycle, at: now, node: d, 14, action.code, done ? 1 : 0)
-    note(.share(d, action, done: done))
+    if let staleRoot, let root = share.root {
+      note(.shareRefused(d, share: action.share, root: root, known: staleRoot.known, server: staleRoot.server))
+    } else {
+      note(.share(d, action, done: done))
+    }
     guard done else { return }
     let oldPermissions = before.map { sharing.permission(of: $0, onRecordsOf: share.owner) }
     sharing.shares[s] = share
     let after = share.active ? share.participants.filter(\.accepted).map(\.account) : []
     accessChanged(share: Int32(s), owner: share.owner, before: before, oldPermissions: oldPermissions, after: after, ended: ended)
+  }
+
+  /// Whether device `d` (signed into `account`) can save a hierarchy share of `root`: the root
+  /// is its account's and on the server, and the change tag it saves the root with is the
+  /// server's (under `share-root=fetch-first` the engine fetched it just before; under
+  /// `as-known` it is the tag of the copy it last fetched or saved). A refusal for a changed
+  /// tag is kept, and the device tries again after its next fetch (``retryRefusedShares(device:)``).
+  mutating func mayShareRoot(_ root: RecordKey, share s: Int32, device d: Int32, account: Int32, stale staleRoot: inout (known: Int64, server: Int64)?)
+    -> Bool
+  {
+    guard self.account(ofRecord: root) == Int(account), let current = servers[Int(account)].records[root], !current.isDeleted,
+      let mine = devices[Int(d)].store[root], mine.changeTag != 0
+    else { return false }
+    let known = devices[Int(d)].knownTag(root)
+    let stale = config.policy.settings.shareRoot == .asKnown && drivers.isEmpty && known != current.changeTag
+    if let i = sharing.refused.firstIndex(where: { $0.share == s && $0.device == d }) {
+      if stale {
+        sharing.refused[i].attempts += 1
+        sharing.refused[i].known = known
+      } else {
+        sharing.refused.remove(at: i)
+      }
+    } else if stale {
+      sharing.refused.append(.init(share: s, device: d, known: known, since: now, attempts: 1))
+    }
+    if stale { staleRoot = (known, current.changeTag) }
+    return !stale
+  }
+
+  /// Once device `d` knows another change tag for the root of a hierarchy share the server
+  /// refused as changed (it fetched or saved the root since), it tries again with it.
+  mutating func retryRefusedShares(device d: Int32) {
+    for r in sharing.refused where r.device == d {
+      guard let root = sharing.shares[Int(r.share)].root, devices[Int(d)].knownTag(root) != r.known else { continue }
+      performShare(.share(r.share), device: d)
+    }
   }
 
   /// Logs the owner's records in the shared database of every account whose access changed,

@@ -134,6 +134,7 @@ package struct SyncWorld: Sendable {
     network = net
     servers = config.accounts.map { _ in ServerState(schema: config.schema, conditions: config.server) }
     sharing = SharingState(shares: config.shares.count, accounts: config.shares.isEmpty ? 0 : config.accounts.count)
+    for (s, root) in config.shareRoots.enumerated() where s < sharing.shares.count { sharing.shares[s].root = root }
     trace = TraceRecorder(mode: .hashOnly)
     ledgers = Array(repeating: CausalLedger(), count: names.count)
     env = DeviceEnvironment(policy: config.policy, context: context)
@@ -519,6 +520,7 @@ package struct SyncWorld: Sendable {
     effects = buffer
     if env.hasReferences, !devices[Int(d)].ruleChecks.isEmpty { propagateDeleteRules(device: d) }
     if env.dedupes, !devices[Int(d)].dedupeChecks.isEmpty { deduplicate(device: d) }
+    if !sharing.refused.isEmpty { retryRefusedShares(device: d) }
   }
 
   /// Performs a user intent on device `d` (or one a delete rule makes, `trigger` being the

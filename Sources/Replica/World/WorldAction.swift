@@ -56,6 +56,9 @@ package struct WorldConfig: Sendable {
   /// The shares the scenario names (empty: nothing is shared, and devices fetch no shared
   /// database).
   package var shares: [String] = []
+  /// Per share, the root record of a hierarchy share (`share S of ID`); nil (or no entry): a
+  /// zone-wide share.
+  package var shareRoots: [RecordKey?] = []
   package var deviceAccounts: [Int32?]? = nil
   /// The app version each device starts on (nil: every device on the schema's latest).
   package var appVersions: [Int32]? = nil

@@ -55,6 +55,9 @@ package struct WorldEvent: Sendable {
     /// A share action on a device: carried out (`done`), or refused (offline, signed out, the
     /// server down, or not the device's account's to make).
     indirect case share(Int32, ShareAction, done: Bool)
+    /// The server refused a hierarchy share's save because the root's change tag the device
+    /// saved it with (`known`) is not the server's (`server`): `share-root=as-known`.
+    indirect case shareRefused(Int32, share: Int32, root: RecordKey, known: Int64, server: Int64)
     /// Something a device observed about itself (``DeviceFact``).
     case fact(Int32, DeviceFact)
     case settleStarted

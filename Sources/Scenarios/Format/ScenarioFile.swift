@@ -126,8 +126,10 @@ public enum TimelineAction: Hashable, Sendable {
 
 /// What a user does to a share (`DEVICE share S`, …), by name.
 public enum ShareStatement: Hashable, Sendable {
-  /// `share S`: the device's account shares its zone as `S`.
-  case share(String)
+  /// `share S`: the device's account shares its zone as `S`; `share S of ID`: it shares the
+  /// record hierarchy rooted at record `ID` (the record and every record whose `parent`
+  /// reference leads to it).
+  case share(String, of: String? = nil)
   /// `invite ACCOUNT to S [read-only|read-write]`: the owner invites a participant.
   case invite(share: String, account: String, SharePermission)
   /// `accept S`: the device's account accepts its invitation.
@@ -144,14 +146,14 @@ public enum ShareStatement: Hashable, Sendable {
   /// The share's name.
   public var share: String {
     switch self {
-    case .share(let s), .accept(let s), .leave(let s), .unshare(let s), .invite(let s, _, _), .permission(let s, _, _), .remove(let s, _): s
+    case .share(let s, _), .accept(let s), .leave(let s), .unshare(let s), .invite(let s, _, _), .permission(let s, _, _), .remove(let s, _): s
     }
   }
 
   /// The statement as written after the device's name: `invite bob to album read-only`.
   public var text: String {
     switch self {
-    case .share(let s): "share \(s)"
+    case .share(let s, let root): "share \(s)" + (root.map { " of \($0)" } ?? "")
     case .invite(let s, let a, let p): "invite \(a) to \(s) \(p.rawValue)"
     case .accept(let s): "accept \(s)"
     case .leave(let s): "leave \(s)"
@@ -366,9 +368,20 @@ public struct ScenarioFile: Hashable, Sendable {
   public var shareNames: [String] {
     var names: [String] = []
     for e in timeline {
-      if case .sharing(_, .share(let s)) = e.action, !names.contains(s) { names.append(s) }
+      if case .sharing(_, .share(let s, _)) = e.action, !names.contains(s) { names.append(s) }
     }
     return names
+  }
+
+  /// Per share of ``shareNames``, the record id its `share … of ID` line roots it at (nil: a
+  /// zone-wide share).
+  public var shareRoots: [String?] {
+    shareNames.map { name in
+      for e in timeline {
+        if case .sharing(_, .share(name, let root)) = e.action { return root }
+      }
+      return nil
+    }
   }
 
   /// The app version each device starts on (the schema's latest for a device in no

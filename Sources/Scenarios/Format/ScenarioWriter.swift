@@ -125,6 +125,7 @@ extension ScenarioFile {
     if f.referencedType != nil, f.onDelete != .nullify { s += " on-delete \(f.onDelete.rawValue)" }
     if f.referencedType != nil, f.ordered { s += " ordered" }
     if f.referencedType != nil, !f.hasInverse { s += " no-inverse" }
+    if f.referencedType != nil, f.isParent { s += " parent" }
     if f.since > typeSince { s += " since \(f.since)" }
     return s
   }

@@ -314,6 +314,10 @@ struct RunHistory {
         let what = names.shareAction(action)
         let text = done ? what : "tries to: \(what) — refused (offline, signed out, or not its account's to do)"
         marks.append(Mark(node: Int(d), time: e.time, kind: .share(label: done ? what : "share refused", text: text)))
+      case .shareRefused(let d, let share, let root, _, _):
+        let text =
+          "tries to share \(names.record(root)) as \(names.share(share)) — refused with serverRecordChanged: the change tag it saves \(names.record(root)) with is not the server's"
+        marks.append(Mark(node: Int(d), time: e.time, kind: .share(label: "share refused", text: text)))
       case .fact, .finalState:
         break
       }

@@ -195,6 +195,11 @@ public enum TraceExport {
       default: break
       }
       return o
+    case .shareRefused(let d, let share, let root, let known, let server):
+      return [
+        "event": "share-refused", "device": .string(words.device(d)), "share": .string(words.share(share)), "root": .string(words.record(root)),
+        "error": "serverRecordChanged", "knownTag": .int(known), "serverTag": .int(server),
+      ]
     case .settleStarted:
       return ["event": "settle"]
     case .settled(let rounds):

@@ -8,7 +8,10 @@ extension Oracle {
     var out: [RecordState] = []
     for owner in world.servers.indices where Int32(owner) != account {
       guard world.sharing.permission(of: account, onRecordsOf: Int32(owner)) != nil else { continue }
-      for r in world.servers[owner].liveRecords where world.account(ofRecord: r.key) == owner { out.append(r) }
+      // (A hierarchy share covers only its root and what is below it.)
+      for r in world.servers[owner].liveRecords where world.account(ofRecord: r.key) == owner && world.permission(of: account, on: r.key) != nil {
+        out.append(r)
+      }
     }
     return out
   }

@@ -404,6 +404,36 @@ extension Oracle {
           at: device.waitingOn?.since ?? world.facts.settleStart,
           explanation: "after settle, with every fault healed, \(device.config.name) " + what.joined(separator: " and ") + "."))
     }
+    judgeRefusedShares()
+  }
+
+  /// A hierarchy share the server refused because the root's change tag had moved, still not
+  /// made after settle: the user shared, and nobody will ever see it (`stalled-sync`, once per
+  /// device).
+  mutating func judgeRefusedShares() {
+    for r in world.sharing.refused {
+      guard let root = world.sharing.shares[Int(r.share)].root else { continue }
+      let device = world.devices[Int(r.device)]
+      guard !anomalies.contains(where: { $0.kind == .stalledSync && $0.devices.contains { $0.index == device.config.index } }) else { continue }
+      let moved = childSaves(root).map {
+        "; saving \($0) (a child of \(name(root))) moved \(name(root))'s change tag on the server, and no fetch reports that"
+      }
+      anomalies.append(
+        Anomaly(
+          kind: .stalledSync, record: recordRef(root), devices: [deviceRef(device.config.index)], at: r.since,
+          explanation:
+            "after settle, with every fault healed, \(device.config.name) still cannot share \(name(root)) as \(words.share(r.share)): the server refused the share \(r.attempts) time\(r.attempts == 1 ? "" : "s") since \(r.since) with serverRecordChanged, because the engine saves the root with the change tag of the copy it last fetched (share-root=as-known)"
+            + (moved ?? "") + "."))
+    }
+  }
+
+  /// The children of `root` (records whose `parent` reference names it) that reached the
+  /// server, for saying why its change tag moved: `i1`.
+  func childSaves(_ root: RecordKey) -> String? {
+    let owner = world.account(ofRecord: root)
+    guard owner >= 0, owner < world.servers.count else { return nil }
+    let children = world.servers[owner].liveRecords.filter { world.parent(of: $0.key) == root }.map { name($0.key) }
+    return children.isEmpty ? nil : children.prefix(3).joined(separator: ", ")
   }
 
   /// What keeps a user's app waiting on `error`, in a clause: what its code did not do.

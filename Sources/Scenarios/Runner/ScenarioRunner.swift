@@ -42,6 +42,8 @@ public enum ScenarioRunner {
     var context: MergeContext?
     /// The shares the timeline names (``ScenarioFile/shareNames``).
     var shareNames: [String] = []
+    /// Per share, its root record (nil: zone-wide).
+    var shareRoots: [RecordKey?] = []
   }
 
   /// Runs `file`, optionally with another seed or policy (a preset spec; nil runs the file's own
@@ -183,6 +185,7 @@ public enum ScenarioRunner {
     config.accounts = accounts.names
     config.deviceAccounts = accounts.initial
     config.shares = plan.shareNames
+    config.shareRoots = plan.shareRoots
     if file.schema.latestVersion > 1 || !file.appVersions.isEmpty { config.appVersions = file.initialAppVersions.map { Int32($0) } }
     config.recordObservations = recordObservations
     config.context = plan.context
@@ -334,7 +337,9 @@ public enum ScenarioRunner {
     }
     return Plan(
       file: file, recordNames: names, recordTypes: recordTypes, clocks: clocks, actions: actions, settleAt: end, intentCount: intents,
-      context: MergeContext(schema: file.schema), shareNames: shareNames)
+      context: MergeContext(schema: file.schema), shareNames: shareNames,
+      // (A root whose create the shrinker cut is a key no record has: the share is never made.)
+      shareRoots: shareNames.isEmpty ? [] : file.shareRoots.map { $0.map { keys[$0] ?? RecordKey(names.count) } })
   }
 
   /// A scenario literal as a field value of the given kind.

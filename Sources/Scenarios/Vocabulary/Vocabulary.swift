@@ -15,6 +15,8 @@ package struct Vocabulary: Sendable {
   package let schema: Schema
   package let accountNames: [String]
   package let shareNames: [String]
+  /// Per share, the root record of a hierarchy share (nil: zone-wide).
+  package let shareRoots: [RecordKey?]
   /// Each record's type, from the first intent that created it (lookups only).
   let _types: [Int32]
 
@@ -22,6 +24,7 @@ package struct Vocabulary: Sendable {
     deviceNames = world.config.deviceNames
     accountNames = world.config.accounts
     shareNames = world.config.shares
+    shareRoots = world.config.shareRoots
     self.recordNames = recordNames
     schema = world.config.schema
     var types: [Int32] = []
@@ -53,7 +56,12 @@ package struct Vocabulary: Sendable {
   /// What a share action does, in words: `invites bob to album (read-write)`.
   package func shareAction(_ action: ShareAction) -> String {
     switch action {
-    case .share(let s): "shares its zone as \(share(s))"
+    case .share(let s):
+      if Int(s) < shareRoots.count, let root = shareRoots[Int(s)] {
+        "shares \(record(root)) and the records below it as \(share(s))"
+      } else {
+        "shares its zone as \(share(s))"
+      }
     case .invite(let s, let a, let p): "invites \(account(a)) to \(share(s)) (\(p.rawValue))"
     case .accept(let s): "accepts \(share(s))"
     case .leave(let s): "leaves \(share(s))"

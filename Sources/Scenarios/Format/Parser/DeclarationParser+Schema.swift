@@ -5,7 +5,7 @@ import Replica
 extension DeclarationParser {
   static let kinds = ["string", "text", "int", "bool", "date", "ref"]
   static let fieldUsage = "name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [ordered] [no-inverse] [since N]"
-  static let fieldModifiers = ["mutable", "unique", "on-delete", "ordered", "no-inverse", "since"]
+  static let fieldModifiers = ["mutable", "unique", "on-delete", "ordered", "no-inverse", "parent", "since"]
 
   /// Declares a type; returns its index, or `nil` when its fields should be checked but not kept.
   /// `type NAME [append-only] [singleton | unique-by FIELD[,FIELD...]] [since N]`.
@@ -206,6 +206,10 @@ extension DeclarationParser {
       error(i, nameToken, "\(types[typeIndex].name) already has 64 fields, the most a record type may have")
       return
     }
+    if field.isParent, let other = types[typeIndex].fields.first(where: \.isParent) {
+      error(i, nameToken, "\(types[typeIndex].name) already has a parent field, \(other.name): a record has one CKRecord.parent")
+      return
+    }
     fieldLines[key] = lines[i].number
     types[typeIndex].fields.append(field)
   }
@@ -256,8 +260,8 @@ extension DeclarationParser {
     }
   }
 
-  /// `= VALUE`, `mutable`, `unique`, `on-delete RULE`, `ordered`, `no-inverse`, `since N`, in any
-  /// order, each at most once.
+  /// `= VALUE`, `mutable`, `unique`, `on-delete RULE`, `ordered`, `no-inverse`, `parent`,
+  /// `since N`, in any order, each at most once.
   mutating func parseFieldModifiers(_ i: Int, _ t: [ScenarioToken], into field: inout FieldSpec) {
     var k = 0
     var sawDefault = false
@@ -265,7 +269,9 @@ extension DeclarationParser {
     while k < t.count {
       let token = t[k]
       k += 1
-      if token.is("mutable") || token.is("unique") || token.is("on-delete") || token.is("since") || token.is("ordered") || token.is("no-inverse") {
+      if token.is("mutable") || token.is("unique") || token.is("on-delete") || token.is("since") || token.is("ordered") || token.is("no-inverse")
+        || token.is("parent")
+      {
         if !seen.insert(token.text).inserted {
           error(i, token, "'\(token.text)' is given twice")
           if token.text == "on-delete" || token.text == "since" { k += 1 }
@@ -275,15 +281,22 @@ extension DeclarationParser {
         case "mutable": field.mutable = true
         case "unique": field.unique = true
         case "since": if let n = parseSince(i, t, &k) { field.since = n }
-        case "ordered", "no-inverse":
+        case "ordered", "no-inverse", "parent":
           guard field.referencedType != nil else {
-            error(
-              i, token,
-              "'\(token.text)' is for ref fields: it says the relationship "
-                + (token.text == "ordered" ? "listing these records on the referred-to type is ordered" : "has no inverse"))
+            let says =
+              switch token.text {
+              case "ordered": "the relationship listing these records on the referred-to type is ordered"
+              case "parent": "the reference is the record's CKRecord.parent, which a share of the referred-to record follows"
+              default: "the relationship has no inverse"
+              }
+            error(i, token, "'\(token.text)' is for ref fields: it says \(says)")
             continue
           }
-          if token.text == "ordered" { field.ordered = true } else { field.hasInverse = false }
+          switch token.text {
+          case "ordered": field.ordered = true
+          case "parent": field.isParent = true
+          default: field.hasInverse = false
+          }
         default:
           guard k < t.count else {
             missing(i, "expected a delete rule after 'on-delete': cascade, nullify or deny")

@@ -540,12 +540,39 @@ extension TimelineParser {
       return true
     }
     switch verb {
+    case "share" where t.count > 5:
+      // `share S of ID`: a hierarchy share, rooted at a record some line creates.
+      let usage = "DEVICE share SHARE [of RECORD]"
+      guard let s = shareName(at: 4, usage: usage) else { return nil }
+      // (Made here even when the rest of the line is wrong: one error, not another for each use.)
+      shareDeclarations.append(s)
+      guard keyword("of", at: 5, usage: usage) else { return nil }
+      guard t.count > 6 else {
+        missing(i, "expected the id of the share's root record; write '\(usage)'")
+        return nil
+      }
+      let root = t[6]
+      guard checkName(i, root, "record id"), recordType(root.text, i, at: root.start) != nil, expectEnd(i, after: 6, usage: usage) else {
+        return nil
+      }
+      if let prior = shareRootLines[s], prior.root != root.text {
+        error(i, root, "share '\(s)' is of \(prior.root.map { "'\($0)'" } ?? "the whole zone") on line \(prior.line); a share keeps its root")
+        return nil
+      }
+      shareRootLines[s] = (root.text, lines[i].number)
+      return .share(s, of: root.text)
     case "share", "accept", "leave", "unshare":
-      let usage = "DEVICE \(verb) SHARE"
-      guard let s = shareName(at: 4, usage: usage), expectEnd(i, after: 4, usage: usage) else { return nil }
+      let usage = verb == "share" ? "DEVICE share SHARE [of RECORD]" : "DEVICE \(verb) SHARE"
+      guard let s = shareName(at: 4, usage: usage) else { return nil }
+      if verb == "share" { shareDeclarations.append(s) }
+      guard expectEnd(i, after: 4, usage: usage) else { return nil }
       switch verb {
       case "share":
-        shareDeclarations.append(s)
+        if let prior = shareRootLines[s], let root = prior.root {
+          error(i, t[4], "share '\(s)' is of '\(root)' on line \(prior.line); write 'share \(s) of \(root)' (a share keeps its root)")
+          return nil
+        }
+        shareRootLines[s] = (nil, lines[i].number)
         return .share(s)
       case "accept": return .accept(s)
       case "leave": return .leave(s)

@@ -23,6 +23,8 @@ struct TimelineParser: ScenarioParsePart {
   /// The shares `share` lines make, and every share name a sharing statement uses (checked
   /// against them once the timeline is read).
   var shareDeclarations: [String] = []
+  /// Per share, the root its first `share` line gave it (nil: zone-wide) and that line's number.
+  var shareRootLines: [String: (root: String?, line: Int)] = [:]
   var shareUses: [(lineIndex: Int, token: ScenarioToken)] = []
 
   init(session: ScenarioParse, declared: DeclarationParser) {
