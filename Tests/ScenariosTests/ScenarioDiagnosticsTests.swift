@@ -177,7 +177,7 @@ import Testing
     ("about plain", "the about text is a string; write 'about \"…\"'"),
     (
       "policy",
-      "expected a policy preset; one of: cloudkit-default, record-lww-clock, field-lww-arrival, field-lww-clock, field-lww-hlc, sync-engine-merge, crdt, append-only, hard-delete, mark-first-unit, memory-outbox, token-before-apply, naive-refetch, drops-transient, ignores-retry-after, no-split, reuploads-after-purge, wipes-after-reset, wipes-on-signout, random-record-names, dedupes-after-fetch, local-delete-rules, deletions-first, drops-orphans, drops-unknown-fields, keeps-revoked-shares, ignores-permission-failure, blocks-read-only-updates, echoes-shared-changes, skips-own-records, fetches-shares-at-launch"
+      "expected a policy preset; one of: cloudkit-default, record-lww-clock, field-lww-arrival, field-lww-clock, field-lww-hlc, sync-engine-merge, crdt, append-only, hard-delete, mark-first-unit, memory-outbox, token-before-apply, naive-refetch, drops-transient, ignores-retry-after, no-split, reuploads-after-purge, wipes-after-reset, wipes-on-signout, random-record-names, dedupes-after-fetch, local-delete-rules, deletions-first, drops-orphans, drops-unknown-fields, keeps-revoked-shares, ignores-permission-failure, blocks-read-only-updates, echoes-shared-changes, skips-own-records, fetches-shares-at-launch, shares-stale-root"
     ),
     ("policy cloudkit-defualt", "unknown policy preset 'cloudkit-defualt'; did you mean 'cloudkit-default'?"),
     ("seed -1", "the seed is a whole number from 0 to 18446744073709551615; found '-1'"),
