@@ -212,9 +212,15 @@ enum ViolationAdvice {
             axis: "retry-after=ignore", present: { $0.retryAfter == .ignore },
             why: "the engine retries before the server's retry-after ends, and each early retry is refused and makes the wait longer"),
           Cause(axis: "split=off", present: { $0.split == .off }, why: "an oversized batch is sent again unchanged and fails every time"),
+          Cause(
+            axis: "share-root=as-known", present: { $0.shareRoot == .asKnown },
+            why:
+              "a hierarchy share is saved with the root as last fetched; a child's save moved the root's change tag, which no fetch reports, so the share is refused every time (sqlite-data #363)"
+          ),
           Cause(axis: nil, present: nil, why: "the user's iCloud storage is full (quotaExceeded): only the user can free space, so tell them"),
-        ], remedy: [("retry-after", "honour"), ("split", "on")],
-        does: "wait as long as the server's retry-after says, and split batches over CloudKit's limits",
+        ], remedy: [("retry-after", "honour"), ("split", "on"), ("share-root", "fetch-first")],
+        does:
+          "wait as long as the server's retry-after says, split batches over CloudKit's limits, and fetch a share's root record just before saving the share",
         otherwise: "tell the user when their iCloud storage is full, and keep the changes pending until it is freed.")
     case .danglingReference:
       return Entry(

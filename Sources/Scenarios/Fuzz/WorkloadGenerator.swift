@@ -262,6 +262,7 @@ public enum WorkloadGenerator {
         }
       }
       timeline += drafter.timeline
+      drafter.shareAHierarchy(seed: seed, schema: &schema, timeline: &timeline, defaultShape: shape.base == nil && shape.schema == nil)
       sharing = drafter
       // `free` frees the first account's storage only: a second account stuck at its quota would
       // stall whatever the design, so a sharing seed has no quota.
@@ -745,6 +746,36 @@ struct SharingDrafter {
   var summary: String {
     let split = accounts.map { "\($0.name) \($0.devices.joined(separator: " "))" }.joined(separator: ", ")
     return "sharing (\(split)): " + events.joined(separator: ", ")
+  }
+
+  /// A hierarchy share instead of a zone-wide one, from a stream of its own (so that every
+  /// other draw stays what it was): in two seeds of three whose schema has a `parent` field,
+  /// the share is of a record of a type a parent field refers to, made on one of Alice's
+  /// devices. In the default shape the folder reference, when drawn, is a `parent` field in
+  /// half the seeds (an app that shares a folder with its notes sets `CKRecord.parent`).
+  mutating func shareAHierarchy(seed: UInt64, schema: inout Schema, timeline: inout [TimelineEntry], defaultShape: Bool) {
+    var h = SimRandom(seed: seed, stream: "workload-hierarchy")
+    func targets() -> [String] {
+      schema.types.flatMap { t in t.fields.filter(\.isParent).compactMap(\.referencedType) }
+    }
+    if defaultShape, targets().isEmpty, let f = schema.types.first?.fields.firstIndex(where: { $0.name == "folder" && $0.referencedType != nil }),
+      h.chance(1, outOf: 2)
+    {
+      schema.types[0].fields[f].isParent = true
+    }
+    let parents = targets()
+    guard !parents.isEmpty, h.chance(2, outOf: 3) else { return }
+    let alice = accounts.first?.devices ?? []
+    var roots: [String] = []
+    for e in timeline {
+      if case .create(let d, let type, let id, _) = e.action, parents.contains(type), alice.contains(d), !roots.contains(id) { roots.append(id) }
+    }
+    guard !roots.isEmpty else { return }
+    let root = roots[h.int(in: 0..<roots.count)]
+    for i in timeline.indices {
+      if case .sharing(let d, .share(let s, nil)) = timeline[i].action { timeline[i].action = .sharing(device: d, .share(s, of: root)) }
+    }
+    events.insert("of \(root) and what is below it", at: 0)
   }
 
   mutating func draft() {

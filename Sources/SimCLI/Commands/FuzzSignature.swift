@@ -128,7 +128,10 @@ struct FuzzSignature: Hashable, Sendable {
     case .logicalDuplicate:
       [Axis(name: "unique=ignore") { $0.unique == .ignore }, Axis(name: "unique=dedupe") { $0.unique == .dedupe }]
     case .stalledSync:
-      [Axis(name: "retry-after=ignore") { $0.retryAfter == .ignore }, Axis(name: "split=off") { $0.split == .off }]
+      [
+        Axis(name: "retry-after=ignore") { $0.retryAfter == .ignore }, Axis(name: "split=off") { $0.split == .off },
+        Axis(name: "share-root=as-known") { $0.shareRoot == .asKnown },
+      ]
     case .divergence:
       [
         Axis(name: "refetch=naive") { $0.refetch == .naive }, Axis(name: "token=before-apply") { $0.token == .beforeApply },
