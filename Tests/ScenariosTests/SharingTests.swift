@@ -320,7 +320,8 @@ import Testing
   /// is shared once the owner's device fetches that edit.
   @Test func aShareWithAStaleRootIsRefusedUntilTheTagIsFetched() throws {
     let stale = try Self.run(
-      Self.hierarchy("at 9s    phone  sync\nat 20s   phone  share packing of trip\nat 21s   phone  invite bob to packing\nat 30s   iPad   accept packing"),
+      Self.hierarchy(
+        "at 9s    phone  sync\nat 20s   phone  share packing of trip\nat 21s   phone  invite bob to packing\nat 30s   iPad   accept packing"),
       policy: "shares-stale-root")
     #expect(stale.report.counts[.stalledSync] == 1, "\(stale.report.text)")
     #expect(stale.world.visibleRecords(device: 1).isEmpty)

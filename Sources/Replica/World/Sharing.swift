@@ -325,10 +325,11 @@ extension SyncWorld {
   /// is its account's and on the server, and the change tag it saves the root with is the
   /// server's (under `share-root=fetch-first` the engine fetched it just before; under
   /// `as-known` it is the tag of the copy it last fetched or saved). A refusal for a changed
-  /// tag is kept, and the device tries again after its next fetch (``retryRefusedShares(device:)``).
-  mutating func mayShareRoot(_ root: RecordKey, share s: Int32, device d: Int32, account: Int32, stale staleRoot: inout (known: Int64, server: Int64)?)
-    -> Bool
-  {
+  /// tag is kept, and the device tries again once it knows another tag
+  /// (``retryRefusedShares(device:)``).
+  mutating func mayShareRoot(
+    _ root: RecordKey, share s: Int32, device d: Int32, account: Int32, stale staleRoot: inout (known: Int64, server: Int64)?
+  ) -> Bool {
     guard self.account(ofRecord: root) == Int(account), let current = servers[Int(account)].records[root], !current.isDeleted,
       let mine = devices[Int(d)].store[root], mine.changeTag != 0
     else { return false }
