@@ -320,7 +320,7 @@ package struct ServerState: Sendable {
           _store(&record, at: now)
           results.append(.saved(record))
           changed = true
-          if context.rules.hasParents { touchParent(of: record, rules: context.rules) }
+          if context.rules.hasParents { touchParent(of: record, before: current, rules: context.rules) }
         }
       case .conflict:
         results.append(current.map { .conflict(server: $0) } ?? .deleted)
@@ -357,15 +357,19 @@ package struct ServerState: Sendable {
     positions[Int(key)] = position
   }
 
-  /// Saving a record with a parent reference moves the parent's change tag, and nothing is
+  /// Saving a child under a parent — a record made with a parent reference, or one whose
+  /// parent reference now names another record — moves the parent's change tag, and nothing is
   /// logged: no fetch reports it (sqlite-data #363: "saving a child record will cause iCloud to
   /// update the parent's recordChangeTag […] but that update does not get sent to the
-  /// CKSyncEngine"). A device's next save of the parent based on the tag it knows is refused
-  /// as stale.
-  mutating func touchParent(of record: RecordState, rules: SchemaRules) {
+  /// CKSyncEngine"; SyncKit #189: the parent's modification date moved when its first child
+  /// was made, and the next save of the parent met `serverRecordChanged`). A device's next save
+  /// of the parent based on the tag it knows is refused as changed. (A save of a child that
+  /// leaves its parent reference as it was is not reported to move it, and does not here.)
+  mutating func touchParent(of record: RecordState, before: RecordState?, rules: SchemaRules) {
     guard let f = rules.parentField[Int(record.type)], case .ref(let parent) = record.fields[Int(f)].value, parent != record.key,
       var p = records[parent], !p.isDeleted
     else { return }
+    if let before, !before.isDeleted, before.fields[Int(f)].value == record.fields[Int(f)].value { return }
     p.changeTag = nextTag
     nextTag += 1
     records[parent] = p
