@@ -144,7 +144,7 @@ struct Judge {
       stalled.insert(device.config.index)
     }
     // A hierarchy share the server still refuses after settle: work the device never got done.
-    for r in world.sharing.refused where !stalled.contains(r.device) {
+    for r in world.sharing.refused where !stalled.contains(r.device) && world.devices[Int(r.device)].account != nil {
       report(ReferenceVerdict.stalledSync, world.sharing.shares[Int(r.share)].root)
       stalled.insert(r.device)
     }

@@ -24,7 +24,7 @@ package struct SchemaRules: Sendable {
   /// Per type: its `parent` field (the record's `CKRecord.parent`), if it has one.
   package var parentField: [Int32?]
   /// Whether any type has a `parent` field.
-  package var hasParents: Bool { parentField.contains { $0 != nil } }
+  package var hasParents: Bool
 
   package init(_ schema: Schema) {
     var referrers = Array(repeating: [Referrer](), count: schema.types.count)
@@ -46,6 +46,7 @@ package struct SchemaRules: Sendable {
     latestVersion = latest
     fieldSince = schema.types.map { $0.fields.map(\.since) }
     parentField = schema.types.map { type in type.fields.firstIndex { $0.isParent && $0.referencedType != nil }.map(Int32.init) }
+    hasParents = parentField.contains { $0 != nil }
   }
 
   /// Whether a device running app version `version` knows field `field` of type `type`.

@@ -294,6 +294,9 @@ extension SyncWorld {
       } else {
         done = false
       }
+      // The user gives up a share the server kept refusing.
+      let mine = sharing.refused.filter { $0.share == action.share && deviceAccount(Int($0.device)) == me }
+      if !mine.isEmpty { sharing.refused.removeAll { mine.contains($0) } }
     case .permission(_, let account, let permission):
       if share.active, owner == me, let i = share.participants.firstIndex(where: { $0.account == account }) {
         share.participants[i].permission = permission
@@ -332,7 +335,11 @@ extension SyncWorld {
   ) -> Bool {
     guard self.account(ofRecord: root) == Int(account), let current = servers[Int(account)].records[root], !current.isDeleted,
       let mine = devices[Int(d)].store[root], mine.changeTag != 0
-    else { return false }
+    else {
+      // (Nothing to try again: the root is gone, or not this account's.)
+      sharing.refused.removeAll { $0.share == s && $0.device == d }
+      return false
+    }
     let known = devices[Int(d)].knownTag(root)
     let stale = config.policy.settings.shareRoot == .asKnown && drivers.isEmpty && known != current.changeTag
     if let i = sharing.refused.firstIndex(where: { $0.share == s && $0.device == d }) {

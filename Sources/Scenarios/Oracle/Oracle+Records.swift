@@ -411,7 +411,7 @@ extension Oracle {
   /// made after settle: the user shared, and nobody will ever see it (`stalled-sync`, once per
   /// device).
   mutating func judgeRefusedShares() {
-    for r in world.sharing.refused {
+    for r in world.sharing.refused where world.deviceAccount(Int(r.device)) != nil {
       guard let root = world.sharing.shares[Int(r.share)].root else { continue }
       let device = world.devices[Int(r.device)]
       guard !anomalies.contains(where: { $0.kind == .stalledSync && $0.devices.contains { $0.index == device.config.index } }) else { continue }
