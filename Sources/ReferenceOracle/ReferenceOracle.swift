@@ -191,12 +191,13 @@ struct Judge {
   }
 
   /// Whether `account` may read record `r` of another account now, from the shares' final
-  /// state: an active share of the record's owner's zone that the account has accepted.
+  /// state: an active share of the record's owner that the account has accepted, of the zone
+  /// the record is in, or of a hierarchy the record is in.
   func mayRead(_ account: Int32, _ r: RecordKey) -> Bool {
     let owner = Int32(world.account(ofRecord: r))
     return world.sharing.shares.contains { share in
       share.active && share.owner == owner && share.participants.contains { $0.account == account && $0.accepted }
-        && (share.root.map { inHierarchy(r, root: $0) } ?? true)
+        && (share.root.map { inHierarchy(r, root: $0) } ?? (share.zone == (Int(r) < world.recordZones.count ? world.recordZones[Int(r)] : 0)))
     }
   }
 

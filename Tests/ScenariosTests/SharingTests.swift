@@ -256,10 +256,10 @@ import Testing
 
   @Test(arguments: [
     ("at 9s phone share packing of trp", "unknown record 'trp'; did you mean 'trip'?"),
-    ("at 9s phone share packing off trip", "expected 'of', found 'off'; write 'DEVICE share SHARE [of RECORD]'"),
-    ("at 9s phone share packing of", "expected the id of the share's root record; write 'DEVICE share SHARE [of RECORD]'"),
-    ("at 9s phone share packing of trip now", "unexpected 'now'; write 'DEVICE share SHARE [of RECORD]'"),
-    ("at 9s phone share packing of trip\nat 10s phone share packing of home", "share 'packing' is of 'trip' on line 18; a share keeps its root"),
+    ("at 9s phone share packing off trip", "expected 'of', found 'off'; write 'DEVICE share SHARE [in ZONE | of RECORD]'"),
+    ("at 9s phone share packing of", "expected the id of the share's root record; write 'DEVICE share SHARE [in ZONE | of RECORD]'"),
+    ("at 9s phone share packing of trip now", "unexpected 'now'; write 'DEVICE share SHARE [in ZONE | of RECORD]'"),
+    ("at 9s phone share packing of trip\nat 10s phone share packing of home", "share 'packing' is of 'trip' on line 18; a share keeps what it shares"),
     ("at 9s phone share packing of trip\nat 10s phone share packing", "share 'packing' is of 'trip' on line 18; write 'share packing of trip'"),
   ])
   func hierarchyMistakesSayWhatToWrite(line: String, message: String) {
@@ -353,5 +353,74 @@ import Testing
     #expect(noChild.report.violations.isEmpty, "\(noChild.report.text)")
     #expect(noChild.world.visibleRecords(device: 2).count == 1)
     #expect(noChild.world.sharing.refused.isEmpty)
+  }
+
+  // MARK: Zones (`create … in ZONE`, `share S in ZONE`)
+
+  /// Alice's notes in two zones, `family` and `work`, and one in the app's zone.
+  static func zones(_ timeline: String, policy: String = "field-lww-hlc") -> String {
+    """
+    scenario zones
+    devices iPad mac
+    policy \(policy)
+    latency 100ms
+    account alice iPad
+    account bob mac
+
+    type Note
+      title: string = "" mutable
+
+    at 0s    iPad  create Note dinner in family title="Dinner"
+    at 1s    iPad  create Note budget in work title="Budget"
+    at 2s    iPad  create Note diary title="Diary"
+    \(timeline)
+    settle
+    """
+  }
+
+  @Test(arguments: [
+    ("at 9s iPad share home in famly", "unknown zone 'famly'; did you mean 'family'?"),
+    ("at 9s iPad share home in", "expected the name of the zone to share; write 'DEVICE share SHARE [in ZONE | of RECORD]'"),
+    ("at 9s iPad share home in family now", "unexpected 'now'; write 'DEVICE share SHARE [in ZONE | of RECORD]'"),
+    ("at 9s iPad create Note n9 in", "expected the zone's name after 'in'; write 'DEVICE create TYPE ID in ZONE [field=VALUE ...]'"),
+    ("at 9s iPad share home in family\nat 10s iPad share home in work", "share 'home' is of zone 'family' on line 14; a share keeps what it shares"),
+    ("at 9s iPad share home in family\nat 10s iPad share home", "share 'home' is of zone 'family' on line 14; write 'share home in family'"),
+  ])
+  func zoneMistakesSayWhatToWrite(line: String, message: String) {
+    let errors = messages(Self.zones(line))
+    #expect(errors.count == 1, "\(errors)")
+    #expect(errors.first?.hasPrefix(message) == true, "\(errors)")
+  }
+
+  @Test func zonesAreWrittenBackAsTheyWereRead() throws {
+    let file = try ScenarioParser.parse(Self.zones("at 9s    iPad  share home in family"), source: "z.scenario").get()
+    let again = try ScenarioParser.parse(file.rendered(), source: "again.scenario").get()
+    #expect(again.rendered() == file.rendered())
+    #expect(file.rendered().contains("iPad create Note dinner in family title=\"Dinner\""))
+    #expect(file.zoneNames == ["family", "work"])
+    #expect(file.shareZones == ["family"])
+    #expect(again.recordZones == file.recordZones)
+  }
+
+  /// A share of one zone shows Bob that zone's records, never the other zone's or the app zone's;
+  /// a note he adds referring to a shared one is made in that zone.
+  @Test func aShareOfAZoneCoversThatZoneAlone() throws {
+    let result = try Self.run(
+      Self.zones(
+        """
+        at 9s    iPad  share home in family
+        at 10s   iPad  invite bob to home read-write
+        at 11s   mac   accept home
+        at 20s   iPad  create Note dessert in family title="Dessert"
+        at 21s   iPad  create Note q3 in work title="Q3"
+        at 30s   mac   set dinner title="Dinner at 8"
+        """),
+      keepEvents: true)
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+    let names = result.world.visibleRecords(device: 1).map { result.recordNames[Int($0.key)] }.sorted()
+    #expect(names == ["dessert", "dinner"])
+    #expect(result.world.serverRecord(0)?.fields[0].value == .string("Dinner at 8"))
+    let words = Vocabulary(world: result.world, recordNames: result.recordNames)
+    #expect(words.shareAction(.share(0)) == "shares its zone family as home")
   }
 }

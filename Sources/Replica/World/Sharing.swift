@@ -53,6 +53,8 @@ package struct Share: Hashable, Sendable {
   /// The root record of a hierarchy share (`CKShare(rootRecord:)`): the share covers it and
   /// every record whose chain of `parent` references leads to it. Nil: a zone-wide share.
   package var root: RecordKey?
+  /// The zone a zone-wide share shares (0: the app's zone).
+  package var zone: Int32 = 0
   /// Whether it is shared now (made, not stopped).
   package var active = false
   /// The participants, in the order they were invited.
@@ -102,8 +104,9 @@ package struct SharingState: Sendable {
   /// the owner's device tries again after each fetch. One left at settle is a share the user
   /// made that never was (`stalled-sync`).
   package var refused: [RefusedShare] = []
-  /// Whether any share is of a record hierarchy (then access is judged per record).
-  package var hasHierarchies: Bool { shares.contains { $0.root != nil } }
+  /// Whether any share is of a record hierarchy or of a named zone (then access is judged per
+  /// record).
+  package var judgesPerRecord: Bool { shares.contains { $0.root != nil || $0.zone != 0 } }
 
   /// A hierarchy share the server refused as changed, waiting for another try.
   package struct RefusedShare: Hashable, Sendable {
@@ -160,7 +163,7 @@ extension SyncWorld {
   package func permission(of a: Int32, on key: RecordKey) -> SharePermission? {
     let owner = Int32(account(ofRecord: key))
     if owner == a { return .readWrite }
-    guard sharing.hasHierarchies else { return sharing.permission(of: a, onRecordsOf: owner) }
+    guard sharing.judgesPerRecord else { return sharing.permission(of: a, onRecordsOf: owner) }
     var best: SharePermission?
     for s in sharing.shares where s.owner == owner && covers(s, key) {
       switch s.permission(of: a) {
@@ -177,7 +180,7 @@ extension SyncWorld {
   /// it (Apple, `CKRecord.parent`: "CloudKit shares the hierarchy when a CKShare includes a
   /// referenced record").
   package func covers(_ share: Share, _ key: RecordKey) -> Bool {
-    guard let root = share.root else { return true }
+    guard let root = share.root else { return zone(of: key) == share.zone }
     var k = key
     // (A chain longer than any hierarchy a run makes is a cycle.)
     for _ in 0..<64 {
@@ -186,6 +189,11 @@ extension SyncWorld {
       k = p
     }
     return false
+  }
+
+  /// The zone record `key` is in (0: the app's zone).
+  package func zone(of key: RecordKey) -> Int32 {
+    Int(key) < recordZones.count ? recordZones[Int(key)] : 0
   }
 
   /// The record `key`'s `parent` reference: as its owner's server has it, or, for a record not
@@ -223,6 +231,11 @@ extension SyncWorld {
       let owner = Int32(self.account(ofRecord: parent))
       if owner != account {
         recordAccounts[k] = owner
+        // (In the shared zone: the one its parent is in.)
+        if zone(of: parent) != 0 {
+          recordZones._grow(toHold: k, with: 0)
+          recordZones[k] = zone(of: parent)
+        }
         return
       }
     }

@@ -42,6 +42,9 @@ package struct SyncWorld: Sendable {
   /// With sharing, per record: the account its creating device was signed into (-1: none), to
   /// tell a record made in a share from one carried over from another account.
   var creatorAccounts: [Int32] = []
+  /// With sharing, per record: its zone (0: the app's zone), as the scenario made it, or as the
+  /// record it was made under in a share has it.
+  package internal(set) var recordZones: [Int32] = []
   package internal(set) var log = IntentLog()
   package internal(set) var facts = WorldFacts()
   package internal(set) var trace: TraceRecorder
@@ -135,6 +138,8 @@ package struct SyncWorld: Sendable {
     servers = config.accounts.map { _ in ServerState(schema: config.schema, conditions: config.server) }
     sharing = SharingState(shares: config.shares.count, accounts: config.shares.isEmpty ? 0 : config.accounts.count)
     for (s, root) in config.shareRoots.enumerated() where s < sharing.shares.count { sharing.shares[s].root = root }
+    for (s, zone) in config.shareZones.enumerated() where s < sharing.shares.count { sharing.shares[s].zone = zone }
+    recordZones = config.recordZones
     trace = TraceRecorder(mode: .hashOnly)
     ledgers = Array(repeating: CausalLedger(), count: names.count)
     env = DeviceEnvironment(policy: config.policy, context: context)

@@ -59,6 +59,12 @@ package struct WorldConfig: Sendable {
   /// Per share, the root record of a hierarchy share (`share S of ID`); nil (or no entry): a
   /// zone-wide share.
   package var shareRoots: [RecordKey?] = []
+  /// Per share, the zone a zone-wide share shares (0: the app's zone; named zones from 1).
+  package var shareZones: [Int32] = []
+  /// Per record, the zone it is made in (0, or no entry: the app's zone); only shares read it.
+  package var recordZones: [Int32] = []
+  /// The names of the zones from 1 (zone 0 is the app's own), for people.
+  package var zoneNames: [String] = []
   package var deviceAccounts: [Int32?]? = nil
   /// The app version each device starts on (nil: every device on the schema's latest).
   package var appVersions: [Int32]? = nil

@@ -126,10 +126,11 @@ public enum TimelineAction: Hashable, Sendable {
 
 /// What a user does to a share (`DEVICE share S`, …), by name.
 public enum ShareStatement: Hashable, Sendable {
-  /// `share S`: the device's account shares its zone as `S`; `share S of ID`: it shares the
-  /// record hierarchy rooted at record `ID` (the record and every record whose `parent`
-  /// reference leads to it).
-  case share(String, of: String? = nil)
+  /// `share S`: the device's account shares its zone as `S`; `share S in ZONE`: it shares zone
+  /// `ZONE` (one a `create … in ZONE` line names); `share S of ID`: it shares the record
+  /// hierarchy rooted at record `ID` (the record and every record whose `parent` reference
+  /// leads to it).
+  case share(String, of: String? = nil, zone: String? = nil)
   /// `invite ACCOUNT to S [read-only|read-write]`: the owner invites a participant.
   case invite(share: String, account: String, SharePermission)
   /// `accept S`: the device's account accepts its invitation.
@@ -146,14 +147,14 @@ public enum ShareStatement: Hashable, Sendable {
   /// The share's name.
   public var share: String {
     switch self {
-    case .share(let s, _), .accept(let s), .leave(let s), .unshare(let s), .invite(let s, _, _), .permission(let s, _, _), .remove(let s, _): s
+    case .share(let s, _, _), .accept(let s), .leave(let s), .unshare(let s), .invite(let s, _, _), .permission(let s, _, _), .remove(let s, _): s
     }
   }
 
   /// The statement as written after the device's name: `invite bob to album read-only`.
   public var text: String {
     switch self {
-    case .share(let s, let root): "share \(s)" + (root.map { " of \($0)" } ?? "")
+    case .share(let s, let root, let zone): "share \(s)" + (root.map { " of \($0)" } ?? "") + (zone.map { " in \($0)" } ?? "")
     case .invite(let s, let a, let p): "invite \(a) to \(s) \(p.rawValue)"
     case .accept(let s): "accept \(s)"
     case .leave(let s): "leave \(s)"
@@ -337,6 +338,9 @@ public struct ScenarioFile: Hashable, Sendable {
   public var timeline: [TimelineEntry]
   /// The `expect` lines in file order; with none, `expect no violations` applies.
   public var expectations: [Expectation]
+  /// The zone a `create … ID in ZONE` line puts record `ID` in, by id; a record not listed is in
+  /// the app's zone. Only shares read it: `share S in ZONE` shares that zone alone.
+  public var recordZones: [String: String] = [:]
   /// The line of each `type` (keyed `Type`), field (`Type.field`) and `deployed` statement (keyed
   /// `deployed`); empty for a scenario built in code. Read through ``line(ofType:field:)``.
   package var schemaLines: [String: Int] = [:]
@@ -368,7 +372,7 @@ public struct ScenarioFile: Hashable, Sendable {
   public var shareNames: [String] {
     var names: [String] = []
     for e in timeline {
-      if case .sharing(_, .share(let s, _)) = e.action, !names.contains(s) { names.append(s) }
+      if case .sharing(_, .share(let s, _, _)) = e.action, !names.contains(s) { names.append(s) }
     }
     return names
   }
@@ -378,10 +382,32 @@ public struct ScenarioFile: Hashable, Sendable {
   public var shareRoots: [String?] {
     shareNames.map { name in
       for e in timeline {
-        if case .sharing(_, .share(name, let root)) = e.action { return root }
+        if case .sharing(_, .share(name, let root, _)) = e.action { return root }
       }
       return nil
     }
+  }
+
+  /// Per share of ``shareNames``, the zone its `share … in ZONE` line shares (nil: the app's
+  /// zone, or a hierarchy share).
+  public var shareZones: [String?] {
+    shareNames.map { name in
+      for e in timeline {
+        if case .sharing(_, .share(name, _, let zone)) = e.action { return zone }
+      }
+      return nil
+    }
+  }
+
+  /// The zones `create … in ZONE` lines name, in the order of their first create (the app's
+  /// own zone, of records made without `in`, is not among them).
+  public var zoneNames: [String] {
+    var names: [String] = []
+    guard !recordZones.isEmpty else { return names }
+    for e in timeline {
+      if case .create(_, _, let id, _) = e.action, let z = recordZones[id], !names.contains(z) { names.append(z) }
+    }
+    return names
   }
 
   /// The app version each device starts on (the schema's latest for a device in no

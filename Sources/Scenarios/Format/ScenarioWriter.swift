@@ -67,7 +67,7 @@ extension ScenarioFile {
     let sorted = timeline.enumerated().sorted {
       ($0.element.time, $0.element.action == .settle ? 1 : 0, $0.offset) < ($1.element.time, $1.element.action == .settle ? 1 : 0, $1.offset)
     }.map(\.element)
-    for entry in sorted { line("at \(entry.time) " + Self._action(entry.action)) }
+    for entry in sorted { line("at \(entry.time) " + Self._action(entry.action, zones: recordZones)) }
     if !timeline.contains(where: { $0.action == .settle }) { line("settle") }
 
     if !expectations.isEmpty { line("") }
@@ -134,9 +134,10 @@ extension ScenarioFile {
     fields.map { " \($0.field)=" + _literal($0.value) }.joined()
   }
 
-  static func _action(_ action: TimelineAction) -> String {
+  static func _action(_ action: TimelineAction, zones recordZones: [String: String] = [:]) -> String {
     switch action {
-    case .create(let device, let type, let id, let fields): "\(device) create \(type) \(id)" + _assignments(fields)
+    case .create(let device, let type, let id, let fields):
+      "\(device) create \(type) \(id)" + (recordZones[id].map { " in \($0)" } ?? "") + _assignments(fields)
     case .set(let device, let id, let fields): "\(device) set \(id)" + _assignments(fields)
     case .append(let device, let id, let field, let text): "\(device) append \(id).\(field) " + _string(text)
     case .replace(let device, let id, let field, let old, let new): "\(device) replace \(id).\(field) \(_string(old)) \(_string(new))"

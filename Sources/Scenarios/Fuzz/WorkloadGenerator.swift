@@ -263,6 +263,7 @@ public enum WorkloadGenerator {
       }
       timeline += drafter.timeline
       drafter.shareAHierarchy(seed: seed, schema: &schema, timeline: &timeline, defaultShape: shape.base == nil && shape.schema == nil)
+      drafter.useZones(seed: seed, timeline: &timeline)
       sharing = drafter
       // `free` frees the first account's storage only: a second account stuck at its quota would
       // stall whatever the design, so a sharing seed has no quota.
@@ -302,6 +303,7 @@ public enum WorkloadGenerator {
     file.appVersions = real.appVersions
     if let sharing {
       file.accounts = sharing.accounts.map { AccountSetting(name: $0.name, devices: $0.devices, location: here) }
+      file.recordZones = sharing.recordZones
       file.name = "sharing-seed-\(seed)"
       file.source = "sharing-seed-\(seed).scenario"
       profile.sharing = sharing.summary
@@ -732,6 +734,8 @@ struct SharingDrafter {
   var accounts: [(name: String, devices: [String])] = []
   var timeline: [TimelineEntry] = []
   var events: [String] = []
+  /// The zone of each record made in a zone other than the app's (``useZones(seed:timeline:)``).
+  var recordZones: [String: String] = [:]
 
   init(seed: UInt64, devices: [String], duration: SimDuration) {
     r = SimRandom(seed: seed, stream: "workload-sharing")
@@ -773,9 +777,41 @@ struct SharingDrafter {
     guard !roots.isEmpty else { return }
     let root = roots[h.int(in: 0..<roots.count)]
     for i in timeline.indices {
-      if case .sharing(let d, .share(let s, nil)) = timeline[i].action { timeline[i].action = .sharing(device: d, .share(s, of: root)) }
+      if case .sharing(let d, .share(let s, nil, nil)) = timeline[i].action { timeline[i].action = .sharing(device: d, .share(s, of: root)) }
     }
     events.insert("of \(root) and what is below it", at: 0)
+  }
+
+  /// Several zones, from a stream of their own: in one seed of three, each record Alice's devices
+  /// make referring to no other record goes in zone `personal` or stays in the app's zone, half
+  /// and half, and a record made referring to another goes in that one's zone (a reference
+  /// stays within a zone); in half of those seeds the share is of `personal` instead of the app's
+  /// zone. A hierarchy share keeps its root.
+  mutating func useZones(seed: UInt64, timeline: inout [TimelineEntry]) {
+    var z = SimRandom(seed: seed, stream: "workload-zones")
+    guard z.chance(1, outOf: 3) else { return }
+    let alice = accounts.first?.devices ?? []
+    // (In time order: a record referred to is made before the record referring to it.)
+    for e in WorkloadGenerator.stableSorted(timeline) {
+      guard case .create(let d, _, let id, let fields) = e.action else { continue }
+      let referent = fields.lazy.compactMap { f -> String? in if case .identifier(let r) = f.value { r } else { nil } }.first
+      if let referent {
+        if let zone = recordZones[referent] { recordZones[id] = zone }
+      } else if alice.contains(d), z.chance(1, outOf: 2) {
+        recordZones[id] = "personal"
+      }
+    }
+    guard !recordZones.isEmpty else { return }
+    var sharesPersonal = false
+    if z.chance(1, outOf: 2) {
+      for i in timeline.indices {
+        if case .sharing(let d, .share(let s, nil, nil)) = timeline[i].action {
+          timeline[i].action = .sharing(device: d, .share(s, zone: "personal"))
+          sharesPersonal = true
+        }
+      }
+    }
+    events.insert(sharesPersonal ? "of zone personal (the app's zone private)" : "the app's zone (zone personal private)", at: 0)
   }
 
   mutating func draft() {

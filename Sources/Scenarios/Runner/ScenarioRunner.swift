@@ -44,6 +44,10 @@ public enum ScenarioRunner {
     var shareNames: [String] = []
     /// Per share, its root record (nil: zone-wide).
     var shareRoots: [RecordKey?] = []
+    /// Per share, the zone it shares (0: the app's zone); per record, its zone (empty: every
+    /// record in the app's zone).
+    var shareZones: [Int32] = []
+    var recordZones: [Int32] = []
   }
 
   /// Runs `file`, optionally with another seed or policy (a preset spec; nil runs the file's own
@@ -186,6 +190,9 @@ public enum ScenarioRunner {
     config.deviceAccounts = accounts.initial
     config.shares = plan.shareNames
     config.shareRoots = plan.shareRoots
+    config.shareZones = plan.shareZones
+    config.recordZones = plan.recordZones
+    if !plan.shareNames.isEmpty { config.zoneNames = plan.file.zoneNames }
     if file.schema.latestVersion > 1 || !file.appVersions.isEmpty { config.appVersions = file.initialAppVersions.map { Int32($0) } }
     config.recordObservations = recordObservations
     config.context = plan.context
@@ -339,7 +346,23 @@ public enum ScenarioRunner {
       file: file, recordNames: names, recordTypes: recordTypes, clocks: clocks, actions: actions, settleAt: end, intentCount: intents,
       context: MergeContext(schema: file.schema), shareNames: shareNames,
       // (A root whose create the shrinker cut is a key no record has: the share is never made.)
-      shareRoots: shareNames.isEmpty ? [] : file.shareRoots.map { $0.map { keys[$0] ?? RecordKey(names.count) } })
+      shareRoots: shareNames.isEmpty ? [] : file.shareRoots.map { $0.map { keys[$0] ?? RecordKey(names.count) } },
+      shareZones: shareNames.isEmpty ? [] : zoneNumbers(file).shares, recordZones: shareNames.isEmpty ? [] : zoneNumbers(file, names).records)
+  }
+
+  /// The zones of a file that shares, by number (0: the app's zone; the zones `create … in`
+  /// lines name from 1, in the order of ``ScenarioFile/zoneNames``): each share's, and each
+  /// record's (by key, the order of `names`). A zone no create line names any more (cut by the
+  /// shrinker) is one no record is in.
+  static func zoneNumbers(_ file: ScenarioFile, _ names: [String] = []) -> (shares: [Int32], records: [Int32]) {
+    let zones = file.zoneNames
+    func number(_ z: String?) -> Int32 {
+      guard let z else { return 0 }
+      return Int32((zones.firstIndex(of: z) ?? zones.count) + 1)
+    }
+    let shares = file.shareZones.map(number)
+    let records = file.recordZones.isEmpty ? [] : names.map { number(file.recordZones[$0]) }
+    return (shares, records)
   }
 
   /// A scenario literal as a field value of the given kind.

@@ -17,6 +17,8 @@ package struct Vocabulary: Sendable {
   package let shareNames: [String]
   /// Per share, the root record of a hierarchy share (nil: zone-wide).
   package let shareRoots: [RecordKey?]
+  /// Per share, the name of the zone it shares (nil: the app's zone, or a hierarchy).
+  package let shareZoneNames: [String?]
   /// Each record's type, from the first intent that created it (lookups only).
   let _types: [Int32]
 
@@ -25,6 +27,8 @@ package struct Vocabulary: Sendable {
     accountNames = world.config.accounts
     shareNames = world.config.shares
     shareRoots = world.config.shareRoots
+    let zoneNames = world.config.zoneNames
+    shareZoneNames = world.config.shareZones.map { z in z > 0 && Int(z) <= zoneNames.count ? zoneNames[Int(z) - 1] : nil }
     self.recordNames = recordNames
     schema = world.config.schema
     var types: [Int32] = []
@@ -59,6 +63,8 @@ package struct Vocabulary: Sendable {
     case .share(let s):
       if Int(s) < shareRoots.count, let root = shareRoots[Int(s)] {
         "shares \(record(root)) and the records below it as \(share(s))"
+      } else if Int(s) < shareZoneNames.count, let zone = shareZoneNames[Int(s)] {
+        "shares its zone \(zone) as \(share(s))"
       } else {
         "shares its zone as \(share(s))"
       }

@@ -150,6 +150,7 @@ final class ScenarioParse {
       loss: d.loss, duplicate: d.duplicate, clocks: d.clocks, retention: d.retention, autosync: d.autosync, push: d.push,
       schema: Schema(types: d.types, deployed: d.deployed), timeline: timeline, expectations: t.expectations)
     file.server = d.server
+    file.recordZones = t.recordZones
     file.accounts = d.accounts
     file.schemaSource = d.schemaSource
     file.appVersions = d.appVersions

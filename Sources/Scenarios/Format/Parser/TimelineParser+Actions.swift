@@ -340,7 +340,19 @@ extension TimelineParser {
       return nil
     }
     guard checkName(i, t[5], "record id") else { return nil }
-    let fields = assignments(i, from: 6, of: type)
+    // `in ZONE`: the record's zone (a field assignment always has an '=').
+    var first = 6
+    if t.count > 6, t[6].isWord, t[6].text == "in" {
+      guard t.count > 7 else {
+        missing(i, "expected the zone's name after 'in'; write 'DEVICE create TYPE ID in ZONE [field=VALUE ...]'")
+        return nil
+      }
+      guard checkName(i, t[7], "zone name") else { return nil }
+      recordZones[t[5].text] = t[7].text
+      if !zoneDeclarations.contains(t[7].text) { zoneDeclarations.append(t[7].text) }
+      first = 8
+    }
+    let fields = assignments(i, from: first, of: type)
     guard ok, let fields else { return nil }
     return .create(device: device, type: typeName, id: t[5].text, fields: fields)
   }
@@ -540,9 +552,27 @@ extension TimelineParser {
       return true
     }
     switch verb {
+    case "share" where t.count > 5 && t[5].isWord && t[5].text == "in":
+      // `share S in ZONE`: a zone-wide share of a zone some `create … in ZONE` line names.
+      let usage = "DEVICE share SHARE [in ZONE | of RECORD]"
+      guard let s = shareName(at: 4, usage: usage) else { return nil }
+      shareDeclarations.append(s)
+      guard t.count > 6 else {
+        missing(i, "expected the name of the zone to share; write '\(usage)'")
+        return nil
+      }
+      guard checkName(i, t[6], "zone name"), expectEnd(i, after: 6, usage: usage) else { return nil }
+      zoneUses.append((i, t[6]))
+      let target = "zone '\(t[6].text)'"
+      if let prior = shareRootLines[s], prior.root != target {
+        error(i, t[6], "share '\(s)' is of \(prior.root ?? "the app's zone") on line \(prior.line); a share keeps what it shares")
+        return nil
+      }
+      shareRootLines[s] = (target, lines[i].number)
+      return .share(s, zone: t[6].text)
     case "share" where t.count > 5:
       // `share S of ID`: a hierarchy share, rooted at a record some line creates.
-      let usage = "DEVICE share SHARE [of RECORD]"
+      let usage = "DEVICE share SHARE [in ZONE | of RECORD]"
       guard let s = shareName(at: 4, usage: usage) else { return nil }
       // (Made here even when the rest of the line is wrong: one error, not another for each use.)
       shareDeclarations.append(s)
@@ -555,21 +585,22 @@ extension TimelineParser {
       guard checkName(i, root, "record id"), recordType(root.text, i, at: root.start) != nil, expectEnd(i, after: 6, usage: usage) else {
         return nil
       }
-      if let prior = shareRootLines[s], prior.root != root.text {
-        error(i, root, "share '\(s)' is of \(prior.root.map { "'\($0)'" } ?? "the whole zone") on line \(prior.line); a share keeps its root")
+      if let prior = shareRootLines[s], prior.root != "'\(root.text)'" {
+        error(i, root, "share '\(s)' is of \(prior.root ?? "the app's zone") on line \(prior.line); a share keeps what it shares")
         return nil
       }
-      shareRootLines[s] = (root.text, lines[i].number)
+      shareRootLines[s] = ("'\(root.text)'", lines[i].number)
       return .share(s, of: root.text)
     case "share", "accept", "leave", "unshare":
-      let usage = verb == "share" ? "DEVICE share SHARE [of RECORD]" : "DEVICE \(verb) SHARE"
+      let usage = verb == "share" ? "DEVICE share SHARE [in ZONE | of RECORD]" : "DEVICE \(verb) SHARE"
       guard let s = shareName(at: 4, usage: usage) else { return nil }
       if verb == "share" { shareDeclarations.append(s) }
       guard expectEnd(i, after: 4, usage: usage) else { return nil }
       switch verb {
       case "share":
         if let prior = shareRootLines[s], let root = prior.root {
-          error(i, t[4], "share '\(s)' is of '\(root)' on line \(prior.line); write 'share \(s) of \(root)' (a share keeps its root)")
+          let write = root.hasPrefix("zone ") ? "in " + root.dropFirst(6).dropLast() : "of " + root.dropFirst().dropLast()
+          error(i, t[4], "share '\(s)' is of \(root) on line \(prior.line); write 'share \(s) \(write)' (a share keeps what it shares)")
           return nil
         }
         shareRootLines[s] = (nil, lines[i].number)
@@ -606,8 +637,13 @@ extension TimelineParser {
     }
   }
 
-  /// Every share a statement names is made by a `share` line somewhere in the file.
+  /// Every share a statement names is made by a `share` line somewhere in the file, and every
+  /// zone a `share … in ZONE` line names by a `create … in ZONE` line.
   mutating func checkShares() {
+    for (i, token) in zoneUses where !zoneDeclarations.contains(token.text) {
+      let known = zoneDeclarations.isEmpty ? "; a zone is made by a 'DEVICE create TYPE ID in ZONE' line" : ""
+      error(i, token, "unknown zone '\(token.text)'" + didYouMean(token.text, zoneDeclarations, else: known))
+    }
     for (i, token) in shareUses where !shareDeclarations.contains(token.text) {
       let known = shareDeclarations.isEmpty ? "; a share is made by a 'DEVICE share NAME' line" : ""
       error(i, token, "unknown share '\(token.text)'" + didYouMean(token.text, shareDeclarations, else: known))

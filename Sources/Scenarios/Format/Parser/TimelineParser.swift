@@ -23,8 +23,14 @@ struct TimelineParser: ScenarioParsePart {
   /// The shares `share` lines make, and every share name a sharing statement uses (checked
   /// against them once the timeline is read).
   var shareDeclarations: [String] = []
-  /// Per share, the root its first `share` line gave it (nil: zone-wide) and that line's number.
+  /// Per share, what its first `share` line shares (`'ID'` for a hierarchy, `zone 'Z'` for a
+  /// named zone; nil: the app's zone) and that line's number.
   var shareRootLines: [String: (root: String?, line: Int)] = [:]
+  /// The zones `create … in ZONE` lines make, each record's zone, and the zones `share … in`
+  /// lines name.
+  var zoneDeclarations: [String] = []
+  var recordZones: [String: String] = [:]
+  var zoneUses: [(lineIndex: Int, token: ScenarioToken)] = []
   var shareUses: [(lineIndex: Int, token: ScenarioToken)] = []
 
   init(session: ScenarioParse, declared: DeclarationParser) {
