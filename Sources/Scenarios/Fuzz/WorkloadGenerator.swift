@@ -252,7 +252,7 @@ public enum WorkloadGenerator {
     let sentTwice = zoneDeletion != nil && shape.forApps ? Probability.never : duplicate
     // Sharing, from a stream of its own, last: every earlier draw stays what it was.
     var sharing: SharingDrafter?
-    if shape.sharing, !shape.forApps, devices.count >= 2 {
+    if shape.sharing, devices.count >= 2 {
       var drafter = SharingDrafter(seed: seed, devices: devices, duration: duration)
       drafter.draft()
       // A sign-in is to the device's own account.
