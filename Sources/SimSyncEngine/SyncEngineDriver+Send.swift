@@ -220,13 +220,12 @@ extension SyncEngineDriver {
         if case .failed(.zoneNotFound, _) = result, let key = keys[sent.change.recordID.recordName] { lostShare.append(key) }
       }
     }
-    let shownBefore = lostShare.isEmpty ? [] : shownKeys()
     if !saved.isEmpty || !failedSaves.isEmpty || !deleted.isEmpty || !failedDeletes.isEmpty {
       deliver(
         .sentRecordZoneChanges(
           .init(savedRecords: saved, failedRecordSaves: failedSaves, deletedRecordIDs: deleted, failedRecordDeletes: SyncErrors(failedDeletes))))
     }
-    lostShareOnPush(lostShare, shownBefore: shownBefore, effects: &effects)
+    lostShareOnPush(lostShare, effects: &effects)
     if split { batchLimit = max(1, changes.count / 2) }
     failedPushes = anyFailure ? failedPushes + 1 : 0
     if anyFailure { fetchFirst = true }

@@ -209,10 +209,11 @@ extension SyncEngineDriver {
     }
     if !revoked.isEmpty {
       // What the app did with the copies it showed: removed (no loss, nothing uploaded), or kept.
+      // (What the device had: shown, or with a change pending — a delete not sent yet.)
       let after = Set(shownKeys())
-      let lost = Set(revoked)
-      let removed = before.filter { lost.contains($0) && !after.contains($0) }
-      let kept = before.filter { lost.contains($0) && after.contains($0) }
+      let had = Set(before).union(lastPending)
+      let removed = revoked.filter { had.contains($0) && !after.contains($0) }
+      let kept = revoked.filter { had.contains($0) && after.contains($0) }
       for key in revoked {
         stepAccessEnded.insert(key)
         serverCopies[key] = nil
@@ -229,10 +230,11 @@ extension SyncEngineDriver {
   /// After a push of the shared engine: records refused with `zoneNotFound` are of a share the
   /// account lost (the fetch that says so may not have come yet): what the app did with them is
   /// told as when access ends.
-  func lostShareOnPush(_ keys: [RecordKey], shownBefore before: [RecordKey], effects: inout [DeviceEffect]) {
+  func lostShareOnPush(_ keys: [RecordKey], effects: inout [DeviceEffect]) {
     guard !keys.isEmpty else { return }
+    // (Each was the device's: a change of it was in flight.)
     let after = Set(shownKeys())
-    let removed = keys.filter { before.contains($0) && !after.contains($0) }
+    let removed = keys.filter { !after.contains($0) }
     let kept = keys.filter { after.contains($0) }
     for key in keys { stepAccessEnded.insert(key) }
     if !removed.isEmpty || !kept.isEmpty { effects.append(.fact(.accessEnded(removed: removed, kept: kept))) }
