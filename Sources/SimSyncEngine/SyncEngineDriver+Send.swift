@@ -173,6 +173,10 @@ extension SyncEngineDriver {
       func failedWith(_ error: SyncError) {
         anyFailure = true
         if let key { stepErrors[key] = error.code.rawValue }
+        if error.code == .permissionFailure, let key {
+          // What was refused, to tell whether the app took it back.
+          if case .deleteRecord = sent.change { stepRefused[key] = .some(nil) } else { stepRefused[key] = record.fields }
+        }
         if error.code.isRetriedByTheEngine {
           // The engine keeps the change pending and sends it again, after the retry-after.
           retryAfter = max(retryAfter ?? .seconds(5), error.retryAfterSeconds.map { .nanoseconds(Int64($0 * 1e9)) } ?? .zero)

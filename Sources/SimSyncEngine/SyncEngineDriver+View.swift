@@ -261,6 +261,7 @@ extension SyncEngineDriver {
       stepErrors = [:]
       accountChangedThisStep = false
       stepAccessEnded = []
+      stepRefused = [:]
     }
     guard !accountChangedThisStep else { return }
     var byCause: [(AppDropCause, [RecordKey])] = []
@@ -278,9 +279,9 @@ extension SyncEngineDriver {
     var refused: [RecordKey] = []
     var reverted: [RecordKey] = []
     for key in dropped.sorted() where !stepAccessEnded.contains(key) && stepErrors[key] == SyncError.Code.permissionFailure.rawValue {
-      // Refused for want of permission: taken back (the app shows the server's record, or none
-      // where the server has none) and the delegate was told — or kept shown as saved.
-      if showsUnsent(key, shown) { refused.append(key) } else { reverted.append(key) }
+      // Refused for want of permission: taken back (the app shows the server's record, or no
+      // longer what it sent) and the delegate was told — or kept shown as saved.
+      if !showsUnsent(key, shown) || !showsRefused(key, shown) { reverted.append(key) } else { refused.append(key) }
     }
     if !reverted.isEmpty { effects.append(.fact(.permissionRefused(reverted, reverted: true))) }
     if !refused.isEmpty { effects.append(.fact(.permissionRefused(refused, reverted: false))) }
@@ -295,6 +296,18 @@ extension SyncEngineDriver {
       }
     }
     for (cause, keys) in byCause { effects.append(.fact(.appDropped(keys, cause: cause))) }
+  }
+
+  /// Whether the app still shows the change the server refused of `key` in this step: the values
+  /// the refused save carried (the app's own bookkeeping fields aside), or no record for a
+  /// refused delete.
+  func showsRefused(_ key: RecordKey, _ shown: [RecordState]) -> Bool {
+    let mine = shown.first { $0.key == key }
+    guard let sent = stepRefused[key] else { return true }
+    guard let values = sent else { return mine == nil }
+    guard let mine else { return false }
+    let type = mine.type
+    return mine == recordState(key, type: type, values: values)
   }
 
   /// Whether the app shows something of a record the server does not have, as far as this

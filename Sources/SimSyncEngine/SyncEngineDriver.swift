@@ -79,6 +79,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Records whose share left the device's shared database in this step (the app dropping
   /// them, or their pending changes, is no loss).
   @exclusivity(unchecked) var stepAccessEnded: Set<RecordKey> = []
+  /// Records whose change the server refused with `permissionFailure` in this step: the values
+  /// the refused save carried (nil for a refused delete).
+  @exclusivity(unchecked) var stepRefused: [RecordKey: [String: SyncValue]?] = [:]
   /// The last ``pendingKeys(_:)`` read of the shared engine's state.
   @exclusivity(unchecked) var sharedPendingCache: (state: SyncEngine.State, version: UInt64, keys: [RecordKey])?
   /// The shared engine's record changes pending at its last `stateUpdate`.
