@@ -14,7 +14,9 @@ extension SyncEngineDriver {
   /// The keys of the records with a pending save.
   func pendingSaves() -> Set<RecordKey> {
     var saves: Set<RecordKey> = []
-    for case .saveRecord(let id) in launched().syncEngine.state.pendingRecordZoneChanges + (sharesHere ? engine(.shared).state.pendingRecordZoneChanges : []) {
+    for case .saveRecord(let id) in launched().syncEngine.state.pendingRecordZoneChanges
+      + (sharesHere ? engine(.shared).state.pendingRecordZoneChanges : [])
+    {
       if let key = keys[id.recordName] { saves.insert(key) }
     }
     return saves

@@ -31,7 +31,9 @@ extension SyncEngineDriver {
         "the scenario shares records (share lines), and \(_typeName(App.self, qualified: false)) does not say it shares (SimApp.sharesRecords is false): an app that shares makes a second SyncEngine for the device's sharedDatabase and says so"
       )
     } else if launched().sharedSyncEngine == nil {
-      fail("\(_typeName(App.self, qualified: false)) says it shares (sharesRecords) but made no engine for the shared database (sharedSyncEngine is nil)")
+      fail(
+        "\(_typeName(App.self, qualified: false)) says it shares (sharesRecords) but made no engine for the shared database (sharedSyncEngine is nil)"
+      )
     }
   }
 
@@ -113,7 +115,8 @@ extension SyncEngineDriver {
     guard let owner = shareOwner(intent, key: key), let me = currentAccount,
       deliveredShares[owner]?.first(where: { $0.userName == userName(me) })?.permission == .readOnly
     else { return nil }
-    return "the app does not let \(userName(me)) change \(userName(owner))'s records: their share is read-only for \(userName(me)) (its CKShare says so)"
+    return
+      "the app does not let \(userName(me)) change \(userName(owner))'s records: their share is read-only for \(userName(me)) (its CKShare says so)"
   }
 
   /// The server answered a shared fetch: kept until the answer arrives.

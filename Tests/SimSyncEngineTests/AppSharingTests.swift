@@ -1,6 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
+import SimTesting
 import Testing
 
 @testable import SimSyncEngine
@@ -18,6 +19,27 @@ import Testing
 
   static func run(_ lesson: String, _ app: any SimApp.Type) throws -> RunReport {
     ScenarioRunner.run(try Scenario.load(lesson), app: AppUnderTest(app)).report
+  }
+
+  /// The planted sharing apps, the lesson that catches each, the kind it reports there, and the
+  /// first seed of `fuzz --app NAME --sharing` it fails (the CHANGELOG's figures).
+  static let planted: [(app: any SimApp.Type, lesson: String, kind: AnomalyKind, firstFailingSeed: UInt64)] = [
+    (SharingNotesAppKeepingRevokedShares.self, "participant-removed", .accessLeak, 9),
+    (SharingNotesAppIgnoringPermissionFailure.self, "permission-dropped-offline", .lostEdit, 118),
+  ]
+
+  /// `swift test` checks the first failing seed fails; the nightly run (`SIM_NIGHTLY=1`) checks
+  /// every seed from 1, so that it is the first.
+  @Test(arguments: planted.indices)
+  func aPlantedSharingAppIsCaughtByFuzzingWithSharing(index: Int) throws {
+    let bug = Self.planted[index]
+    let report = try Self.run(bug.lesson, bug.app)
+    #expect(report.counts[bug.kind] >= 1, "\(bug.app) on \(bug.lesson):\n\(report.text)")
+    var shape = WorkloadShape()
+    shape.sharing = true
+    let from = ProcessInfo.processInfo.environment["SIM_NIGHTLY"] == "1" ? 1 : bug.firstFailingSeed
+    let summary = fuzz(app: bug.app, seeds: from...bug.firstFailingSeed, shape: shape, shrinkRuns: 0)
+    #expect(summary.failingSeeds == [bug.firstFailingSeed], "\(bug.app)")
   }
 
   @Test(arguments: lessons)
@@ -59,10 +81,10 @@ import Testing
   /// zone (owner `alice`) with its share first, the participant's permission in it, and the
   /// zone's deletion when the owner removes the participant.
   @Test func theSharedEngineSeesTheOwnersZoneAndItsShareAndThePrivateOneDoesNot() throws {
-    EventLog.shared.lines = []
+    SharingEventLog.shared.lines = []
     let report = try Self.run("participant-removed", SharingNotesAppLoggingEvents.self)
     #expect(report.violations.isEmpty, "\(report.text)")
-    let lines = EventLog.shared.lines
+    let lines = SharingEventLog.shared.lines
     #expect(!lines.contains { $0.hasPrefix("private") && $0.contains("@alice") }, "\(lines)")
     let mac = lines.filter { $0.contains(" mac ") }
     #expect(mac.contains("shared mac share Records@alice alice:readWrite:owner bob:readWrite:privateUser me=bob:readWrite"), "\(mac)")
@@ -88,8 +110,8 @@ import Testing
 }
 
 /// What the sharing app's engines heard, by the test above (one run at a time).
-final class EventLog: @unchecked Sendable {
-  static let shared = EventLog()
+final class SharingEventLog: @unchecked Sendable {
+  static let shared = SharingEventLog()
   var lines: [String] = []
 }
 
@@ -103,13 +125,13 @@ final class SharingNotesAppLoggingEvents: SharingNotesApp, @unchecked Sendable {
         if let share = m.record as? SyncShare {
           let people = share.participants.map { "\($0.userName):\($0.permission):\($0.role)" }.joined(separator: " ")
           let me = share.currentUserParticipant.map { "\($0.userName):\($0.permission)" } ?? "none"
-          EventLog.shared.lines.append("\(scope) share \(share.recordID.zoneID) \(people) me=\(me)")
+          SharingEventLog.shared.lines.append("\(scope) share \(share.recordID.zoneID) \(people) me=\(me)")
         } else {
-          EventLog.shared.lines.append("\(scope) record \(m.record.recordID)")
+          SharingEventLog.shared.lines.append("\(scope) record \(m.record.recordID)")
         }
       }
     case .fetchedDatabaseChanges(let changes):
-      for d in changes.deletions { EventLog.shared.lines.append("\(scope) zone deleted \(d.zoneID)") }
+      for d in changes.deletions { SharingEventLog.shared.lines.append("\(scope) zone deleted \(d.zoneID)") }
     default:
       break
     }

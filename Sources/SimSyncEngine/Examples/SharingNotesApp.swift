@@ -66,12 +66,13 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
         } else if key.hasPrefix("zone/") {
           zones[String(key.dropFirst(5))] = try table.row(key) { r throws(Malformed) in try r.zoneID() }
         } else if key.hasPrefix("server/") {
-          serverRecords[String(key.dropFirst(7))] = try table.row(key) { r throws(Malformed) in
-            let record = SyncRecord(systemFields: try r.data())
-            let fields = try r.values()
-            record?.fields = fields
-            return record
-          } ?? nil
+          serverRecords[String(key.dropFirst(7))] =
+            try table.row(key) { r throws(Malformed) in
+              let record = SyncRecord(systemFields: try r.data())
+              let fields = try r.values()
+              record?.fields = fields
+              return record
+            } ?? nil
         } else if key.hasPrefix("share/") {
           let owner = String(key.dropFirst(6))
           shares[owner] = try table.row(key) { r throws(Malformed) in
@@ -296,7 +297,9 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
 
   /// A change the shared database refused: taken back when the user may not make it; the row
   /// goes when the share is gone; anything else as the private database's.
-  func failedShared(_ recordID: SyncRecordID, _ error: SyncError, failure: SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave?, syncEngine: SyncEngine) {
+  func failedShared(
+    _ recordID: SyncRecordID, _ error: SyncError, failure: SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave?, syncEngine: SyncEngine
+  ) {
     switch error.code {
     case .permissionFailure:
       permissionRefused(recordID)
