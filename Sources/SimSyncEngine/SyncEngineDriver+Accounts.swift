@@ -97,6 +97,7 @@ extension SyncEngineDriver {
     // Each engine hears of it, as each `CKSyncEngine` does.
     if sharesHere { deliver(.accountChange(.init(changeType: change)), to: .shared) }
     currentAccount = new
+    sharedAnswers = [:]
     let pendingAfter = Set(pendingKeys(launched()))
     if let old {
       let aside = pendingBefore.filter { !pendingAfter.contains($0) }

@@ -113,7 +113,7 @@ extension SyncEngineDriver {
   /// edit it. Nil when the app was not told so (a refusal then counts against it).
   func readOnlyHere(_ intent: UserIntent, key: RecordKey) -> String? {
     guard let owner = shareOwner(intent, key: key), let me = currentAccount,
-      deliveredShares[owner]?.first(where: { $0.userName == userName(me) })?.permission == .readOnly
+      deliveredShares[shareKey(owner)]?.first(where: { $0.userName == userName(me) })?.permission == .readOnly
     else { return nil }
     return
       "the app does not let \(userName(me)) change \(userName(owner))'s records: their share is read-only for \(userName(me)) (its CKShare says so)"
@@ -123,6 +123,10 @@ extension SyncEngineDriver {
   package func sharedFetchAnswered(requestID: UInt64, owners: [(key: RecordKey, owner: Int32)], shares: [Share]) {
     sharedAnswers[requestID] = (owners, shares)
   }
+
+  /// The key of `owner`'s share, as the signed-in account was handed it, in ``deliveredShares``
+  /// (the app keeps each account's shares apart, and brings them back when it signs in again).
+  func shareKey(_ owner: Int32) -> Int64 { Int64(currentAccount ?? -1) << 32 | Int64(UInt32(bitPattern: owner)) }
 
   /// The share of `owner`'s zone as the signed-in user sees it (its participants; nil when the
   /// user takes no part in an active share of it).
@@ -151,6 +155,8 @@ extension SyncEngineDriver {
   ) {
     let engine = self.engine(.shared)
     let answer = sharedAnswers.removeValue(forKey: request)
+    // (Answers to earlier requests never came: lost, or cut off.)
+    if !sharedAnswers.isEmpty { sharedAnswers = sharedAnswers.filter { $0.key > request } }
     for (key, owner) in answer?.owners ?? [] { ownerOf[key] = owner }
     // Zones whose share ended: deleted from the shared database.
     var ended: [SyncRecordZoneID] = []
@@ -163,7 +169,7 @@ extension SyncEngineDriver {
     let before = revoked.isEmpty ? [] : shownKeys()
     if !ended.isEmpty {
       deliver(.fetchedDatabaseChanges(.init(deletions: ended.map { .init(zoneID: $0, reason: .deleted) })))
-      for owner in endedOwners { deliveredShares[owner] = nil }
+      for owner in endedOwners { deliveredShares[shareKey(owner)] = nil }
     }
     // Records, each zone's share first.
     var modifications: [SyncEngine.Event.FetchedRecordZoneChanges.Modification] = []
@@ -178,11 +184,11 @@ extension SyncEngineDriver {
     var owners: [Int32] = []
     for r in records { if let owner = ownerOf[r.key], owner != currentAccount, !owners.contains(owner) { owners.append(owner) } }
     for share in answer?.shares ?? [] where share.active && share.owner >= 0 && !owners.contains(share.owner) {
-      if deliveredShares[share.owner] != nil { owners.append(share.owner) }
+      if deliveredShares[shareKey(share.owner)] != nil { owners.append(share.owner) }
     }
     for owner in owners {
-      guard let participants = shareParticipants(owner: owner, in: answer?.shares ?? []), deliveredShares[owner] != participants else { continue }
-      deliveredShares[owner] = participants
+      guard let participants = shareParticipants(owner: owner, in: answer?.shares ?? []), deliveredShares[shareKey(owner)] != participants else { continue }
+      deliveredShares[shareKey(owner)] = participants
       let zone = SyncRecordZoneID(zoneName: appSchema.zoneName, ownerName: userName(owner))
       announce(zone)
       let share = SyncShare(zoneID: zone, owner: participants[0], participants: participants, currentUser: userName(currentAccount ?? 0))

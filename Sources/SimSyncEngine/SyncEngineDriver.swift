@@ -70,9 +70,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// The account that owns each record this device learned of from a shared database, or made
   /// in a share.
   @exclusivity(unchecked) var ownerOf: [RecordKey: Int32] = [:]
-  /// Per owner: the share the app's shared engine last handed over (its participants), until
-  /// the zone left the shared database.
-  @exclusivity(unchecked) var deliveredShares: [Int32: [SyncShare.Participant]] = [:]
+  /// Per account and owner (``shareKey(_:)``): the share the app's shared engine last handed
+  /// over (its participants), until the zone left the shared database.
+  @exclusivity(unchecked) var deliveredShares: [Int64: [SyncShare.Participant]] = [:]
   /// Records that came from the shared database or were made in a share, not yet told to the
   /// world's view.
   @exclusivity(unchecked) var newSharedKeys: [RecordKey] = []
