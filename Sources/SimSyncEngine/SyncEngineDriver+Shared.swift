@@ -187,7 +187,9 @@ extension SyncEngineDriver {
       if deliveredShares[shareKey(share.owner)] != nil { owners.append(share.owner) }
     }
     for owner in owners {
-      guard let participants = shareParticipants(owner: owner, in: answer?.shares ?? []), deliveredShares[shareKey(owner)] != participants else { continue }
+      guard let participants = shareParticipants(owner: owner, in: answer?.shares ?? []), deliveredShares[shareKey(owner)] != participants else {
+        continue
+      }
       deliveredShares[shareKey(owner)] = participants
       let zone = SyncRecordZoneID(zoneName: appSchema.zoneName, ownerName: userName(owner))
       announce(zone)
