@@ -21,7 +21,8 @@ extension AppUnderTest {
     // (`_typeName`, not `String(describing:)`: the same name without the runtime's search for
     // a description conformance: with the sixteen apps built in, ~3 ms of every start.)
     let name = _typeName(App.self, qualified: false)
-    self.init(name: name, schema: schema, schemaProblem: problem, reusesNames: declared.recordNames == .reused) { run in
+    self.init(name: name, schema: schema, schemaProblem: problem, reusesNames: declared.recordNames == .reused, sharesRecords: App.sharesRecords) {
+      run in
       // One registry per run, shared by its devices: which intent wrote which value.
       let provenance = ProvenanceRegistry()
       provenance.seed = run.seed

@@ -132,6 +132,10 @@ public final class SimDevice: @unchecked Sendable {
   public let name: String
   /// The device's private database, for the app's `SyncEngine`.
   public let database: SyncDatabase
+  /// The device's shared database, for the app's second `SyncEngine` (an app that shares makes
+  /// one engine per database, as Apple advises: ``SimApp/sharedSyncEngine``): the zones other
+  /// accounts share with this device's account.
+  public let sharedDatabase: SyncDatabase
   /// The device's disk: what the app stored before it was killed is still there.
   public let disk: SimDisk
   /// The zone the app keeps its records in (its schema's ``AppSchema/zoneName``; `Records`
@@ -159,6 +163,7 @@ public final class SimDevice: @unchecked Sendable {
   ) {
     self.name = name
     database = SyncDatabase(device: index, link: link)
+    sharedDatabase = SyncDatabase(device: index, scope: .shared, link: link)
     self.disk = disk
     self.clock = clock
     self.random = random
@@ -215,8 +220,15 @@ public enum AppIntent: Sendable {
 public protocol SimApp: AnyObject, SendableMetatype {
   /// Launches the app on `device`: reads its disk, makes its sync engine.
   init(device: SimDevice)
-  /// The app's sync engine.
+  /// The app's sync engine (of the device's private database).
   var syncEngine: SyncEngine { get }
+  /// The app's engine of the device's shared database (``SimDevice/sharedDatabase``), for an app
+  /// that shares: nil (the default) for one that does not.
+  var sharedSyncEngine: SyncEngine? { get }
+  /// Whether the app syncs records other accounts share with its user (it makes a
+  /// ``sharedSyncEngine``): scenarios with `share` lines, and `fuzz --sharing`, run only such
+  /// apps. False by default.
+  static var sharesRecords: Bool { get }
   /// Makes the user's change in the app's store and tells the engine about it; false when the
   /// app cannot make it (the record is not there). An app that refuses a change of its own
   /// schema on a record it shows fails the run: the simulator counts every refusal.
@@ -246,6 +258,10 @@ public protocol SimApp: AnyObject, SendableMetatype {
 extension SimApp {
   /// Any types, fresh names, zone `Records`: an app that does not state its schema.
   public static var schema: AppSchema { .anyTypes() }
+  /// Nil: the app syncs its private database only.
+  public var sharedSyncEngine: SyncEngine? { nil }
+  /// False: the app does not share.
+  public static var sharesRecords: Bool { false }
   /// Nil: the app does not keep track of what changed, and the simulator reads
   /// ``shownRecords()`` whole after every step.
   public func shownRecordChanges() async -> SimShownChanges? { nil }
@@ -290,8 +306,8 @@ final class DeviceLink: @unchecked Sendable {
   @exclusivity(unchecked) var online = true
   /// Whether an iCloud account is signed in.
   @exclusivity(unchecked) var signedIn = true
-  /// What the app asked for, in order.
-  @exclusivity(unchecked) var requests: [Request] = []
+  /// What the app asked for, in order, with the database of the engine asked.
+  @exclusivity(unchecked) var requests: [(request: Request, scope: SyncDatabase.Scope)] = []
   /// Whether the app asked to cancel what is under way.
   @exclusivity(unchecked) var cancelRequested = false
   /// Whether the engine is calling the delegate now.
@@ -300,6 +316,8 @@ final class DeviceLink: @unchecked Sendable {
   @exclusivity(unchecked) var delegateCalls = 0
   /// Whether the app (or the engine) changed the engine's state since the last `stateUpdate`.
   @exclusivity(unchecked) var stateChanged = false
+  /// The same, for the shared database's engine.
+  @exclusivity(unchecked) var sharedStateChanged = false
   /// A call the real engine would deadlock on, in words: the run fails with it.
   @exclusivity(unchecked) var misuse: String?
 }

@@ -27,7 +27,8 @@ extension SyncEngineDelegate {
 public final class SyncEngine: @unchecked Sendable {
   /// How an engine is made (`CKSyncEngine.Configuration`).
   public struct Configuration: Sendable {
-    /// The database it syncs (the device's private database).
+    /// The database it syncs: the device's private database, or its shared one (one engine per
+    /// database, as Apple advises for `CKSyncEngine`).
     public var database: SyncDatabase
     /// The state the app saved from the last `stateUpdate` event, or nil on first launch.
     public var stateSerialization: State.Serialization?
@@ -62,7 +63,13 @@ public final class SyncEngine: @unchecked Sendable {
     database = configuration.database
     delegate = configuration.delegate
     automaticallySync = configuration.automaticallySync
-    if let link = database.link { state.onChange = { link.stateChanged = true } }
+    if let link = database.link {
+      if database.databaseScope == .shared {
+        state.onChange = { link.sharedStateChanged = true }
+      } else {
+        state.onChange = { link.stateChanged = true }
+      }
+    }
   }
 
   /// Sends the pending changes now, bypassing the engine's schedule (`CKSyncEngine.sendChanges(_:)`).
@@ -77,7 +84,7 @@ public final class SyncEngine: @unchecked Sendable {
   public func sendChanges(_ options: SendChangesOptions = SendChangesOptions()) async throws {
     guard let link = database.link else { return }
     try link.check("sendChanges()")
-    link.requests.append(.send(options))
+    link.requests.append((.send(options), database.databaseScope))
   }
 
   /// Fetches changes now, bypassing the engine's schedule (`CKSyncEngine.fetchChanges(_:)`); as
@@ -86,7 +93,7 @@ public final class SyncEngine: @unchecked Sendable {
   public func fetchChanges(_ options: FetchChangesOptions = FetchChangesOptions()) async throws {
     guard let link = database.link else { return }
     try link.check("fetchChanges()")
-    link.requests.append(.fetch(options))
+    link.requests.append((.fetch(options), database.databaseScope))
   }
 
   /// Cancels the sends and fetches under way or asked for (`CKSyncEngine.cancelOperations()`):
@@ -148,20 +155,40 @@ public final class SyncEngine: @unchecked Sendable {
   }
 }
 
-/// A device's private database, as the engine reaches it (`CKDatabase`).
+/// A device's database, as the engine reaches it (`CKDatabase`): its private database, or its
+/// shared one — the other accounts' zones shared with this device's account.
 public struct SyncDatabase: Hashable, Sendable {
+  /// Which database (`CKDatabase.Scope`). There is no public database: `CKSyncEngine` cannot sync
+  /// one.
+  public enum Scope: Hashable, Sendable, CustomStringConvertible {
+    /// The account's own records (`CKContainer.privateCloudDatabase`).
+    case `private`
+    /// Other accounts' zones shared with this account and accepted
+    /// (`CKContainer.sharedCloudDatabase`): their records, in zones whose `ownerName` is the
+    /// owner's.
+    case shared
+
+    /// `private`, `shared`.
+    public var description: String { self == .private ? "private" : "shared" }
+  }
   /// The device it belongs to (its index in the run).
   public var device: Int
+  /// Which of the device's databases (`CKDatabase.databaseScope`).
+  public var databaseScope: Scope
   /// What ties the database to the simulated device (nil for one made in a test).
   let link: DeviceLink?
-  /// The device's database.
-  public init(device: Int) { self.init(device: device, link: nil) }
-  init(device: Int, link: DeviceLink?) {
+  /// The device's database of `scope` (its private one by default).
+  public init(device: Int, scope: Scope = .private) { self.init(device: device, scope: scope, link: nil) }
+  init(device: Int, scope: Scope = .private, link: DeviceLink?) {
     self.device = device
+    self.databaseScope = scope
     self.link = link
   }
-  public static func == (a: SyncDatabase, b: SyncDatabase) -> Bool { a.device == b.device }
-  public func hash(into hasher: inout Hasher) { hasher.combine(device) }
+  public static func == (a: SyncDatabase, b: SyncDatabase) -> Bool { a.device == b.device && a.databaseScope == b.databaseScope }
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(device)
+    hasher.combine(databaseScope)
+  }
 }
 
 extension SyncDatabase {

@@ -14,7 +14,11 @@ extension SyncEngineDriver {
   /// The keys of the records with a pending save.
   func pendingSaves() -> Set<RecordKey> {
     var saves: Set<RecordKey> = []
-    for case .saveRecord(let id) in launched().syncEngine.state.pendingRecordZoneChanges { if let key = keys[id.recordName] { saves.insert(key) } }
+    for case .saveRecord(let id) in launched().syncEngine.state.pendingRecordZoneChanges
+      + (sharesHere ? engine(.shared).state.pendingRecordZoneChanges : [])
+    {
+      if let key = keys[id.recordName] { saves.insert(key) }
+    }
     return saves
   }
 
@@ -88,7 +92,12 @@ extension SyncEngineDriver {
       }
     let pendingBefore = pendingRunning ?? pendingKeys(launched())
     launched().syncEngine.state.reset()
-    deliver(.accountChange(.init(changeType: change)))
+    if sharesHere { launched().sharedSyncEngine?.state.reset() }
+    deliver(.accountChange(.init(changeType: change)), to: .private)
+    // Each engine hears of it, as each `CKSyncEngine` does.
+    if sharesHere { deliver(.accountChange(.init(changeType: change)), to: .shared) }
+    currentAccount = new
+    sharedAnswers = [:]
     let pendingAfter = Set(pendingKeys(launched()))
     if let old {
       let aside = pendingBefore.filter { !pendingAfter.contains($0) }

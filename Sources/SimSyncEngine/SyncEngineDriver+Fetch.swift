@@ -20,7 +20,7 @@ extension SyncEngineDriver {
   /// The next request of the fetch under way, with the options the delegate gives for it.
   func requestFetch(_ view: DeviceState, effects: inout [DeviceEffect]) {
     guard failure == nil, case .fetching(let context, _) = operation else { return }
-    let engine = launched().syncEngine
+    let engine = self.engine(operationScope)
     appEntries &+= 1
     do { _ = try engine.nextFetchOptions(context) } catch {
       fail(error.description)
@@ -30,7 +30,11 @@ extension SyncEngineDriver {
     let id = nextRequest
     nextRequest += 1
     inFlight = .fetch(id)
-    effects.append(.send(.fetch(requestID: id, token: engine.state.changeToken, zone: view.zoneEpoch)))
+    if operationScope == .shared {
+      effects.append(.send(.fetchShared(requestID: id, token: engine.state.changeToken)))
+    } else {
+      effects.append(.send(.fetch(requestID: id, token: engine.state.changeToken, zone: view.zoneEpoch)))
+    }
     awaitAnswer(view, effects: &effects)
   }
 
@@ -42,10 +46,11 @@ extension SyncEngineDriver {
     if let error { return failFetch(context, announced: zones, error: error) }
     for zone in zones { deliver(.didFetchRecordZoneChanges(.init(zoneID: zone, error: nil))) }
     deliver(.didFetchChanges(.init(context: context)))
-    if error == nil, automatic, let app,
-      !app.syncEngine.state.pendingRecordZoneChanges.isEmpty || !app.syncEngine.state.pendingDatabaseChanges.isEmpty
-    {
-      enqueue(.send(.init()), .scheduled)
+    if error == nil, automatic, app != nil {
+      let state = engine(operationScope).state
+      if !state.pendingRecordZoneChanges.isEmpty || !state.pendingDatabaseChanges.isEmpty {
+        enqueue(.send(.init()), .scheduled, scope: operationScope)
+      }
     }
   }
 
@@ -56,7 +61,9 @@ extension SyncEngineDriver {
   /// fetch that failed from one that found nothing.
   func failFetch(_ context: SyncEngine.FetchChangesContext, announced: [SyncRecordZoneID], error: SyncError.Code) {
     var zones = announced
-    for zone in knownZones.isEmpty ? [appSchema.zone(forType: "")] : knownZones where !zones.contains(zone) {
+    // (The shared database's zones are those it announced, if any.)
+    let known = operationScope == .shared ? [] : knownZones.isEmpty ? [appSchema.zone(forType: "")] : knownZones
+    for zone in known where !zones.contains(zone) {
       deliver(.willFetchRecordZoneChanges(.init(zoneID: zone)))
       zones.append(zone)
     }
@@ -77,7 +84,7 @@ extension SyncEngineDriver {
   func zone(of key: RecordKey) -> SyncRecordZoneID { recordID(key).zoneID }
 
   func fetched(_ reply: FetchReply, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    let engine = launched().syncEngine
+    let engine = self.engine(operationScope)
     switch reply {
     case .changes(let records, let token, let more):
       var modifications: [SyncEngine.Event.FetchedRecordZoneChanges.Modification] = []
@@ -130,8 +137,7 @@ extension SyncEngineDriver {
       zoneGone(reason, shownBefore: before, effects: &effects)
       requestFetch(view, effects: &effects)
     case .shared:
-      // An app's engine syncs its private database only (scenarios with shares refuse apps):
-      // it never asks for the shared one.
+      // (Answered by `fetchedShared`.)
       break
     }
   }

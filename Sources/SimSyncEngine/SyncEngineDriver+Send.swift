@@ -8,7 +8,7 @@ import Scenarios
 /// each answered with `sentRecordZoneChanges`; `didSendChanges`.
 extension SyncEngineDriver {
   func startSend(_ context: SyncEngine.SendChangesContext, _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
-    let engine = launched().syncEngine
+    let engine = self.engine(operationScope)
     let state = engine.state
     // Nothing to send: a scheduled send does nothing (no events); one the app or the scenario
     // asked for still tells the delegate it ran.
@@ -32,8 +32,9 @@ extension SyncEngineDriver {
   func sendNext(_ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     guard failure == nil, case .sending(let context) = operation else { return }
     guard link.online, view.account != nil else { return finishSend(effects: &effects) }
-    let engine = launched().syncEngine
-    let zoneChanges = engine.state.pendingDatabaseChanges.filter { context.options.scope.contains($0) }
+    let engine = self.engine(operationScope)
+    // (A shared database's zones are their owners': its engine saves and deletes none.)
+    let zoneChanges = operationScope == .shared ? [] : engine.state.pendingDatabaseChanges.filter { context.options.scope.contains($0) }
     if !zoneChanges.isEmpty {
       var changes: [ZoneChange] = []
       var echoes = true
@@ -87,6 +88,10 @@ extension SyncEngineDriver {
       for name in record.changedKeys() { if let f = schema.types[type].fields.firstIndex(where: { $0.name == name }) { changed.insert(.field(f)) } }
       if record.recordChangeTag == nil { changed = .all }
       var write = RecordWrite(record: state, changed: changed, isDelete: false, baseTag: Int64(record.recordChangeTag ?? "") ?? 0)
+      // With sharing, the server tells a record saved before (sent to its owner's database) from
+      // one saved as new (to the sender's) by the copy's change tag, as the built-in engine's
+      // copies carry it.
+      if sharingRun { write.record.changeTag = write.baseTag }
       write.zone = zoneNumber(of: record.recordID, key: key)
       write.atomic = atomic
       writes.append(write)
@@ -130,8 +135,10 @@ extension SyncEngineDriver {
 
   /// The number of the zone a record is sent to, noting it as the record's zone.
   func zoneNumber(of id: SyncRecordID, key: RecordKey) -> Int32 {
-    if !knownZones.contains(id.zoneID) { knownZones.append(id.zoneID) }
-    let n = provenance.zoneNumber(id.zoneID)
+    // A record of a shared zone is in its owner's zone of that name.
+    let zoneID = id.zoneID.ownerName == SyncRecordZoneID.currentUserName ? id.zoneID : SyncRecordZoneID(zoneName: id.zoneID.zoneName)
+    if !knownZones.contains(zoneID) { knownZones.append(zoneID) }
+    let n = provenance.zoneNumber(zoneID)
     provenance.zoneOf[key] = n
     return n
   }
@@ -151,7 +158,7 @@ extension SyncEngineDriver {
     _ changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)], _ records: [SyncRecord], _ results: [WriteResult],
     _ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]
   ) {
-    let engine = launched().syncEngine
+    let engine = self.engine(operationScope)
     var saved: [SyncRecord] = []
     var failedSaves: [SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave] = []
     var deleted: [SyncRecordID] = []
@@ -166,6 +173,10 @@ extension SyncEngineDriver {
       func failedWith(_ error: SyncError) {
         anyFailure = true
         if let key { stepErrors[key] = error.code.rawValue }
+        if error.code == .permissionFailure, let key {
+          // What was refused, to tell whether the app took it back.
+          if case .deleteRecord = sent.change { stepRefused[key] = .some(nil) } else { stepRefused[key] = record.fields }
+        }
         if error.code.isRetriedByTheEngine {
           // The engine keeps the change pending and sends it again, after the retry-after.
           retryAfter = max(retryAfter ?? .seconds(5), error.retryAfterSeconds.map { .nanoseconds(Int64($0 * 1e9)) } ?? .zero)
@@ -206,11 +217,19 @@ extension SyncEngineDriver {
       }
     }
     if let lastError { view.driverSetWaiting(lastError, at: env.now) } else if !anyFailure { view.driverSetWaiting(nil, at: env.now) }
+    // A shared zone not found: the account lost the share (with sharing only).
+    var lostShare: [RecordKey] = []
+    if operationScope == .shared {
+      for (sent, result) in zip(changes, results) {
+        if case .failed(.zoneNotFound, _) = result, let key = keys[sent.change.recordID.recordName] { lostShare.append(key) }
+      }
+    }
     if !saved.isEmpty || !failedSaves.isEmpty || !deleted.isEmpty || !failedDeletes.isEmpty {
       deliver(
         .sentRecordZoneChanges(
           .init(savedRecords: saved, failedRecordSaves: failedSaves, deletedRecordIDs: deleted, failedRecordDeletes: SyncErrors(failedDeletes))))
     }
+    lostShareOnPush(lostShare, effects: &effects)
     if split { batchLimit = max(1, changes.count / 2) }
     failedPushes = anyFailure ? failedPushes + 1 : 0
     if anyFailure { fetchFirst = true }
@@ -230,7 +249,7 @@ extension SyncEngineDriver {
     _ changes: [SyncEngine.PendingDatabaseChange], _ results: [ZoneChangeResult], _ view: inout DeviceState, env: DeviceEnvironment,
     effects: inout [DeviceEffect]
   ) {
-    let engine = launched().syncEngine
+    let engine = self.engine(operationScope)
     var savedZones: [SyncRecordZone] = []
     var failedSaves: [SyncEngine.Event.SentDatabaseChanges.FailedZoneSave] = []
     var deletedZones: [SyncRecordZoneID] = []

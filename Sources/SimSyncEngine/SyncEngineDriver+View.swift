@@ -34,6 +34,10 @@ extension SyncEngineDriver {
     let busy: Bool
     if case .none = inFlight { busy = false } else { busy = true }
     view.driverUpdate(shown: shown, pending: pending, token: app.syncEngine.state.changeToken, busy: busy, effects: &effects)
+    if sharingRun {
+      view.driverSetShared(token: app.sharedSyncEngine?.state.changeToken, sharedKeys: newSharedKeys)
+      newSharedKeys = []
+    }
     stateChanged(effects: &effects)
     if relaunchedWithPending {
       relaunchedWithPending = false
@@ -256,6 +260,8 @@ extension SyncEngineDriver {
       stepAcknowledged = []
       stepErrors = [:]
       accountChangedThisStep = false
+      stepAccessEnded = []
+      stepRefused = [:]
     }
     guard !accountChangedThisStep else { return }
     var byCause: [(AppDropCause, [RecordKey])] = []
@@ -270,7 +276,17 @@ extension SyncEngineDriver {
       dropped.subtract(forgotten.keys)
       self.forgotten = nil
     }
-    for key in dropped.sorted() where showsUnsent(key, shown) {
+    var refused: [RecordKey] = []
+    var reverted: [RecordKey] = []
+    for key in dropped.sorted() where !stepAccessEnded.contains(key) && stepErrors[key] == SyncError.Code.permissionFailure.rawValue {
+      // Refused for want of permission: taken back (the app shows the server's record, or no
+      // longer what it sent) and the delegate was told — or kept shown as saved.
+      if !showsUnsent(key, shown) || !showsRefused(key, shown) { reverted.append(key) } else { refused.append(key) }
+    }
+    if !reverted.isEmpty { effects.append(.fact(.permissionRefused(reverted, reverted: true))) }
+    if !refused.isEmpty { effects.append(.fact(.permissionRefused(refused, reverted: false))) }
+    for key in dropped.sorted() where showsUnsent(key, shown) && !stepAccessEnded.contains(key) {
+      if stepErrors[key] == SyncError.Code.permissionFailure.rawValue { continue }
       if stepAcknowledged.contains(key) {
         note(key, .clearedInFlight)
       } else if let code = stepErrors[key] {
@@ -280,6 +296,18 @@ extension SyncEngineDriver {
       }
     }
     for (cause, keys) in byCause { effects.append(.fact(.appDropped(keys, cause: cause))) }
+  }
+
+  /// Whether the app still shows the change the server refused of `key` in this step: the values
+  /// the refused save carried (the app's own bookkeeping fields aside), or no record for a
+  /// refused delete.
+  func showsRefused(_ key: RecordKey, _ shown: [RecordState]) -> Bool {
+    let mine = shown.first { $0.key == key }
+    guard let sent = stepRefused[key] else { return true }
+    guard let values = sent else { return mine == nil }
+    guard let mine else { return false }
+    let type = mine.type
+    return mine == recordState(key, type: type, values: values)
   }
 
   /// Whether the app shows something of a record the server does not have, as far as this
@@ -320,7 +348,8 @@ extension SyncEngineDriver {
   func step(_ app: App, shown: [RecordState], at now: VirtualTime, effects: [DeviceEffect]) -> AppBehaviourLog.Step {
     var text = "shows"
     for r in shown { text += " \(ids[Int(r.key)]){" + r.fields.map { "\($0.value)" }.joined(separator: ",") + "}" }
-    let pending = app.syncEngine.state.pendingRecordZoneChanges.map { "\($0)" }.sorted()
+    let pending = (app.syncEngine.state.pendingRecordZoneChanges + (sharingRun ? app.sharedSyncEngine?.state.pendingRecordZoneChanges ?? [] : []))
+      .map { "\($0)" }.sorted()
     text += "; pending " + pending.joined(separator: " ")
     for case .send(.push(_, let writes, _)) in effects {
       text +=

@@ -56,7 +56,36 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   @exclusivity(unchecked) var nextRequest: UInt64 = 1
   /// What is to be done next, in order: the scenario's and the app's requests, and the engine's
   /// own schedule.
-  @exclusivity(unchecked) var queue: [(request: DeviceLink.Request, reason: SyncEngine.SyncReason)] = []
+  @exclusivity(unchecked) var queue: [(request: DeviceLink.Request, reason: SyncEngine.SyncReason, scope: SyncDatabase.Scope)] = []
+  /// The database of the engine whose send or fetch is under way (the private one when idle).
+  @exclusivity(unchecked) var operationScope = SyncDatabase.Scope.private
+  /// Whether the run shares (the scenario has `share` lines): the app's shared-database engine
+  /// runs beside its private one.
+  @exclusivity(unchecked) var sharingRun = false
+  /// The account the device is signed into (as its view last said).
+  @exclusivity(unchecked) var currentAccount: Int32?
+  /// With sharing: what the server's answers to shared fetches said, by request, until they
+  /// arrive: each record's owner, and the shares as they were.
+  @exclusivity(unchecked) var sharedAnswers: [UInt64: (owners: [(key: RecordKey, owner: Int32)], shares: [Share])] = [:]
+  /// The account that owns each record this device learned of from a shared database, or made
+  /// in a share.
+  @exclusivity(unchecked) var ownerOf: [RecordKey: Int32] = [:]
+  /// Per account and owner (``shareKey(_:)``): the share the app's shared engine last handed
+  /// over (its participants), until the zone left the shared database.
+  @exclusivity(unchecked) var deliveredShares: [Int64: [SyncShare.Participant]] = [:]
+  /// Records that came from the shared database or were made in a share, not yet told to the
+  /// world's view.
+  @exclusivity(unchecked) var newSharedKeys: [RecordKey] = []
+  /// Records whose share left the device's shared database in this step (the app dropping
+  /// them, or their pending changes, is no loss).
+  @exclusivity(unchecked) var stepAccessEnded: Set<RecordKey> = []
+  /// Records whose change the server refused with `permissionFailure` in this step: the values
+  /// the refused save carried (nil for a refused delete).
+  @exclusivity(unchecked) var stepRefused: [RecordKey: [String: SyncValue]?] = [:]
+  /// The last ``pendingKeys(_:)`` read of the shared engine's state.
+  @exclusivity(unchecked) var sharedPendingCache: (state: SyncEngine.State, version: UInt64, keys: [RecordKey])?
+  /// The shared engine's record changes pending at its last `stateUpdate`.
+  @exclusivity(unchecked) var sharedStateUpdated: [SyncEngine.PendingRecordZoneChange] = []
   /// Timer generations: a timer set before a kill, or superseded, is ignored when it fires.
   @exclusivity(unchecked) var sendGeneration: UInt32 = 0
   @exclusivity(unchecked) var retryGeneration: UInt32 = 0
@@ -219,6 +248,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   /// A record's identity: its name, in the zone it was last saved in (or its type's).
   func recordID(_ key: RecordKey) -> SyncRecordID {
+    if !ownerOf.isEmpty, let id = sharedRecordID(key) { return id }
     if let n = provenance.zoneOf[key], let zone = provenance.zone(n) { return SyncRecordID(recordName: names[Int(key)], zoneID: zone) }
     let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
     return SyncRecordID(recordName: names[Int(key)], zoneID: defaultZone(ofType: type))
@@ -253,6 +283,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     }
     app = made
     link.stateChanged = false
+    link.sharedStateChanged = false
     if let killed {
       // What the app had pending when it was killed and does not have now was never sent
       // (judged at the next update, against what the app shows).
@@ -260,7 +291,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       forgotten = (killed.at, keys, keys.intersection(killed.stateUpdated))
       self.killed = nil
     }
-    if !made.syncEngine.state.pendingRecordZoneChanges.isEmpty || !made.syncEngine.state.pendingDatabaseChanges.isEmpty {
+    if !made.syncEngine.state.pendingRecordZoneChanges.isEmpty || !made.syncEngine.state.pendingDatabaseChanges.isEmpty
+      || made.sharedSyncEngine.map({ !$0.state.pendingRecordZoneChanges.isEmpty }) == true
+    {
       relaunchedWithPending = true
     }
     return made
@@ -288,6 +321,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     clock.deviceTime = view.clock.read(at: env.now)
     if provenance.behaviour != nil { (stepInput, stepTime) = ("intent i\(id)", env.now) }
     let app = launched()
+    if view.config.sharing { checkSharing(view) }
     let key = intent.key
     // The record's type: its create's (the device may not show it).
     let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : (view.store.type(of: key) ?? 0)
@@ -323,11 +357,21 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       tally.refusedAsExpected += 1
       return made(id, key, kind, view, env, ignored: "it refers to \(ids[Int(missing)]), which is not on this device")
     }
+    if sharingRun, let why = crossZoneReference(intent, key: key) {
+      tally.refusedAsExpected += 1
+      return made(id, key, kind, view, env, ignored: why)
+    }
     let done = inApp { await target.value.perform(change) } ?? false
     guard done else {
       update(&view, env: env, effects: &effects)
+      if sharingRun, let why = readOnlyHere(intent, key: key) {
+        // The app's sharing code stops the user editing a read-only share: no change was made.
+        tally.refusedAsExpected += 1
+        return made(id, key, kind, view, env, ignored: why)
+      }
       return refused(id, key, kind, view, env, expected: !shown && !intent.isCreate, shows: shown)
     }
+    if sharingRun { madeInShare(intent, key: key, &view) }
     tally.applied += 1
     // The incarnation the intent was made on: a create starts its own; any other intent is on
     // the record the app shows (the view is updated below).
@@ -357,7 +401,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     // A change the app added to its engine's state: the engine schedules a send (after the
     // scenario's `autosync` pause; none with `autosync off` or `automaticallySync` false).
     let engine = app.syncEngine
-    if !engine.state.pendingRecordZoneChanges.isEmpty || !engine.state.pendingDatabaseChanges.isEmpty || engine.state.hasPendingUntrackedChanges {
+    if !engine.state.pendingRecordZoneChanges.isEmpty || !engine.state.pendingDatabaseChanges.isEmpty || engine.state.hasPendingUntrackedChanges
+      || (sharesHere && hasPending(.shared))
+    {
       scheduleSend(view, effects: &effects)
     }
     return made(id, key, kind, view, env, ignored: nil)
@@ -425,15 +471,20 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     nextRuleID = env.nextIntentID
     clock.deviceTime = view.clock.read(at: env.now)
     if provenance.behaviour != nil { (stepInput, stepTime) = (Self.describe(input), env.now) }
+    if view.config.sharing { checkSharing(view) }
     switch input {
     case .kill:
       // Memory goes: what the engine had pending and not written to disk is checked at the
       // next launch.
-      if let app { killed = (env.now, Set(pendingKeys(app)), Set(stateUpdated.compactMap { keys[$0.recordID.recordName] })) }
+      if let app {
+        killed = (env.now, Set(pendingKeys(app)), Set((stateUpdated + sharedStateUpdated).compactMap { keys[$0.recordID.recordName] }))
+      }
       stateUpdated = []
+      sharedStateUpdated = []
       app = nil
       inFlight = .none
       operation = .idle
+      operationScope = .private
       queue = []
       sendGeneration &+= 1
       retryGeneration &+= 1
@@ -481,6 +532,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       if generation == stateGeneration {
         stateUpdateDue = false
         if link.stateChanged { deliverState() }
+        if link.sharedStateChanged { deliverSharedState() }
       }
     case .timer:
       break
@@ -495,7 +547,12 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
       guard case .fetch(let sent) = inFlight, sent == id else { return }
       inFlight = .none
       timeoutGeneration &+= 1
-      fetched(reply, &view, env: env, effects: &effects)
+      if case .shared(let records, let revoked, let readOnly, let gone, let token, let more) = reply {
+        fetchedShared(
+          records, revoked: revoked, readOnly: readOnly, gone: gone, token: token, moreComing: more, request: id, &view, env: env, effects: &effects)
+      } else {
+        fetched(reply, &view, env: env, effects: &effects)
+      }
     case .message(.zonesReply(let id, let results)):
       guard case .zones(let sent, let changes) = inFlight, sent == id else { return }
       inFlight = .none
@@ -531,19 +588,29 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     if case .idle = operation { true } else { false }
   }
 
-  /// Queues a send or fetch (a scheduled one is not queued twice), and starts the next if the
-  /// engine is free.
+  /// Queues a send or fetch of the private database's engine and, in a run that shares, of the
+  /// shared one's after it (a scheduled send of the shared engine only when it has changes).
   func enqueue(_ request: DeviceLink.Request, _ reason: SyncEngine.SyncReason) {
+    enqueue(request, reason, scope: .private)
+    guard sharesHere else { return }
+    if case .send = request, reason == .scheduled, !hasPending(.shared) { return }
+    enqueue(request, reason, scope: .shared)
+  }
+
+  /// Queues a send or fetch of the engine of `scope` (a scheduled one is not queued twice), and
+  /// starts the next if the engine is free.
+  func enqueue(_ request: DeviceLink.Request, _ reason: SyncEngine.SyncReason, scope: SyncDatabase.Scope) {
     if reason == .scheduled {
       let already = queue.contains { q in
+        guard q.scope == scope else { return false }
         switch (q.request, request) {
-        case (.send, .send), (.fetch, .fetch): q.reason == .scheduled
-        default: false
+        case (.send, .send), (.fetch, .fetch): return q.reason == .scheduled
+        default: return false
         }
       }
       if already { return }
     }
-    queue.append((request, reason))
+    queue.append((request, reason, scope))
   }
 
   /// A change was made: send it after the scenario's `autosync` pause (the next change in that
@@ -566,7 +633,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// waiting out a retry-after (then a manual request waits for it too).
   func pump(_ view: inout DeviceState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     // What the app asked for during the step (`sendChanges()`, `fetchChanges()`).
-    for request in link.requests { queue.append((request, .manual)) }
+    for (request, scope) in link.requests { queue.append((request, .manual, scope)) }
     link.requests = []
     if link.cancelRequested {
       link.cancelRequested = false
@@ -578,7 +645,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
         effects.append(.timer(.retry, after: holdUntil - env.now, generation: retryGeneration))
         return
       }
-      let (request, reason) = queue.removeFirst()
+      let (request, reason, scope) = queue.removeFirst()
+      // (An engine the app no longer has, or does not have in this run, does nothing.)
+      if scope == .shared, !sharesHere { continue }
+      operationScope = scope
       switch request {
       case .send(let options): startSend(.init(reason: reason, options: options), &view, env: env, effects: &effects)
       case .fetch(let options): startFetch(.init(reason: reason, options: options), &view, env: env, effects: &effects)
@@ -603,9 +673,10 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     interrupt(error: .operationCancelled, effects: &effects)
   }
 
-  func deliver(_ event: SyncEngine.Event) {
+  /// Delivers `event` to the engine of `scope` — by default that of the operation under way.
+  func deliver(_ event: SyncEngine.Event, to scope: SyncDatabase.Scope? = nil) {
     guard failure == nil else { return }
-    let engine = launched().syncEngine
+    let engine = self.engine(scope ?? operationScope)
     appEntries &+= 1
     do { try engine.deliver(event) } catch { fail(error.description) }
     if let misuse = link.misuse { fail(misuse) }
@@ -615,14 +686,21 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   func deliverState() {
     link.stateChanged = false
     stateUpdated = launched().syncEngine.state.pendingRecordZoneChanges
-    deliver(.stateUpdate(.init(stateSerialization: launched().syncEngine.state.serialization)))
+    deliver(.stateUpdate(.init(stateSerialization: launched().syncEngine.state.serialization)), to: .private)
+  }
+
+  /// The app's engine of `scope` (its private one when it has no shared one).
+  func engine(_ scope: SyncDatabase.Scope) -> SyncEngine {
+    let app = launched()
+    if scope == .shared, let shared = app.sharedSyncEngine { return shared }
+    return app.syncEngine
   }
 
   /// The engine's state changed: `stateUpdate` follows about 100 ms later, coalescing the
   /// changes meanwhile ("around 100 milliseconds", Apple's CloudKit engineer on
   /// apple/sample-cloudkit-sync-engine issue 5).
   func stateChanged(effects: inout [DeviceEffect]) {
-    guard link.stateChanged, !stateUpdateDue, app != nil else { return }
+    guard link.stateChanged || link.sharedStateChanged, !stateUpdateDue, app != nil else { return }
     stateUpdateDue = true
     stateGeneration &+= 1
     effects.append(.timer(.stateUpdate, after: .milliseconds(100), generation: stateGeneration))
@@ -633,10 +711,18 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// again only when the engine's list moved since the last read).
   func pendingKeys(_ app: App) -> [RecordKey] {
     let state = app.syncEngine.state
-    if let cache = pendingCache, cache.state === state, cache.version == state.recordChangesVersion { return cache.keys }
-    let pending = state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] }
-    pendingCache = (state, state.recordChangesVersion, pending)
-    return pending
+    let pending: [RecordKey]
+    if let cache = pendingCache, cache.state === state, cache.version == state.recordChangesVersion {
+      pending = cache.keys
+    } else {
+      pending = state.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] }
+      pendingCache = (state, state.recordChangesVersion, pending)
+    }
+    guard sharingRun, let shared = app.sharedSyncEngine?.state else { return pending }
+    if let cache = sharedPendingCache, cache.state === shared, cache.version == shared.recordChangesVersion { return pending + cache.keys }
+    let sharedPending = shared.pendingRecordZoneChanges.compactMap { keys[$0.recordID.recordName] }
+    sharedPendingCache = (shared, shared.recordChangesVersion, sharedPending)
+    return pending + sharedPending
   }
 
   /// A fault the app's device does not simulate yet: ignored, and said once per kind in the

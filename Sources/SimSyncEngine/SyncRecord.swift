@@ -186,7 +186,7 @@ extension SyncValue {
 ///     let record = SyncRecord(recordType: "Note", recordID: id)
 ///     record["title"] = "Groceries"
 ///     let title = record["title"] as? String
-public final class SyncRecord: @unchecked Sendable, CustomStringConvertible {
+public class SyncRecord: @unchecked Sendable, CustomStringConvertible {
   /// A reference from one record to another (`CKRecord.Reference`): the target's identity and
   /// what the server does with this record when the target is deleted.
   public struct Reference: Hashable, Sendable, Codable {

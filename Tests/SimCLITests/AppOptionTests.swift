@@ -19,22 +19,30 @@ import Testing
     #expect(bad.stdout.contains("reproduce: sim-cli run app-edit-under-fetch --seed 1 --app NotesAppOverwritingPendingEdits"))
   }
 
-  /// An app's own engine does not fetch a shared database yet: a scenario that shares is refused
-  /// with `--app` (a usage error that says why), and so is `fuzz --sharing --app`.
-  @Test func aScenarioThatSharesIsRefusedWithAnApp() {
-    let apps = [AppUnderTest(NotesApp.self)]
+  /// A scenario that shares is refused with an app that does not say it shares (a usage error
+  /// that says why and what to do), and so is `fuzz --sharing --app`; an app that shares runs
+  /// both.
+  @Test func aScenarioThatSharesIsRefusedWithAnAppThatDoesNotShare() {
+    let apps = [AppUnderTest(NotesApp.self), AppUnderTest(SharingNotesApp.self)]
     for command in ["run", "explain", "shrink"] {
       let (console, captured) = Console.capturing()
       let code = SimCLI.main(arguments: [command, "participant-removed", "--app", "NotesApp"], console: console, apps: apps, toolName: "sim-cli")
       #expect(code == .usage, "\(command)")
-      #expect(
-        captured.stderr.contains("participant-removed shares (share trip): an app's own engine does not fetch a shared database yet"), "\(command)")
+      #expect(captured.stderr.contains("participant-removed shares (share trip), and NotesApp does not say it shares"), "\(command)")
     }
     let (console, captured) = Console.capturing()
     let code = SimCLI.main(
       arguments: ["fuzz", "--sharing", "--app", "NotesApp", "--seeds", "1..2"], console: console, apps: apps, toolName: "sim-cli")
     #expect(code == .usage)
-    #expect(captured.stderr.contains("--sharing runs the built-in engine"))
+    #expect(captured.stderr.contains("the app does not say it shares (SimApp.sharesRecords)"))
+    let (runConsole, ran) = Console.capturing()
+    _ = SimCLI.main(arguments: ["run", "participant-removed", "--app", "SharingNotesApp"], console: runConsole, apps: apps, toolName: "sim-cli")
+    #expect(ran.stdout.contains("found no violations"), "\(ran.stdout)\(ran.stderr)")
+    let (fuzzConsole, fuzzed) = Console.capturing()
+    let fuzzCode = SimCLI.main(
+      arguments: ["fuzz", "--sharing", "--app", "SharingNotesApp", "--seeds", "1..4"], console: fuzzConsole, apps: apps, toolName: "sim-cli")
+    #expect(fuzzCode == .success, "\(fuzzed.stdout)\(fuzzed.stderr)")
+    #expect(fuzzed.stdout.contains("fuzz app SharingNotesApp on sharing: 4 seeds, 0 failing"), "\(fuzzed.stdout)")
   }
 
   /// A tool of your own (`SimCLI.runAsProcess` names it after the program) suggests commands

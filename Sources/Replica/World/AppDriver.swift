@@ -26,6 +26,29 @@ package protocol AppDriver: AnyObject {
   /// schema: its driver reports each as a ``DeviceEffect/ruleIntent(_:)``); otherwise the world
   /// makes each rule's intents on the device, as a store's rules would.
   var runsItsOwnDeleteRules: Bool { get }
+  /// With sharing: the server answered this device's fetch `requestID` of its account's shared
+  /// database (the answer is on its way, and may be lost): each record's owner, and the shares
+  /// as they are now — what the app's shared-database engine hands over as `CKShare` records
+  /// when the answer arrives.
+  func sharedFetchAnswered(requestID: UInt64, owners: [(key: RecordKey, owner: Int32)], shares: [Share])
+}
+
+extension AppDriver {
+  /// Nothing: a driver of an app that does not share.
+  package func sharedFetchAnswered(requestID: UInt64, owners: [(key: RecordKey, owner: Int32)], shares: [Share]) {}
+}
+
+extension SyncWorld {
+  /// Tells device `d`'s app driver, if it has one, of the server's answer to its shared-database
+  /// fetch `id` (from `token`, for `account`): the owner of each record the answer names, and
+  /// the shares (read when the server answers, as the `CKShare` records it sends would be).
+  mutating func tellDriverOfSharedFetch(_ id: UInt64, device d: Int32, account: Int32, token: Int64?) {
+    guard !drivers.isEmpty, let box = drivers[Int(d)] else { return }
+    guard case .shared(let records, let revoked, _, let gone, _, _) = sharedFetch(account: account, token: token) else { return }
+    var owners: [(key: RecordKey, owner: Int32)] = []
+    for key in records.map(\.key) + revoked + gone { owners.append((key, Int32(self.account(ofRecord: key)))) }
+    box.driver.sharedFetchAnswered(requestID: id, owners: owners, shares: sharing.shares)
+  }
 }
 
 /// How many intents an app applied and refused on a device: a refusal on a record the device
@@ -117,6 +140,14 @@ extension DeviceState {
   /// For an app driver: the zone the device's requests name (the server's count of the zone's
   /// deletions, as the device last learned it).
   package mutating func driverSetZoneEpoch(_ epoch: Int32) { zoneEpoch = epoch }
+
+  /// For an app driver of an app that shares: where its shared-database engine fetched to (nil:
+  /// from the start), and records that came from the shared database or were made in a share
+  /// (another account's, in their owner's zone).
+  package mutating func driverSetShared(token: Int64?, sharedKeys keys: [RecordKey]) {
+    sharedToken = token
+    for key in keys { sharedKeys.insert(key) }
+  }
 
   /// For an app driver: the changes the app set aside with `account` when it signed out of it,
   /// unsent until that account signs in again (settle reports them if it never does); an empty

@@ -21,6 +21,7 @@ extension SyncWorld {
       let reply = servers[account].fetch(token: token, from: d, zone: zone, at: now, retention: config.policy.settings.retention)
       send(.fetchReply(requestID: id, reply: reply), from: serverNode, to: device, session: 0)
     case .fetchShared(let id, let token):
+      tellDriverOfSharedFetch(id, device: d, account: Int32(account), token: token)
       send(.fetchReply(requestID: id, reply: sharedFetch(account: Int32(account), token: token)), from: serverNode, to: device, session: 0)
     case .zones(let id, let changes, let zone):
       if servers[account].deletesAZone(changes, zone: zone) {

@@ -27,7 +27,7 @@ public struct WorkloadShape: Sendable {
   /// permission may change, the participant may be removed or leave, the owner may stop
   /// sharing, and some of it is undone again. Drawn from a stream of its own after every other
   /// draw: a seed's workload is the same as without sharing, plus the accounts and the share.
-  /// Not for apps (an app's own engine does not fetch a shared database yet).
+  /// For an app, only one that shares (``AppUnderTest/sharesRecords``): the CLI refuses others.
   public var sharing = false
 
   /// A shape: `base` supplies the devices and schema (nil: the built-in default), with `intents`

@@ -120,12 +120,14 @@ public enum WorkloadGenerator {
     for (t, action) in real.launches { at(t, action) }
     // For an app, a third of deletes are followed by the same device creating the record again
     // under its name within 5 s (often before the delete is sent: the two pending changes meet),
-    // drawn from a stream of their own so that every other draw stays what it was.
+    // drawn from a stream of their own so that every other draw stays what it was. Not with
+    // sharing: a name made again by a participant after it deleted the owner's record would be
+    // a record of its own under a name its owner's zone has (the world keeps one owner a name).
     var recreates = SimRandom(seed: seed, stream: "workload-recreates")
     for t in times {
       if let action = intents.next(&work, device: device(&work)) {
         at(t, action)
-        if shape.forApps, shape.recreates, case .delete(let d, let id) = action, recreates.chance(1, outOf: 3),
+        if shape.forApps, shape.recreates, !shape.sharing, case .delete(let d, let id) = action, recreates.chance(1, outOf: 3),
           let again = intents.recreate(id, by: d, &recreates)
         {
           at(t + .milliseconds(recreates.int(in: 1...5_000)), again)
@@ -252,7 +254,7 @@ public enum WorkloadGenerator {
     let sentTwice = zoneDeletion != nil && shape.forApps ? Probability.never : duplicate
     // Sharing, from a stream of its own, last: every earlier draw stays what it was.
     var sharing: SharingDrafter?
-    if shape.sharing, !shape.forApps, devices.count >= 2 {
+    if shape.sharing, devices.count >= 2 {
       var drafter = SharingDrafter(seed: seed, devices: devices, duration: duration)
       drafter.draft()
       // A sign-in is to the device's own account.

@@ -23,15 +23,19 @@ public struct AppUnderTest: Sendable {
   /// fuzzer then follows some deletes with a create of the same name, and a lesson that does so
   /// applies to it.
   public let reusesNames: Bool
+  /// Whether the app syncs what other accounts share with its user (a second engine, for the
+  /// shared database): only such an app runs a scenario that shares, or `fuzz --sharing`.
+  public let sharesRecords: Bool
   /// Per run: the drivers of that run's devices (they share what the run needs to share).
   package let drivers: @Sendable (AppRunContext) -> (Int) -> any AppDriver
 
   /// An app under test called `name`, whose devices are driven by `drivers(run)(device)`.
   package init(
-    name: String, schema: Schema? = nil, schemaProblem: String? = nil, reusesNames: Bool = true,
+    name: String, schema: Schema? = nil, schemaProblem: String? = nil, reusesNames: Bool = true, sharesRecords: Bool = false,
     drivers: @escaping @Sendable (AppRunContext) -> (Int) -> any AppDriver
   ) {
     self.name = name
+    self.sharesRecords = sharesRecords
     self.schema = schema
     self.schemaProblem = schemaProblem
     self.reusesNames = reusesNames

@@ -25,7 +25,7 @@ enum FuzzCommand {
       ScenarioOptions.appOption,
       .value("--seeds", "A..B", "The seeds to run (default 1..1000; with --time, 1.. onwards: A.. is open)."),
       .value("--intents", "N", "Intents per seed, 1 to 100000 (default 50)."),
-      .flag("--sharing", "Draw sharing too: two accounts, a share, permission changes, removals (not with --app)."),
+      .flag("--sharing", "Draw sharing too: two accounts, a share, permission changes, removals (with --app: an app that shares)."),
       .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
       .value("--jobs", "N", "Parallel workers; the core count by default."),
       .value("--shard", "K/N", "Run only the seeds with seed mod N == K-1."),
@@ -78,7 +78,11 @@ enum FuzzCommand {
     // An app's workload: drawn from its own schema when it states one.
     if let app { shape = shape.forApp(app) }
     if args.has("--sharing") {
-      guard app == nil else { throw usage("--sharing runs the built-in engine: an app's own engine does not fetch a shared database yet", console) }
+      if let app, !app.sharesRecords {
+        throw usage(
+          "--sharing with --app \(app.name): the app does not say it shares (SimApp.sharesRecords): it has no engine for the shared database, so it would never see what is shared with its user. Use an app that shares (SharingNotesApp), or no --app.",
+          console)
+      }
       shape.sharing = true
     }
     shape.intents = Int(try IntegerOption.require(args, "--intents", default: UInt64(shape.intents), in: 1...100_000, spec: spec, console: console))

@@ -130,13 +130,14 @@ enum ScenarioOptions {
     return try IntegerOption.require(args, "--seed", default: 0, in: 0...UInt64.max, spec: spec, console: console)
   }
 
-  /// A usage error when `file` shares and `app` is given: an app's own engine does not fetch a
-  /// shared database yet, so its run would say nothing true of sharing (nil: go on).
+  /// A usage error when `file` shares and `app` does not (``AppUnderTest/sharesRecords``): an
+  /// app with no engine for the shared database never fetches what is shared with its user, so
+  /// its run would say nothing true of sharing (nil: go on).
   static func refusingSharing(_ file: ScenarioFile, app: AppUnderTest?, spec: CommandSpec, console: Console) -> ExitCode? {
-    guard app != nil, let share = file.shareNames.first else { return nil }
+    guard let app, !app.sharesRecords, let share = file.shareNames.first else { return nil }
     console.err(
       UsageError.other(
-        "\(file.name) shares (share \(share)): an app's own engine does not fetch a shared database yet; run it with the built-in engine (no --app)"
+        "\(file.name) shares (share \(share)), and \(app.name) does not say it shares: an app that shares makes a second SyncEngine for the device's shared database and sets SimApp.sharesRecords (as SharingNotesApp does); run this scenario with such an app, or with the built-in engine (no --app)"
       ).render(command: spec))
     return .usage
   }

@@ -209,6 +209,16 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   var engine: SyncEngine!
   /// The app's sync engine.
   public var syncEngine: SyncEngine { engine }
+  /// None: the notes app syncs its private database only (``SharingNotesApp`` shares).
+  public var sharedSyncEngine: SyncEngine? { nil }
+  /// False: the notes app does not share (``SharingNotesApp`` does).
+  public class var sharesRecords: Bool { false }
+  /// The engine a record's changes go to: the private database's (an app that shares sends a
+  /// shared zone's through its shared engine).
+  func engine(for recordID: SyncRecordID) -> SyncEngine { engine }
+  /// Whether a row is of a zone another account shares (none here): it is not in the app's own
+  /// zone, and a deletion or first fetch of that zone does not touch it.
+  func isShared(_ name: String) -> Bool { false }
 
   /// Launches the app: reads the rows and the engine's state from disk, makes the engine.
   public required init(device: SimDevice) {
@@ -348,27 +358,28 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       // (Also a note created again under the name of one deleted here: its pending delete is
       // replaced by the save, and it is a new record, with nothing of the old one's.)
       put(recordID.recordName, newRow(type, values))
-      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      engine(for: recordID).state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .set(let recordID, let values):
       guard var row = rows[recordID.recordName] else { return false }
       write(values, into: &row)
       put(recordID.recordName, row)
-      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      engine(for: recordID).state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .delete(let recordID):
       guard let row = rows[recordID.recordName] else { return false }
       if let created = row.created, !(deleted[recordID.recordName] ?? []).contains(created) {
         deleted[recordID.recordName, default: []].append(created)
       }
       put(recordID.recordName, nil)
-      engine.state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
+      engine(for: recordID).state.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
     case .append(let recordID, let field, let text):
       guard var row = rows[recordID.recordName] else { return false }
       append(text, to: field, in: &row)
       put(recordID.recordName, row)
-      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      engine(for: recordID).state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .deleteZone:
-      // The user deleted everything: every row goes, and every change not yet sent.
-      for name in rows.keys.sorted() { put(name, nil) }
+      // The user deleted everything: every row goes, and every change not yet sent. (What
+      // another account shares stays: it is in its owner's zone.)
+      for name in rows.keys.sorted() where !isShared(name) { put(name, nil) }
       engine.state.remove(pendingRecordZoneChanges: engine.state.pendingRecordZoneChanges)
       startOver()
       // (The zone is deleted on the server already; the next notes need it again.)
@@ -449,6 +460,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     let name = server.recordID.recordName
     let theirCreate = Version(server.fields[Self.createdKey])
     if let theirs = theirCreate { clock = max(clock, theirs.counter) }
+    let engine = engine(for: server.recordID)
     if engine.state.pendingRecordZoneChanges.contains(.deleteRecord(server.recordID)) {
       // Another note of the name (made again elsewhere): the delete here is moot.
       guard let theirs = theirCreate, !(deleted[name] ?? []).contains(theirs) else { return }
@@ -547,7 +559,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   /// not in it: it stays, and is sent to the new zone). After an encrypted-data reset the server
   /// has nothing: every row is uploaded again, whole.
   func zoneDeleted(_ reason: SyncEngine.Event.FetchedDatabaseChanges.Reason, syncEngine: SyncEngine) {
-    for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.system != nil || reason == .encryptedDataReset {
+    for (name, row) in rows.sorted(by: { $0.key < $1.key }) where (row.system != nil || reason == .encryptedDataReset) && !isShared(name) {
       let recordID = id(name)
       if reason == .encryptedDataReset {
         var again = row
@@ -688,7 +700,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       // deleted, and the first fetch goes on with the next.
       guard !fetchFailed else { break }
       if let seen = firstFetch {
-        for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.system != nil && !seen.contains(name) {
+        for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.system != nil && !seen.contains(name) && !isShared(name) {
           let id = id(name)
           if !syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(id)) { fetchedDeletion(id, syncEngine: syncEngine) }
         }
@@ -864,7 +876,8 @@ public var exampleApps: [any SimApp.Type] {
     NotesAppGivingUpOnTransientErrors.self, NotesAppClearingInFlightEdits.self, NotesAppCoalescingAwayDeletes.self,
     NotesAppKeepingOneDevicesText.self, NotesAppWipingOnSignOut.self, NotesAppIgnoringZoneDeletions.self, NotesAppCoalescingReinserts.self,
     RemindersApp.self, RemindersAppNotCascading.self, RemindersAppIgnoringFailedDeletes.self, RemindersAppNotSavingItsZone.self,
-    RemindersAppKeepingOneDevicesNotes.self,
+    RemindersAppKeepingOneDevicesNotes.self, SharingNotesApp.self, SharingNotesAppKeepingRevokedShares.self,
+    SharingNotesAppIgnoringPermissionFailure.self,
   ]
 }
 
