@@ -33,10 +33,13 @@ extension AppUnderTest {
       let file = plan.file
       let naming = declared.recordNames
       let appNames = plan.recordNames.map { SyncEngineDriver<App>.name(for: $0, naming: naming) }
+      let unsupported = file.shareNames.isEmpty ? nil : file.sharingAnAppCannotRun
       return { d in
-        SyncEngineDriver<App>(
+        let driver = SyncEngineDriver<App>(
           index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, accountNames: file.accountPlan.names,
           atomicBatches: file.server.atomic, provenance: provenance, appNames: appNames)
+        driver.unsupportedSharing = unsupported
+        return driver
       }
     }
   }

@@ -26,7 +26,11 @@ extension SyncEngineDriver {
     currentAccount = view.account
     guard !sharingRun else { return }
     sharingRun = true
-    if !App.sharesRecords {
+    if let unsupportedSharing {
+      fail(
+        "the scenario \(unsupportedSharing), which an app's engine is not handed yet: SyncShare is a zone-wide share of the app's own zone; run it with the built-in engine"
+      )
+    } else if !App.sharesRecords {
       fail(
         "the scenario shares records (share lines), and \(_typeName(App.self, qualified: false)) does not say it shares (SimApp.sharesRecords is false): an app that shares makes a second SyncEngine for the device's sharedDatabase and says so"
       )

@@ -62,6 +62,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Whether the run shares (the scenario has `share` lines): the app's shared-database engine
   /// runs beside its private one.
   @exclusivity(unchecked) var sharingRun = false
+  /// What of the scenario's sharing an app is not handed yet (a hierarchy share, a zone of its
+  /// own): the run fails with it (``ScenarioFile/sharingAnAppCannotRun``).
+  var unsupportedSharing: String?
   /// The account the device is signed into (as its view last said).
   @exclusivity(unchecked) var currentAccount: Int32?
   /// With sharing: what the server's answers to shared fetches said, by request, until they

@@ -43,6 +43,12 @@ import Testing
       arguments: ["fuzz", "--sharing", "--app", "SharingNotesApp", "--seeds", "1..4"], console: fuzzConsole, apps: apps, toolName: "sim-cli")
     #expect(fuzzCode == .success, "\(fuzzed.stdout)\(fuzzed.stderr)")
     #expect(fuzzed.stdout.contains("fuzz app SharingNotesApp on sharing: 4 seeds, 0 failing"), "\(fuzzed.stdout)")
+    let (hierarchyConsole, hierarchy) = Console.capturing()
+    let hierarchyCode = SimCLI.main(
+      arguments: ["run", "share-after-child-saved", "--app", "SharingNotesApp"], console: hierarchyConsole, apps: apps, toolName: "sim-cli")
+    #expect(hierarchyCode == .usage)
+    #expect(
+      hierarchy.stderr.contains("shares a record hierarchy (share packing of trip), which an app's engine is not handed yet"), "\(hierarchy.stderr)")
   }
 
   /// A tool of your own (`SimCLI.runAsProcess` names it after the program) suggests commands

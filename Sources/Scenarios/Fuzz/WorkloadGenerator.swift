@@ -264,8 +264,12 @@ public enum WorkloadGenerator {
         }
       }
       timeline += drafter.timeline
-      drafter.shareAHierarchy(seed: seed, schema: &schema, timeline: &timeline, defaultShape: shape.base == nil && shape.schema == nil)
-      drafter.useZones(seed: seed, timeline: &timeline)
+      // (An app is handed zone-wide shares of its own zone only: `SyncShare` has no root record
+      // and the driver no zone of the scenario's.)
+      if !shape.forApps {
+        drafter.shareAHierarchy(seed: seed, schema: &schema, timeline: &timeline, defaultShape: shape.base == nil && shape.schema == nil)
+        drafter.useZones(seed: seed, timeline: &timeline)
+      }
       sharing = drafter
       // `free` frees the first account's storage only: a second account stuck at its quota would
       // stall whatever the design, so a sharing seed has no quota.
