@@ -423,4 +423,20 @@ import Testing
     let words = Vocabulary(world: result.world, recordNames: result.recordNames)
     #expect(words.shareAction(.share(0)) == "shares its zone family as home")
   }
+
+  /// A share of the app's own zone shows Bob the records made without `in`, and none of the
+  /// named zones' (the reference oracle found the server sending them once: access was judged per
+  /// owner when no share named a zone).
+  @Test func aShareOfTheAppsZoneLeavesTheNamedZonesPrivate() throws {
+    let result = try Self.run(
+      Self.zones(
+        """
+        at 9s    iPad  share home
+        at 10s   iPad  invite bob to home read-write
+        at 11s   mac   accept home
+        at 20s   iPad  set dinner title="Dinner at 8"
+        """))
+    #expect(result.report.violations.isEmpty, "\(result.report.text)")
+    #expect(result.world.visibleRecords(device: 1).map { result.recordNames[Int($0.key)] } == ["diary"])
+  }
 }

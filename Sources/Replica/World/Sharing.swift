@@ -104,9 +104,9 @@ package struct SharingState: Sendable {
   /// the owner's device tries again after each fetch. One left at settle is a share the user
   /// made that never was (`stalled-sync`).
   package var refused: [RefusedShare] = []
-  /// Whether any share is of a record hierarchy or of a named zone (then access is judged per
-  /// record).
-  package var judgesPerRecord: Bool { shares.contains { $0.root != nil || $0.zone != 0 } }
+  /// Whether access is judged per record: some share is of a record hierarchy or of a named
+  /// zone, or some record is in a named zone (set once the shares' roots and zones are known).
+  package internal(set) var judgesPerRecord = false
 
   /// A hierarchy share the server refused as changed, waiting for another try.
   package struct RefusedShare: Hashable, Sendable {

@@ -140,6 +140,7 @@ package struct SyncWorld: Sendable {
     for (s, root) in config.shareRoots.enumerated() where s < sharing.shares.count { sharing.shares[s].root = root }
     for (s, zone) in config.shareZones.enumerated() where s < sharing.shares.count { sharing.shares[s].zone = zone }
     recordZones = config.recordZones
+    sharing.judgesPerRecord = sharing.shares.contains { $0.root != nil || $0.zone != 0 } || recordZones.contains { $0 != 0 }
     trace = TraceRecorder(mode: .hashOnly)
     ledgers = Array(repeating: CausalLedger(), count: names.count)
     env = DeviceEnvironment(policy: config.policy, context: context)
