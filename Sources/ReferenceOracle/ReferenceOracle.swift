@@ -377,7 +377,9 @@ struct Judge {
   /// none of the latest writes of the cascading field it had received named the parent.
   mutating func judgeCascades() {
     var done = Set<RecordKey>()
-    for c in world.facts.cascades {
+    // (A cascade withdrawn with its record — made on a device that then lost access to it, never
+    // taken by the server — happened for no one: judged no further, as every withdrawn write.)
+    for c in world.facts.cascades where !causality.withdrawn.contains(c.intent) {
       let x = world.log.intents[Int(c.intent) - 1].record
       guard done.insert(x).inserted else { continue }
       let intents = effective[x] ?? []
@@ -385,7 +387,7 @@ struct Judge {
       guard !userDeleted, !visibleOnAnyDevice(x), !liveOnServer(x) else { continue }
       var unjustifiedField: Int32?
       var justified = false
-      for other in world.facts.cascades where world.log.intents[Int(other.intent) - 1].record == x {
+      for other in world.facts.cascades where world.log.intents[Int(other.intent) - 1].record == x && !causality.withdrawn.contains(other.intent) {
         let went = Set(causality.context(of: other.intent) ?? [])
         let basis = intents.filter { $0.id != other.intent && went.contains($0.id) && $0.writtenFields.contains(other.field) }
         let naming = basis.filter { w in !basis.contains { hb(w.id, $0.id) } && Self.written(w, field: Int(other.field)) == .ref(other.parent) }
