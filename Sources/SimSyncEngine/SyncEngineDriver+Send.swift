@@ -89,7 +89,8 @@ extension SyncEngineDriver {
             "\(record.recordType) \(record.recordID.recordName) was sent with a parent reference whose action is deleteSelf: CloudKit throws on a parent reference whose action is not .none (CKRecord.parent)"
           )
         }
-      } else if sharingRun, type < parentFields.count, let f = parentFields[type], case .reference? = record.fields[schema.types[type].fields[f].name] {
+      } else if sharingRun, type < parentFields.count, let f = parentFields[type], case .reference? = record.fields[schema.types[type].fields[f].name]
+      {
         notSimulated(
           "a \(record.recordType) sent with its parent field (\(schema.types[type].fields[f].name)) set and no CKRecord.parent: CloudKit would leave it out of its parent's hierarchy share; the simulator shares it with its parent"
         )

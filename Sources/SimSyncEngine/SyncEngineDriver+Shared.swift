@@ -236,7 +236,11 @@ extension SyncEngineDriver {
     var revokedZones: [(zone: SyncRecordZoneID, keys: [RecordKey])] = []
     for key in revoked {
       guard let id = sharedRecordID(key) else { continue }
-      if let i = revokedZones.firstIndex(where: { $0.zone == id.zoneID }) { revokedZones[i].keys.append(key) } else { revokedZones.append((id.zoneID, [key])) }
+      if let i = revokedZones.firstIndex(where: { $0.zone == id.zoneID }) {
+        revokedZones[i].keys.append(key)
+      } else {
+        revokedZones.append((id.zoneID, [key]))
+      }
     }
     var ended: [SyncRecordZoneID] = []
     var revokedRecords: [RecordKey] = []

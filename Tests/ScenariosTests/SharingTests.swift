@@ -259,7 +259,9 @@ import Testing
     ("at 9s phone share packing off trip", "expected 'of', found 'off'; write 'DEVICE share SHARE [in ZONE | of RECORD]'"),
     ("at 9s phone share packing of", "expected the id of the share's root record; write 'DEVICE share SHARE [in ZONE | of RECORD]'"),
     ("at 9s phone share packing of trip now", "unexpected 'now'; write 'DEVICE share SHARE [in ZONE | of RECORD]'"),
-    ("at 9s phone share packing of trip\nat 10s phone share packing of home", "share 'packing' is of 'trip' on line 18; a share keeps what it shares"),
+    (
+      "at 9s phone share packing of trip\nat 10s phone share packing of home", "share 'packing' is of 'trip' on line 18; a share keeps what it shares"
+    ),
     ("at 9s phone share packing of trip\nat 10s phone share packing", "share 'packing' is of 'trip' on line 18; write 'share packing of trip'"),
   ])
   func hierarchyMistakesSayWhatToWrite(line: String, message: String) {

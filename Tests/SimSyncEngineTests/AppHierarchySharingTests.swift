@@ -79,7 +79,8 @@ import Testing
     let report = ScenarioRunner.run(try Scenario.load("share-after-child-saved"), app: AppUnderTest(SharingNotesAppLoggingEvents.self)).report
     Self.passes(report)
     let iPad = SharingEventLog.shared.lines.filter { $0.contains(" iPad ") }
-    #expect(iPad.contains { $0.hasPrefix("shared iPad share trip (Records@alice) share-trip alice:readWrite:owner bob:readWrite:privateUser") }, "\(iPad)")
+    #expect(
+      iPad.contains { $0.hasPrefix("shared iPad share trip (Records@alice) share-trip alice:readWrite:owner bob:readWrite:privateUser") }, "\(iPad)")
     #expect(iPad.contains("shared iPad record trip (Records@alice)"), "\(iPad)")
     #expect(iPad.contains("shared iPad record socks (Records@alice) parent trip"), "\(iPad)")
     #expect(!iPad.contains { $0.contains("home") }, "\(iPad)")

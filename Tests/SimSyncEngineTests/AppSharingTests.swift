@@ -87,7 +87,8 @@ import Testing
     let lines = SharingEventLog.shared.lines
     #expect(!lines.contains { $0.hasPrefix("private") && $0.contains("@alice") }, "\(lines)")
     let mac = lines.filter { $0.contains(" mac ") }
-    #expect(mac.contains("shared mac share Records@alice cloudkit.zoneshare alice:readWrite:owner bob:readWrite:privateUser me=bob:readWrite"), "\(mac)")
+    #expect(
+      mac.contains("shared mac share Records@alice cloudkit.zoneshare alice:readWrite:owner bob:readWrite:privateUser me=bob:readWrite"), "\(mac)")
     #expect(mac.contains("shared mac record n1 (Records@alice)"), "\(mac)")
     #expect(mac.contains("shared mac zone deleted Records@alice"), "\(mac)")
     let share = mac.firstIndex { $0.contains("share Records@alice") } ?? .max
