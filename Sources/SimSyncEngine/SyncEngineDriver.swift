@@ -255,6 +255,17 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     return names.map { provenance.zoneNumber(SyncRecordZoneID(zoneName: $0)) }
   }
 
+  /// The zones of the app's database as this device knows them: those it used (or the app's
+  /// zone, before it used any) and, in a scenario with zones of its own, the app's zone and
+  /// those, which the database has from the start. A zone deletion names them all.
+  var databaseZones: [SyncRecordZoneID] {
+    let appZone = appSchema.zone(forType: "")
+    var zones = knownZones.isEmpty ? [appZone] : knownZones
+    guard !scenarioZoneNames.isEmpty else { return zones }
+    for zone in [appZone] + scenarioZoneNames.map({ SyncRecordZoneID(zoneName: $0) }) where !zones.contains(zone) { zones.append(zone) }
+    return zones
+  }
+
   /// The scenario's zone of record `key` (nil: none named).
   func scenarioZone(of key: RecordKey) -> String? { Int(key) < scenarioZones.count ? scenarioZones[Int(key)] : nil }
 
