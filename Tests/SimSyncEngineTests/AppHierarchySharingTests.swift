@@ -75,10 +75,10 @@ import Testing
   /// of the share of `trip` — named `share-trip`, in Alice's zone, with its root — then of the
   /// list and its item, whose `parent` is the list; never of the other list.
   @Test func aHierarchyShareComesWithItsRootAndTheChildsParent() throws {
-    SharingEventLog.shared.lines = []
-    let report = ScenarioRunner.run(try Scenario.load("share-after-child-saved"), app: AppUnderTest(SharingNotesAppLoggingEvents.self)).report
+    LoggingInTheHierarchy.log.lines = []
+    let report = ScenarioRunner.run(try Scenario.load("share-after-child-saved"), app: AppUnderTest(LoggingInTheHierarchy.self)).report
     Self.passes(report)
-    let iPad = SharingEventLog.shared.lines.filter { $0.contains(" iPad ") }
+    let iPad = LoggingInTheHierarchy.log.lines.filter { $0.contains(" iPad ") }
     #expect(
       iPad.contains { $0.hasPrefix("shared iPad share trip (Records@alice) share-trip alice:readWrite:owner bob:readWrite:privateUser") }, "\(iPad)")
     #expect(iPad.contains("shared iPad record trip (Records@alice)"), "\(iPad)")
@@ -90,16 +90,16 @@ import Testing
   /// Alice files an item of the other list under it and takes one out: Bob gets the one filed in
   /// and loses the one taken out (a deletion of that record; the zone stays), with nothing lost.
   @Test func aRecordMovedOutOfASharedHierarchyLeavesTheParticipant() throws {
-    SharingEventLog.shared.lines = []
+    LoggingTheMove.log.lines = []
     let report = try Self.run(
       Self.lists(
         """
         at 40s   mac    create Item towel list=trip text="towel"
         at 50s   phone  set broom list=trip
         at 60s   phone  set socks list=home
-        """), SharingNotesAppLoggingEvents.self)
+        """), LoggingTheMove.self)
     Self.passes(report)
-    let mac = SharingEventLog.shared.lines.filter { $0.contains(" mac ") }
+    let mac = LoggingTheMove.log.lines.filter { $0.contains(" mac ") }
     #expect(mac.contains("shared mac sent towel (Records@alice) parent trip"), "\(mac)")
     #expect(mac.contains("shared mac record broom (Records@alice) parent trip"), "\(mac)")
     #expect(mac.contains("shared mac record deleted socks (Records@alice)"), "\(mac)")
@@ -129,7 +129,7 @@ import Testing
   /// zone-wide record name); Alice's own app has her notes in their zones; Bob sees the family's
   /// notes, edits one, and loses them when Alice stops sharing.
   @Test func aShareOfANamedZoneComesAsAShareOfThatZone() throws {
-    SharingEventLog.shared.lines = []
+    LoggingTheZone.log.lines = []
     let text = Self.zones(
       """
       at 9s    iPad  share home in family
@@ -140,9 +140,9 @@ import Testing
       at 30s   mac   set dinner title="Dinner at 8"
       at 50s   iPad  unshare home
       """)
-    let report = try Self.run(text, SharingNotesAppLoggingEvents.self)
+    let report = try Self.run(text, LoggingTheZone.self)
     Self.passes(report)
-    let lines = SharingEventLog.shared.lines
+    let lines = LoggingTheZone.log.lines
     let mac = lines.filter { $0.contains(" mac ") }
     #expect(mac.contains { $0.hasPrefix("shared mac share family@alice cloudkit.zoneshare alice:readWrite:owner") }, "\(mac)")
     #expect(mac.contains("shared mac record dinner (family@alice)"), "\(mac)")
@@ -158,4 +158,20 @@ import Testing
     let check = ScenarioRunner.checkDeterminism(file, app: SharingNotesApp.self)
     #expect(check.deterministic, "\(check.text)")
   }
+}
+
+/// The logging sharing app, one log per test (the tests run side by side).
+final class LoggingInTheHierarchy: SharingNotesAppLoggingEvents, @unchecked Sendable {
+  static let own = SharingEventLog()
+  override class var log: SharingEventLog { own }
+}
+
+final class LoggingTheMove: SharingNotesAppLoggingEvents, @unchecked Sendable {
+  static let own = SharingEventLog()
+  override class var log: SharingEventLog { own }
+}
+
+final class LoggingTheZone: SharingNotesAppLoggingEvents, @unchecked Sendable {
+  static let own = SharingEventLog()
+  override class var log: SharingEventLog { own }
 }

@@ -117,7 +117,10 @@ final class SharingEventLog: @unchecked Sendable {
 }
 
 /// The sharing app, writing down the zones each engine hears of.
-final class SharingNotesAppLoggingEvents: SharingNotesApp, @unchecked Sendable {
+class SharingNotesAppLoggingEvents: SharingNotesApp, @unchecked Sendable {
+  /// Where it writes (a test that runs beside another that logs uses a subclass of its own).
+  class var log: SharingEventLog { SharingEventLog.shared }
+
   static func parent(_ record: SyncRecord) -> String { record.parent.map { " parent \($0.recordID.recordName)" } ?? "" }
 
   override func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
@@ -129,16 +132,16 @@ final class SharingNotesAppLoggingEvents: SharingNotesApp, @unchecked Sendable {
           let people = share.participants.map { "\($0.userName):\($0.permission):\($0.role)" }.joined(separator: " ")
           let me = share.currentUserParticipant.map { "\($0.userName):\($0.permission)" } ?? "none"
           let what = share.rootRecordID.map { "\($0)" } ?? "\(share.recordID.zoneID)"
-          SharingEventLog.shared.lines.append("\(scope) share \(what) \(share.recordID.recordName) \(people) me=\(me)")
+          Self.log.lines.append("\(scope) share \(what) \(share.recordID.recordName) \(people) me=\(me)")
         } else {
-          SharingEventLog.shared.lines.append("\(scope) record \(m.record.recordID)" + Self.parent(m.record))
+          Self.log.lines.append("\(scope) record \(m.record.recordID)" + Self.parent(m.record))
         }
       }
-      for d in changes.deletions { SharingEventLog.shared.lines.append("\(scope) record deleted \(d.recordID)") }
+      for d in changes.deletions { Self.log.lines.append("\(scope) record deleted \(d.recordID)") }
     case .sentRecordZoneChanges(let sent):
-      for r in sent.savedRecords { SharingEventLog.shared.lines.append("\(scope) sent \(r.recordID)" + Self.parent(r)) }
+      for r in sent.savedRecords { Self.log.lines.append("\(scope) sent \(r.recordID)" + Self.parent(r)) }
     case .fetchedDatabaseChanges(let changes):
-      for d in changes.deletions { SharingEventLog.shared.lines.append("\(scope) zone deleted \(d.zoneID)") }
+      for d in changes.deletions { Self.log.lines.append("\(scope) zone deleted \(d.zoneID)") }
     default:
       break
     }
