@@ -33,13 +33,14 @@ extension AppUnderTest {
       let file = plan.file
       let naming = declared.recordNames
       let appNames = plan.recordNames.map { SyncEngineDriver<App>.name(for: $0, naming: naming) }
-      let unsupported = file.shareNames.isEmpty ? nil : file.sharingAnAppCannotRun
+      // (Zones are read only in a scenario that shares, as the world reads them.)
+      let shares = !file.shareNames.isEmpty
+      let zoneNames = shares ? file.zoneNames : []
+      let recordZones: [String?] = shares && !file.recordZones.isEmpty ? plan.recordNames.map { file.recordZones[$0] } : []
       return { d in
-        let driver = SyncEngineDriver<App>(
+        SyncEngineDriver<App>(
           index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, accountNames: file.accountPlan.names,
-          atomicBatches: file.server.atomic, provenance: provenance, appNames: appNames)
-        driver.unsupportedSharing = unsupported
-        return driver
+          atomicBatches: file.server.atomic, provenance: provenance, appNames: appNames, recordZones: recordZones, zoneNames: zoneNames)
       }
     }
   }

@@ -55,7 +55,7 @@ extension SyncEngineDriver {
     let app = launched()
     let before = shownKeys()
     cutOff(&view, error: .operationCancelled, effects: &effects)
-    deletedByTheUser = knownZones.isEmpty ? [appSchema.zone(forType: "")] : knownZones
+    deletedByTheUser = databaseZones
     noteZoneDeletes(env)
     let zone = appSchema.zone(forType: "")
     _ = inApp { [app = Unchecked(app)] in await app.value.perform(.deleteZone(zoneID: zone)) }

@@ -62,7 +62,7 @@ extension SyncEngineDriver {
   func failFetch(_ context: SyncEngine.FetchChangesContext, announced: [SyncRecordZoneID], error: SyncError.Code) {
     var zones = announced
     // (The shared database's zones are those it announced, if any.)
-    let known = operationScope == .shared ? [] : knownZones.isEmpty ? [appSchema.zone(forType: "")] : knownZones
+    let known = operationScope == .shared ? [] : databaseZones
     for zone in known where !zones.contains(zone) {
       deliver(.willFetchRecordZoneChanges(.init(zoneID: zone)))
       zones.append(zone)
@@ -132,8 +132,7 @@ extension SyncEngineDriver {
         case .purged: .purged
         case .encryptedDataReset: .encryptedDataReset
         }
-      let zones = knownZones.isEmpty ? [appSchema.zone(forType: "")] : knownZones
-      deliver(.fetchedDatabaseChanges(.init(deletions: zones.map { .init(zoneID: $0, reason: why) })))
+      deliver(.fetchedDatabaseChanges(.init(deletions: databaseZones.map { .init(zoneID: $0, reason: why) })))
       zoneGone(reason, shownBefore: before, effects: &effects)
       requestFetch(view, effects: &effects)
     case .shared:

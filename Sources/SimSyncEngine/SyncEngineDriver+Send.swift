@@ -83,9 +83,24 @@ extension SyncEngineDriver {
         notSimulated("a record of a type the scenario does not declare (\(record.recordType)), which is not sent")
         continue
       }
-      let state = recordState(key, type: Int32(type), values: record.fields)
+      if let parent = record.parent {
+        guard parent.action == .none else {
+          return fail(
+            "\(record.recordType) \(record.recordID.recordName) was sent with a parent reference whose action is deleteSelf: CloudKit throws on a parent reference whose action is not .none (CKRecord.parent)"
+          )
+        }
+      } else if sharingRun, type < parentFields.count, let f = parentFields[type], case .reference? = record.fields[schema.types[type].fields[f].name]
+      {
+        notSimulated(
+          "a \(record.recordType) sent with its parent field (\(schema.types[type].fields[f].name)) set and no CKRecord.parent: CloudKit would leave it out of its parent's hierarchy share; the simulator shares it with its parent"
+        )
+      }
+      let state = recordState(key, type: Int32(type), values: values(of: record, type: type))
       var changed = FieldMask()
       for name in record.changedKeys() { if let f = schema.types[type].fields.firstIndex(where: { $0.name == name }) { changed.insert(.field(f)) } }
+      if record.parentChanged, type < parentFields.count, let f = parentFields[type], record.fields[schema.types[type].fields[f].name] == nil {
+        changed.insert(.field(f))
+      }
       if record.recordChangeTag == nil { changed = .all }
       var write = RecordWrite(record: state, changed: changed, isDelete: false, baseTag: Int64(record.recordChangeTag ?? "") ?? 0)
       // With sharing, the server tells a record saved before (sent to its owner's database) from

@@ -26,11 +26,7 @@ extension SyncEngineDriver {
     currentAccount = view.account
     guard !sharingRun else { return }
     sharingRun = true
-    if let unsupportedSharing {
-      fail(
-        "the scenario \(unsupportedSharing), which an app's engine is not handed yet: SyncShare is a zone-wide share of the app's own zone; run it with the built-in engine"
-      )
-    } else if !App.sharesRecords {
+    if !App.sharesRecords {
       fail(
         "the scenario shares records (share lines), and \(_typeName(App.self, qualified: false)) does not say it shares (SimApp.sharesRecords is false): an app that shares makes a second SyncEngine for the device's sharedDatabase and says so"
       )
@@ -58,14 +54,64 @@ extension SyncEngineDriver {
   /// one of the signed-in account's own, or of no known owner).
   func sharedRecordID(_ key: RecordKey) -> SyncRecordID? {
     guard let owner = ownerOf[key], owner != currentAccount else { return nil }
-    var zoneName = appSchema.zoneName
-    if let n = provenance.zoneOf[key], let zone = provenance.zone(n) {
-      zoneName = zone.zoneName
+    return SyncRecordID(recordName: names[Int(key)], zoneID: SyncRecordZoneID(zoneName: zoneName(of: key), ownerName: userName(owner)))
+  }
+
+  /// The name of the zone record `key` is in: the one it was last saved in, else the scenario's
+  /// (`create … in ZONE`), else its type's.
+  func zoneName(of key: RecordKey) -> String {
+    if let n = provenance.zoneOf[key], let zone = provenance.zone(n) { return zone.zoneName }
+    if let zone = scenarioZone(of: key) { return zone }
+    let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
+    return defaultZone(ofType: type).zoneName
+  }
+
+  /// The zone a share is in, named as the signed-in user's app sees it (the owner's): the zone a
+  /// zone-wide share shares, or its root's.
+  func zoneID(of share: Share) -> SyncRecordZoneID {
+    let name: String
+    if let root = share.root, Int(root) < names.count {
+      name = zoneName(of: root)
+    } else if share.zone > 0, Int(share.zone) <= scenarioZoneNames.count {
+      name = scenarioZoneNames[Int(share.zone) - 1]
     } else {
-      let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
-      zoneName = defaultZone(ofType: type).zoneName
+      name = appSchema.zoneName
     }
-    return SyncRecordID(recordName: names[Int(key)], zoneID: SyncRecordZoneID(zoneName: zoneName, ownerName: userName(owner)))
+    return SyncRecordZoneID(zoneName: name, ownerName: userName(share.owner))
+  }
+
+  /// The ``SyncShare`` of world share `share`, as the signed-in user sees it.
+  func syncShare(_ share: Share, participants: [SyncShare.Participant]) -> SyncShare {
+    let zone = zoneID(of: share)
+    let me = userName(currentAccount ?? 0)
+    if let root = share.root, Int(root) < names.count {
+      return SyncShare(
+        rootRecordID: SyncRecordID(recordName: names[Int(root)], zoneID: zone), owner: participants[0], participants: participants, currentUser: me)
+    }
+    return SyncShare(zoneID: zone, owner: participants[0], participants: participants, currentUser: me)
+  }
+
+  /// The record `key`'s parent as this device last had it (its field marked `parent`), if any.
+  func parentKey(of key: RecordKey, _ view: DeviceState) -> RecordKey? {
+    guard let copy = view.visibleRecord(key) ?? serverCopies[key], Int(copy.type) < parentFields.count, let f = parentFields[Int(copy.type)],
+      case .ref(let p) = copy.fields[f].value, p != key
+    else { return nil }
+    return p
+  }
+
+  /// Whether a share handed over covers record `key` (in zone `zone`), as this device knows the
+  /// record's parents: a zone-wide share, every record of its zone; a hierarchy share, its root
+  /// and the records below it.
+  func covers(_ share: DeliveredShare, _ key: RecordKey, zone: SyncRecordZoneID, _ view: DeviceState) -> Bool {
+    guard let root = share.root else { return share.zone == zone }
+    var k = key
+    // (A chain longer than any hierarchy a run makes is a cycle.)
+    for _ in 0..<64 {
+      if k == root { return true }
+      guard let p = parentKey(of: k, view) else { return false }
+      k = p
+    }
+    return false
   }
 
   /// Whether a record is another account's on this device (from a share).
@@ -94,13 +140,28 @@ extension SyncEngineDriver {
   /// A create referring to a record of a share is made in that share (its owner's zone): the
   /// world's view hears of it, as the built-in engine's does.
   func madeInShare(_ intent: UserIntent, key: RecordKey, _ view: inout DeviceState) {
-    guard case .create(_, _, let values) = intent else { return }
+    guard let (target, owner) = shareOfCreate(intent) else { return }
+    ownerOf[key] = owner
+    // In its parent's zone (the world puts it there too).
+    scenarioZones._grow(toHold: Int(key), with: nil)
+    scenarioZones[Int(key)] = zoneName(of: target)
+    view.driverSetShared(token: view.sharedToken, sharedKeys: [key])
+  }
+
+  /// The record of a share a create refers to, and its owner (nil: the create refers to none).
+  func shareOfCreate(_ intent: UserIntent) -> (target: RecordKey, owner: Int32)? {
+    guard case .create(_, _, let values) = intent else { return nil }
     for w in values {
       guard case .ref(let target) = w.value, isShared(target), let owner = ownerOf[target] else { continue }
-      ownerOf[key] = owner
-      view.driverSetShared(token: view.sharedToken, sharedKeys: [key])
-      return
+      return (target, owner)
     }
+    return nil
+  }
+
+  /// The identity of a record a create makes in a share: in the owner's zone its parent is in.
+  func recordIDMadeInShare(_ intent: UserIntent, key: RecordKey) -> SyncRecordID? {
+    guard let (target, _) = shareOfCreate(intent), let parent = sharedRecordID(target) else { return nil }
+    return SyncRecordID(recordName: names[Int(key)], zoneID: parent.zoneID)
   }
 
   /// The owner of the share an intent is made in (nil: the account's own zone).
@@ -115,10 +176,19 @@ extension SyncEngineDriver {
   /// Why the app may refuse an intent on a record of a share it was told is read-only for its
   /// user (``SyncShare/currentUserParticipant``): the app's sharing code does not let the user
   /// edit it. Nil when the app was not told so (a refusal then counts against it).
-  func readOnlyHere(_ intent: UserIntent, key: RecordKey) -> String? {
-    guard let owner = shareOwner(intent, key: key), let me = currentAccount,
-      deliveredShares[shareKey(owner)]?.first(where: { $0.userName == userName(me) })?.permission == .readOnly
-    else { return nil }
+  func readOnlyHere(_ intent: UserIntent, key: RecordKey, _ view: DeviceState) -> String? {
+    guard let owner = shareOwner(intent, key: key), let me = currentAccount else { return nil }
+    // The record the intent is about in the share: a create's parent, or the record itself.
+    var record = key
+    if case .create(_, _, let values) = intent {
+      for w in values { if case .ref(let target) = w.value, isShared(target) { record = target } }
+    }
+    let zone = sharedRecordID(record)?.zoneID ?? SyncRecordZoneID(zoneName: zoneName(of: record), ownerName: userName(owner))
+    let mine = deliveredShares.filter { $0.key >> 32 == Int64(me) && $0.value.owner == owner }.sorted { $0.key < $1.key }.map(\.value)
+    // The shares handed over that cover it (all of the owner's, when none is known to).
+    let covering = mine.filter { covers($0, record, zone: zone, view) }
+    let permissions = (covering.isEmpty ? mine : covering).compactMap { $0.participants.first { $0.userName == userName(me) }?.permission }
+    guard permissions.contains(.readOnly), !permissions.contains(.readWrite) else { return nil }
     return
       "the app does not let \(userName(me)) change \(userName(owner))'s records: their share is read-only for \(userName(me)) (its CKShare says so)"
   }
@@ -128,26 +198,23 @@ extension SyncEngineDriver {
     sharedAnswers[requestID] = (owners, shares)
   }
 
-  /// The key of `owner`'s share, as the signed-in account was handed it, in ``deliveredShares``
-  /// (the app keeps each account's shares apart, and brings them back when it signs in again).
-  func shareKey(_ owner: Int32) -> Int64 { Int64(currentAccount ?? -1) << 32 | Int64(UInt32(bitPattern: owner)) }
+  /// The key of world share `share`, as the signed-in account was handed it, in
+  /// ``deliveredShares`` (the app keeps each account's shares apart, and brings them back when
+  /// it signs in again).
+  func shareKey(_ share: Int) -> Int64 { Int64(currentAccount ?? -1) << 32 | Int64(share) }
 
-  /// The share of `owner`'s zone as the signed-in user sees it (its participants; nil when the
-  /// user takes no part in an active share of it).
-  func shareParticipants(owner: Int32, in shares: [Share]) -> [SyncShare.Participant]? {
-    guard let me = currentAccount else { return nil }
-    for share in shares where share.owner == owner && share.active {
-      guard share.permission(of: me) != nil else { continue }
-      var out = [SyncShare.Participant(userName: userName(owner), role: .owner, permission: .readWrite, acceptanceStatus: .accepted)]
-      for p in share.participants {
-        out.append(
-          .init(
-            userName: userName(p.account), role: .privateUser, permission: p.permission == .readOnly ? .readOnly : .readWrite,
-            acceptanceStatus: p.accepted ? .accepted : .pending))
-      }
-      return out
+  /// A share as the signed-in user sees it (its participants; nil when the user takes no part
+  /// in it, or it is not active).
+  func shareParticipants(_ share: Share) -> [SyncShare.Participant]? {
+    guard let me = currentAccount, share.active, share.owner >= 0, share.permission(of: me) != nil else { return nil }
+    var out = [SyncShare.Participant(userName: userName(share.owner), role: .owner, permission: .readWrite, acceptanceStatus: .accepted)]
+    for p in share.participants {
+      out.append(
+        .init(
+          userName: userName(p.account), role: .privateUser, permission: p.permission == .readOnly ? .readOnly : .readWrite,
+          acceptanceStatus: p.accepted ? .accepted : .pending))
     }
-    return nil
+    return out
   }
 
   /// A page of the shared database: zones whose share ended go (`fetchedDatabaseChanges`), then
@@ -162,18 +229,30 @@ extension SyncEngineDriver {
     // (Answers to earlier requests never came: lost, or cut off.)
     if !sharedAnswers.isEmpty { sharedAnswers = sharedAnswers.filter { $0.key > request } }
     for (key, owner) in answer?.owners ?? [] { ownerOf[key] = owner }
-    // Zones whose share ended: deleted from the shared database.
-    var ended: [SyncRecordZoneID] = []
-    var endedOwners: [Int32] = []
+    let shares = answer?.shares ?? []
+    // Records no longer shared with the account, by zone: a zone of which the account still has
+    // a share loses those records (and the shares that ended); any other leaves the shared
+    // database.
+    var revokedZones: [(zone: SyncRecordZoneID, keys: [RecordKey])] = []
     for key in revoked {
       guard let id = sharedRecordID(key) else { continue }
-      if !ended.contains(id.zoneID) { ended.append(id.zoneID) }
-      if let owner = ownerOf[key], !endedOwners.contains(owner) { endedOwners.append(owner) }
+      if let i = revokedZones.firstIndex(where: { $0.zone == id.zoneID }) {
+        revokedZones[i].keys.append(key)
+      } else {
+        revokedZones.append((id.zoneID, [key]))
+      }
+    }
+    var ended: [SyncRecordZoneID] = []
+    var revokedRecords: [RecordKey] = []
+    for (zone, keys) in revokedZones {
+      if shares.contains(where: { shareParticipants($0) != nil && zoneID(of: $0) == zone }) { revokedRecords += keys } else { ended.append(zone) }
     }
     let before = revoked.isEmpty ? [] : shownKeys()
     if !ended.isEmpty {
       deliver(.fetchedDatabaseChanges(.init(deletions: ended.map { .init(zoneID: $0, reason: .deleted) })))
-      for owner in endedOwners { deliveredShares[shareKey(owner)] = nil }
+      for (key, share) in deliveredShares where key >> 32 == Int64(currentAccount ?? -1) && ended.contains(share.zone) {
+        deliveredShares[key] = nil
+      }
     }
     // Records, each zone's share first.
     var modifications: [SyncEngine.Event.FetchedRecordZoneChanges.Modification] = []
@@ -185,20 +264,23 @@ extension SyncEngineDriver {
         deliver(.willFetchRecordZoneChanges(.init(zoneID: zone)))
       }
     }
+    // Shares that ended in a zone that stays: their records (below) and themselves go.
+    for (s, share) in shares.enumerated() {
+      let key = shareKey(s)
+      guard let delivered = deliveredShares[key], !ended.contains(delivered.zone), shareParticipants(share) == nil else { continue }
+      deliveredShares[key] = nil
+      announce(delivered.zone)
+      deletions.append(.init(recordID: delivered.recordID, recordType: SyncShare.recordType))
+    }
     var owners: [Int32] = []
     for r in records { if let owner = ownerOf[r.key], owner != currentAccount, !owners.contains(owner) { owners.append(owner) } }
-    for share in answer?.shares ?? [] where share.active && share.owner >= 0 && !owners.contains(share.owner) {
-      if deliveredShares[shareKey(share.owner)] != nil { owners.append(share.owner) }
-    }
-    for owner in owners {
-      guard let participants = shareParticipants(owner: owner, in: answer?.shares ?? []), deliveredShares[shareKey(owner)] != participants else {
-        continue
-      }
-      deliveredShares[shareKey(owner)] = participants
-      let zone = SyncRecordZoneID(zoneName: appSchema.zoneName, ownerName: userName(owner))
-      announce(zone)
-      let share = SyncShare(zoneID: zone, owner: participants[0], participants: participants, currentUser: userName(currentAccount ?? 0))
-      modifications.append(.init(record: share))
+    for (s, share) in shares.enumerated() where owners.contains(share.owner) || deliveredShares[shareKey(s)] != nil {
+      guard let participants = shareParticipants(share), deliveredShares[shareKey(s)]?.participants != participants else { continue }
+      let syncShare = syncShare(share, participants: participants)
+      deliveredShares[shareKey(s)] = DeliveredShare(
+        owner: share.owner, zone: syncShare.recordID.zoneID, recordID: syncShare.recordID, root: share.root, participants: participants)
+      announce(syncShare.recordID.zoneID)
+      modifications.append(.init(record: syncShare))
     }
     for r in records {
       guard let id = sharedRecordID(r.key) else { continue }
@@ -211,7 +293,14 @@ extension SyncEngineDriver {
         modifications.append(.init(record: syncRecord(r)))
       }
     }
-    // Records gone from their owner's zone with its deletion: a copy the device had goes.
+    // Records no longer shared in a zone that stays, and records gone from their owner's zone
+    // with its deletion: a copy the device had goes.
+    for key in revokedRecords where serverCopies[key] != nil || lastPending.contains(key) {
+      guard let id = sharedRecordID(key) else { continue }
+      announce(id.zoneID)
+      let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
+      deletions.append(.init(recordID: id, recordType: schema.types[Int(type)].name))
+    }
     for key in gone where serverCopies[key] != nil {
       guard let id = sharedRecordID(key) else { continue }
       serverCopies[key] = nil
@@ -254,4 +343,16 @@ extension SyncEngineDriver {
     for key in keys { stepAccessEnded.insert(key) }
     if !removed.isEmpty || !kept.isEmpty { effects.append(.fact(.accessEnded(removed: removed, kept: kept))) }
   }
+}
+
+/// A share the app's shared engine handed over: whose, where, of what, and its participants as
+/// handed.
+struct DeliveredShare: Equatable {
+  var owner: Int32
+  /// The zone it is in (the owner's), and its record's identity there.
+  var zone: SyncRecordZoneID
+  var recordID: SyncRecordID
+  /// The root of a hierarchy share (nil: zone-wide).
+  var root: RecordKey?
+  var participants: [SyncShare.Participant]
 }

@@ -102,18 +102,19 @@ extension SyncEngineDriver {
     for record in inApp({ await target.value.shownRecords() }) ?? [] {
       guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
       let state: RecordState
-      if keep, let row = shownCache.rows[key], row.type == Int32(type), !stale.contains(key), row.values == record.fields {
+      let values = values(of: record, type: type)
+      if keep, let row = shownCache.rows[key], row.type == Int32(type), !stale.contains(key), row.values == values {
         state = row.state
         #if DEBUG
-          assert(state == recordState(key, type: Int32(type), values: record.fields), "the kept provenance of record \(key) is stale")
+          assert(state == recordState(key, type: Int32(type), values: values), "the kept provenance of record \(key) is stale")
         #endif
       } else {
-        state = recordState(key, type: Int32(type), values: record.fields)
+        state = recordState(key, type: Int32(type), values: values)
       }
       shown.append(state)
       // (A record shown twice cannot be kept by key: such an app is read whole every time, and
       // nothing of it is kept.)
-      if rows.updateValue(ShownCache.Row(type: Int32(type), values: record.fields, state: state), forKey: key) != nil { shownTwice = true }
+      if rows.updateValue(ShownCache.Row(type: Int32(type), values: values, state: state), forKey: key) != nil { shownTwice = true }
     }
     shown.sort { $0.key < $1.key }
     if startTracking && !shownTwice {
@@ -166,8 +167,9 @@ extension SyncEngineDriver {
         shownCache.rows[key] = nil
         continue
       }
-      let state = recordState(key, type: Int32(type), values: record.fields)
-      shownCache.rows[key] = ShownCache.Row(type: Int32(type), values: record.fields, state: state)
+      let values = values(of: record, type: type)
+      let state = recordState(key, type: Int32(type), values: values)
+      shownCache.rows[key] = ShownCache.Row(type: Int32(type), values: values, state: state)
       made.insert(key)
     }
     guard changed else { return shownCache.list }
@@ -395,6 +397,17 @@ extension SyncEngineDriver {
     }
   }
 
+  /// A record's values as the simulator reads them: its fields, and for a type with a field
+  /// marked `parent` that the record does not hold, its ``SyncRecord/parent`` as that field.
+  func values(of record: SyncRecord, type: Int) -> [String: SyncValue] {
+    guard let parent = record.parent, type < parentFields.count, let f = parentFields[type] else { return record.fields }
+    let name = schema.types[type].fields[f].name
+    guard record.fields[name] == nil else { return record.fields }
+    var values = record.fields
+    values[name] = .reference(parent)
+    return values
+  }
+
   func recordState(_ key: RecordKey, type: Int32, values: [String: SyncValue]) -> RecordState {
     let spec = schema.types[Int(type)]
     var fields: [FieldValue] = []
@@ -464,6 +477,11 @@ extension SyncEngineDriver {
     for f in specs.indices where r.fields[f].value != .null { fields[specs[f].name] = syncValue(r.fields[f].value) }
     for (key, value) in extras ?? [:] { fields[key] = value }
     record.fields = fields
+    // The field marked `parent` is the record's `CKRecord.parent` too.
+    if Int(r.type) < parentFields.count, let f = parentFields[Int(r.type)], case .ref(let p) = r.fields[f].value {
+      record.parent = SyncRecord.Reference(recordID: recordID(p), action: .none)
+      record.parentChanged = false
+    }
     record.system.recordChangeTag = String(r.changeTag)
     if r.stamp.device == Stamp.serverDates {
       record.system.modificationDate = r.stamp.clock

@@ -62,9 +62,15 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// Whether the run shares (the scenario has `share` lines): the app's shared-database engine
   /// runs beside its private one.
   @exclusivity(unchecked) var sharingRun = false
-  /// What of the scenario's sharing an app is not handed yet (a hierarchy share, a zone of its
-  /// own): the run fails with it (``ScenarioFile/sharingAnAppCannotRun``).
-  var unsupportedSharing: String?
+  /// In a scenario that shares, the zone `create … in ZONE` puts each record in, by key (nil:
+  /// the app's zone for its type), and a record a participant made under one of a share's, its
+  /// parent's; and the zones those lines name, in order (the world's zone `n` is
+  /// `scenarioZoneNames[n - 1]`). Each account's database has them from the start, as the zones
+  /// the app declares.
+  @exclusivity(unchecked) var scenarioZones: [String?] = []
+  let scenarioZoneNames: [String]
+  /// Per record type, its field marked `parent` (`CKRecord.parent`), if any.
+  let parentFields: [Int?]
   /// The account the device is signed into (as its view last said).
   @exclusivity(unchecked) var currentAccount: Int32?
   /// With sharing: what the server's answers to shared fetches said, by request, until they
@@ -73,9 +79,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// The account that owns each record this device learned of from a shared database, or made
   /// in a share.
   @exclusivity(unchecked) var ownerOf: [RecordKey: Int32] = [:]
-  /// Per account and owner (``shareKey(_:)``): the share the app's shared engine last handed
-  /// over (its participants), until the zone left the shared database.
-  @exclusivity(unchecked) var deliveredShares: [Int64: [SyncShare.Participant]] = [:]
+  /// Per account and share (``shareKey(_:)``): the share the app's shared engine last handed
+  /// over, until it or its zone left the shared database.
+  @exclusivity(unchecked) var deliveredShares: [Int64: DeliveredShare] = [:]
   /// Records that came from the shared database or were made in a share, not yet told to the
   /// world's view.
   @exclusivity(unchecked) var newSharedKeys: [RecordKey] = []
@@ -196,8 +202,11 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   package init(
     index: Int, name: String, schema: Schema, recordNames: [String], accountNames: [String] = ["icloud"], atomicBatches: Bool = false,
-    provenance: ProvenanceRegistry, appNames: [String]? = nil
+    provenance: ProvenanceRegistry, appNames: [String]? = nil, recordZones: [String?] = [], zoneNames: [String] = []
   ) {
+    scenarioZones = recordZones
+    scenarioZoneNames = zoneNames
+    parentFields = schema.types.map { type in type.fields.firstIndex { $0.isParent && $0.referencedType != nil } }
     self.atomicBatches = atomicBatches
     self.accountNames = accountNames
     self.provenance = provenance
@@ -236,13 +245,29 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     return "\(part(0, 8))-\(part(8, 12))-\(part(12, 16))-\(part(16, 20))-\(part(20, 32))"
   }
 
-  /// The zones the app declares (``AppSchema/zoneName`` and ``AppSchema/zones``): its database
-  /// has them when the run starts.
+  /// The zones the app declares (``AppSchema/zoneName`` and ``AppSchema/zones``), and those a
+  /// scenario that shares puts records in (`create … in ZONE`): its database has them when the
+  /// run starts (an account that used the app before, its records already in them).
   package var initialZones: [Int32] {
     var names = [appSchema.zoneName]
     for name in appSchema.zones.values.sorted() where !names.contains(name) { names.append(name) }
+    for name in scenarioZoneNames where !names.contains(name) { names.append(name) }
     return names.map { provenance.zoneNumber(SyncRecordZoneID(zoneName: $0)) }
   }
+
+  /// The zones of the app's database as this device knows them: those it used (or the app's
+  /// zone, before it used any) and, in a scenario with zones of its own, the app's zone and
+  /// those, which the database has from the start. A zone deletion names them all.
+  var databaseZones: [SyncRecordZoneID] {
+    let appZone = appSchema.zone(forType: "")
+    var zones = knownZones.isEmpty ? [appZone] : knownZones
+    guard !scenarioZoneNames.isEmpty else { return zones }
+    for zone in [appZone] + scenarioZoneNames.map({ SyncRecordZoneID(zoneName: $0) }) where !zones.contains(zone) { zones.append(zone) }
+    return zones
+  }
+
+  /// The scenario's zone of record `key` (nil: none named).
+  func scenarioZone(of key: RecordKey) -> String? { Int(key) < scenarioZones.count ? scenarioZones[Int(key)] : nil }
 
   /// The zone records of type `type` are made in.
   func defaultZone(ofType type: Int32) -> SyncRecordZoneID {
@@ -253,6 +278,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   func recordID(_ key: RecordKey) -> SyncRecordID {
     if !ownerOf.isEmpty, let id = sharedRecordID(key) { return id }
     if let n = provenance.zoneOf[key], let zone = provenance.zone(n) { return SyncRecordID(recordName: names[Int(key)], zoneID: zone) }
+    if let zone = scenarioZone(of: key) { return SyncRecordID(recordName: names[Int(key)], zoneID: SyncRecordZoneID(zoneName: zone)) }
     let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
     return SyncRecordID(recordName: names[Int(key)], zoneID: defaultZone(ofType: type))
   }
@@ -334,7 +360,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     switch intent {
     case .create(let createType, _, let values):
       kind = .create(type: createType, values: values)
-      appIntent = .create(recordType: schema.types[Int(createType)].name, recordID: recordID(key), values: fieldValues(createType, values))
+      let id = (sharingRun ? recordIDMadeInShare(intent, key: key) : nil) ?? recordID(key)
+      appIntent = .create(recordType: schema.types[Int(createType)].name, recordID: id, values: fieldValues(createType, values))
     case .set(_, let values):
       kind = .set(values)
       appIntent = .set(recordID: recordID(key), values: fieldValues(type, values))
@@ -367,7 +394,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     let done = inApp { await target.value.perform(change) } ?? false
     guard done else {
       update(&view, env: env, effects: &effects)
-      if sharingRun, let why = readOnlyHere(intent, key: key) {
+      if sharingRun, let why = readOnlyHere(intent, key: key, view) {
         // The app's sharing code stops the user editing a read-only share: no change was made.
         tally.refusedAsExpected += 1
         return made(id, key, kind, view, env, ignored: why)

@@ -256,6 +256,35 @@ public class SyncRecord: @unchecked Sendable, CustomStringConvertible {
   var fields: [String: SyncValue] = [:]
   var changed: Set<String> = []
 
+  /// The record this one belongs to (`CKRecord.parent`): a hierarchy share of that record, or
+  /// of a record above it, shares this one too ("CloudKit shares the hierarchy when a CKShare
+  /// includes a referenced record", Apple, `CKRecord.parent`). Its action is always `.none`
+  /// (CloudKit throws on another); nil for none.
+  ///
+  /// A record the engine hands over carries it when the scenario's schema marks one of its
+  /// type's `ref` fields `parent`: the field's value is the parent, and the field is there too,
+  /// as the app's own reference. An app sets it before it saves a record it means to share
+  /// under another, as with CloudKit:
+  ///
+  ///     record["list"] = SyncRecord.Reference(recordID: listID, action: .none)
+  ///     record.parent = SyncRecord.Reference(recordID: listID, action: .none)
+  ///
+  /// The simulator reads the parent field from the field of that name when the record has it,
+  /// else from `parent` (``setParent(_:)``).
+  /// (A parent reference whose action is `.deleteSelf` is refused when the record is sent: the
+  /// device stops, as CloudKit throws.)
+  public var parent: Reference? {
+    didSet { parentChanged = true }
+  }
+  /// Whether ``parent`` was set since the record was made or fetched.
+  var parentChanged = false
+
+  /// Sets ``parent`` to a reference to `parentRecordID` with action `.none`
+  /// (`CKRecord.setParent(_:)`); nil clears it.
+  public func setParent(_ parentRecordID: SyncRecordID?) {
+    parent = parentRecordID.map { Reference(recordID: $0, action: .none) }
+  }
+
   /// A new record of `recordType` called `recordID`, with no fields and no change tag.
   public init(recordType: String, recordID: SyncRecordID) {
     system = SystemFields(recordType: recordType, recordID: recordID)
@@ -340,13 +369,16 @@ public class SyncRecord: @unchecked Sendable, CustomStringConvertible {
     r.system = system
     r.fields = fields
     r.changed = changed
+    r.parent = parent
+    r.parentChanged = parentChanged
     return r
   }
 
   /// `Note n1 (Notes) tag 3: title="Groceries"`.
   public var description: String {
     let values = allKeys().map { "\($0)=\(fields[$0]!)" }.joined(separator: " ")
-    return "\(recordType) \(recordID)" + (recordChangeTag.map { " tag \($0)" } ?? "") + (values.isEmpty ? "" : ": " + values)
+    return "\(recordType) \(recordID)" + (recordChangeTag.map { " tag \($0)" } ?? "") + (parent.map { " parent \($0.recordID.recordName)" } ?? "")
+      + (values.isEmpty ? "" : ": " + values)
   }
 }
 

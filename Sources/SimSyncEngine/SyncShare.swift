@@ -1,28 +1,39 @@
 import Foundation
 
-/// A zone-wide share, as the app's shared-database engine hands it over (`CKShare`, a record
-/// subclass, <https://developer.apple.com/documentation/cloudkit/ckshare>): who owns the zone,
-/// who takes part with which permission, and what the current user may do.
+/// A share, as the app's shared-database engine hands it over (`CKShare`, a record subclass,
+/// <https://developer.apple.com/documentation/cloudkit/ckshare>): of a whole zone, or of a record
+/// hierarchy (``rootRecordID``); who owns it, who takes part with which permission, and what the
+/// current user may do.
 ///
 /// It comes as a record of the shared zone in `fetchedRecordZoneChanges` — first in the event,
-/// when the engine first sees the zone and whenever the share changes (a participant added or
-/// removed, a permission changed) — named ``zoneWideShareRecordName`` and of type
-/// ``recordType``, as CloudKit delivers a zone's `CKShare`. An app tells it apart as it tells a
-/// `CKShare` apart, and reads the current user's permission to stop the user editing a
-/// read-only share:
+/// when the engine first sees it and whenever it changes (a participant added or removed, a
+/// permission changed) — of type ``recordType``, as CloudKit delivers a zone's `CKShare`:
+/// * a zone-wide share is named ``zoneWideShareRecordName`` in the zone it shares;
+/// * a hierarchy share (`CKShare(rootRecord:)`) is in its root record's zone, named
+///   ``recordName(forRoot:)`` (`share-` and the root's record name: CloudKit names a share
+///   record itself, and the simulator picks a name it can give again in every run), and says
+///   its root in ``rootRecordID``. It covers the root and every record whose chain of
+///   ``SyncRecord/parent`` references leads to it; those records come in the same zone, the
+///   owner's. When the participant's access to such a share ends while another share of the
+///   zone stays, the share record and the records only it covered come as deletions; when no
+///   share of the zone is left, the zone is deleted from the shared database.
+///
+/// An app tells it apart as it tells a `CKShare` apart, and reads the current user's
+/// permission to stop the user editing a read-only share:
 ///
 ///     for modification in changes.modifications {
 ///       if let share = modification.record as? SyncShare {
-///         shares[share.recordID.zoneID] = share
+///         shares[share.recordID] = share
 ///         continue
 ///       }
 ///       …
 ///     }
-///     let canEdit = shares[zoneID]?.currentUserParticipant?.permission != .readOnly
+///     let canEdit = shares[shareID]?.currentUserParticipant?.permission != .readOnly
 ///
 /// What is not modelled: the app does not make, save or delete a share (a scenario's `share`,
 /// `invite`, `permission`, `remove`, `unshare` lines are the user in the system's sharing UI);
-/// share URLs and `CKShare.Metadata`, public permission, and hierarchy shares (`rootRecord`).
+/// share URLs and `CKShare.Metadata`, public permission, and `CKRecord.share` (the root's
+/// reference to its share).
 public final class SyncShare: SyncRecord, @unchecked Sendable {
   /// The record name of a zone-wide share (`CKRecordNameZoneWideShare`).
   public static let zoneWideShareRecordName = "cloudkit.zoneshare"
@@ -82,32 +93,56 @@ public final class SyncShare: SyncRecord, @unchecked Sendable {
     }
   }
 
-  /// The owner of the zone.
+  /// The record name of the share of the hierarchy under the record called `rootName`
+  /// (`share-ROOT`).
+  public static func recordName(forRoot rootName: String) -> String { "share-" + rootName }
+
+  /// The owner of the zone or hierarchy.
   public let owner: Participant
   /// Every participant: the owner first, then the invited users in the order invited.
   public let participants: [Participant]
   /// The signed-in user's own part (`currentUserParticipant`).
   public let currentUserParticipant: Participant?
 
-  /// The share of `zoneID`, as the signed-in user `currentUser` sees it.
-  public init(zoneID: SyncRecordZoneID, owner: Participant, participants: [Participant], currentUser: String) {
+  /// The root record of a hierarchy share (`CKShare.Metadata.hierarchicalRootRecordID`); nil
+  /// for a zone-wide share.
+  public let rootRecordID: SyncRecordID?
+
+  /// The zone-wide share of `zoneID`, as the signed-in user `currentUser` sees it.
+  public convenience init(zoneID: SyncRecordZoneID, owner: Participant, participants: [Participant], currentUser: String) {
+    self.init(
+      recordID: SyncRecordID(recordName: Self.zoneWideShareRecordName, zoneID: zoneID), root: nil, owner: owner, participants: participants,
+      currentUser: currentUser)
+  }
+
+  /// The share of the hierarchy under `rootRecordID` (`CKShare(rootRecord:)`), as the signed-in
+  /// user `currentUser` sees it: named ``recordName(forRoot:)`` in the root's zone.
+  public convenience init(rootRecordID: SyncRecordID, owner: Participant, participants: [Participant], currentUser: String) {
+    self.init(
+      recordID: SyncRecordID(recordName: Self.recordName(forRoot: rootRecordID.recordName), zoneID: rootRecordID.zoneID), root: rootRecordID,
+      owner: owner, participants: participants, currentUser: currentUser)
+  }
+
+  init(recordID: SyncRecordID, root: SyncRecordID?, owner: Participant, participants: [Participant], currentUser: String) {
     self.owner = owner
     self.participants = participants
+    rootRecordID = root
     currentUserParticipant = participants.first { $0.userName == currentUser }
-    super.init(recordType: Self.recordType, recordID: SyncRecordID(recordName: Self.zoneWideShareRecordName, zoneID: zoneID))
+    super.init(recordType: Self.recordType, recordID: recordID)
   }
 
   /// A copy: the same share.
   public override func copy() -> SyncRecord {
     let share = SyncShare(
-      zoneID: recordID.zoneID, owner: owner, participants: participants, currentUser: currentUserParticipant?.userName ?? "")
+      recordID: recordID, root: rootRecordID, owner: owner, participants: participants, currentUser: currentUserParticipant?.userName ?? "")
     share.system = system
     share.fields = fields
     return share
   }
 
-  /// `share of Trips@alice: alice read-write owner accepted, bob read-only accepted`.
+  /// `share of Trips@alice: alice read-write owner accepted, bob read-only accepted` (`share of
+  /// trip (Trips@alice): …` for a hierarchy share).
   public override var description: String {
-    "share of \(recordID.zoneID): " + participants.map(\.description).joined(separator: ", ")
+    "share of \(rootRecordID.map { "\($0)" } ?? "\(recordID.zoneID)"): " + participants.map(\.description).joined(separator: ", ")
   }
 }

@@ -338,7 +338,8 @@ extension SyncWorld {
   }
 
   /// Whether device `d` (signed into `account`) can save a hierarchy share of `root`: the root
-  /// is its account's and on the server, and the change tag it saves the root with is the
+  /// is its account's and on the server, the device has saved or fetched it (one a user's app
+  /// drives: shows it), and the change tag it saves the root with is the
   /// server's (under `share-root=fetch-first` the engine fetched it just before; under
   /// `as-known` it is the tag of the copy it last fetched or saved). A refusal for a changed
   /// tag is kept, and the device tries again once it knows another tag
@@ -347,7 +348,7 @@ extension SyncWorld {
     _ root: RecordKey, share s: Int32, device d: Int32, account: Int32, stale staleRoot: inout (known: Int64, server: Int64)?
   ) -> Bool {
     guard self.account(ofRecord: root) == Int(account), let current = servers[Int(account)].records[root], !current.isDeleted,
-      let mine = devices[Int(d)].store[root], mine.changeTag != 0
+      let mine = devices[Int(d)].store[root], mine.changeTag != 0 || drivenByAnApp(Int(d))
     else {
       // (Nothing to try again: the root is gone, or not this account's.)
       sharing.refused.removeAll { $0.share == s && $0.device == d }
@@ -368,6 +369,11 @@ extension SyncWorld {
     if stale { staleRoot = (known, current.changeTag) }
     return !stale
   }
+
+  /// Whether device `d` is driven by a user's app: the world's view of it holds what the app
+  /// shows, without change tags (the app keeps them), so a root it shows is one it can share
+  /// once the server has it.
+  func drivenByAnApp(_ d: Int) -> Bool { d < drivers.count && drivers[d] != nil }
 
   /// Once device `d` knows another change tag for the root of a hierarchy share the server
   /// refused as changed (it fetched or saved the root since), it tries again with it.

@@ -399,18 +399,6 @@ public struct ScenarioFile: Hashable, Sendable {
     }
   }
 
-  /// What of the file's sharing a user's app cannot be run on (nil: nothing): a hierarchy share
-  /// (`share S of ID`: "shares a record hierarchy (share trip of l1)") or a zone of its own
-  /// (`create … in ZONE`, `share S in ZONE`).
-  public var sharingAnAppCannotRun: String? {
-    for e in timeline {
-      if case .sharing(_, .share(let s, let root?, _)) = e.action { return "shares a record hierarchy (share \(s) of \(root))" }
-      if case .sharing(_, .share(let s, _, let zone?)) = e.action { return "shares a zone of its own (share \(s) in \(zone))" }
-    }
-    if let z = zoneNames.first { return "makes records in a zone of its own (in \(z))" }
-    return nil
-  }
-
   /// The zones `create … in ZONE` lines name, in the order of their first create (the app's
   /// own zone, of records made without `in`, is not among them).
   public var zoneNames: [String] {

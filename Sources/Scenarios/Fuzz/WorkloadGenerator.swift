@@ -264,12 +264,11 @@ public enum WorkloadGenerator {
         }
       }
       timeline += drafter.timeline
-      // (An app is handed zone-wide shares of its own zone only: `SyncShare` has no root record
-      // and the driver no zone of the scenario's.)
-      if !shape.forApps {
-        drafter.shareAHierarchy(seed: seed, schema: &schema, timeline: &timeline, defaultShape: shape.base == nil && shape.schema == nil)
-        drafter.useZones(seed: seed, timeline: &timeline)
-      }
+      // (For an app too: its engine is handed hierarchy shares, when its schema has a `parent`
+      // field, and the scenario's zones.)
+      drafter.shareAHierarchy(
+        seed: seed, schema: &schema, timeline: &timeline, defaultShape: shape.base == nil && shape.schema == nil && !shape.forApps)
+      drafter.useZones(seed: seed, timeline: &timeline)
       sharing = drafter
       // `free` frees the first account's storage only: a second account stuck at its quota would
       // stall whatever the design, so a sharing seed has no quota.

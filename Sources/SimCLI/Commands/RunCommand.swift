@@ -135,13 +135,6 @@ enum ScenarioOptions {
   /// its run would say nothing true of sharing (nil: go on).
   static func refusingSharing(_ file: ScenarioFile, app: AppUnderTest?, spec: CommandSpec, console: Console) -> ExitCode? {
     guard let app, let share = file.shareNames.first else { return nil }
-    if let unsupported = file.sharingAnAppCannotRun {
-      console.err(
-        UsageError.other(
-          "\(file.name) \(unsupported), which an app's engine is not handed yet (SyncShare is a zone-wide share of the app's own zone); run this scenario with the built-in engine (no --app)"
-        ).render(command: spec))
-      return .usage
-    }
     guard !app.sharesRecords else { return nil }
     console.err(
       UsageError.other(

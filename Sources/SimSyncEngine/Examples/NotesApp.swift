@@ -239,10 +239,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     engine = SyncEngine(.init(database: device.database, stateSerialization: state, delegate: self))
   }
 
-  /// Asks the engine to save the app's zone (when it is gone, or not found): the server saves no
-  /// record in a zone the database does not have.
-  func saveZone() {
-    engine.state.add(pendingDatabaseChanges: [.saveZone(SyncRecordZone(zoneID: device.zoneID))])
+  /// Asks the engine to save the app's zone, or `zoneID` (when it is gone, or not found): the
+  /// server saves no record in a zone the database does not have.
+  func saveZone(_ zoneID: SyncRecordZoneID? = nil) {
+    engine.state.add(pendingDatabaseChanges: [.saveZone(SyncRecordZone(zoneID: zoneID ?? device.zoneID))])
   }
 
   /// Sets a row (nil: removes it); the next save writes it.
@@ -527,7 +527,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       // and whether the row goes with it or is uploaded again. Until then the change stays; a
       // zone that is not found is saved again (not one the user deleted in Settings: the fetch
       // says what to do then).
-      if failure.error.code == .zoneNotFound { saveZone() }
+      if failure.error.code == .zoneNotFound { saveZone(recordID.zoneID) }
       if rows[recordID.recordName] != nil { syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
     case .serverRejectedRequest:
       break  // refused for good: nothing to send again

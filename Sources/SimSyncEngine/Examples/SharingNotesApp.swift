@@ -9,12 +9,20 @@ import Foundation
 ///   remembered with its zone — the owner's, named by `ownerName` — so that its changes go back
 ///   through the shared engine; the last copy the server gave is kept, to take back an edit the
 ///   server refuses.
-/// * A zone's ``SyncShare`` is kept: when it says the user may only read
-///   (`currentUserParticipant?.permission == .readOnly`), the app does not let the user edit the
-///   zone's notes (``perform(_:)`` refuses).
-/// * A zone deleted from the shared database (the share ended: removed, left, stopped, or the
-///   owner's zone deleted) takes its rows and their pending changes with it: they are not deletes,
-///   nothing is sent.
+/// * Each ``SyncShare`` is kept, by its record's identity: a zone-wide share covers its zone's
+///   notes, a hierarchy share (``SyncShare/rootRecordID``) its root and the notes below it. When
+///   the shares covering a note say the user may only read
+///   (`currentUserParticipant?.permission == .readOnly`), the app does not let the user edit it
+///   (``perform(_:)`` refuses).
+/// * A note that refers to another record (its first reference field: an item's list) is that
+///   record's child: the app sets `CKRecord.parent` (``SyncRecord/parent``) to it when it saves
+///   the note, so that sharing the list shares its items.
+/// * A note made in a zone of its own (a scenario's `create … in ZONE`) is remembered with its
+///   zone, as a shared one is; the zone is saved again when the server does not find it.
+/// * A zone deleted from the shared database (the last share of it ended: removed, left,
+///   stopped, or the owner's zone deleted) takes its rows and their pending changes with it:
+///   they are not deletes, nothing is sent. A share of a zone that stays, and notes no longer
+///   shared, come as deletions and go the same way.
 /// * A save refused with `permissionFailure` (the share became read-only before the app heard)
 ///   is taken back — the row returns to the server's copy — and the delegate was told; one refused
 ///   with `zoneNotFound` is of a share the account lost: the row goes.
@@ -31,16 +39,17 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
   public override var sharedSyncEngine: SyncEngine? { sharedEngine }
 
   /// The app's bookkeeping of the shared database on the device's disk: the shared engine's
-  /// state (`state`), each shared row's zone (`zone/NAME`), the last server copy of each
-  /// (`server/NAME`), and each zone's share (`share/OWNER`).
+  /// state (`state`), the zone of each row not in the app's zone (`zone/NAME`), the last server
+  /// copy of each shared row (`server/NAME`), and each share (`share/OWNER/ZONE/NAME`).
   let sharingTable: SimDisk.Table
   /// The shared engine's state as of its last `stateUpdate` (or change).
   var sharedState: SyncEngine.State.Serialization?
-  /// The zone of each row of another account's.
+  /// The zone of each row of another account's, or of a zone of the user's other than the
+  /// app's.
   var zones: [String: SyncRecordZoneID] = [:]
   /// The last copy of each shared row the server gave (fetched or saved).
   var serverRecords: [String: SyncRecord] = [:]
-  /// Each shared zone's share, by its owner's name.
+  /// Each share, by ``shareKey(_:)`` of its record's identity.
   var shares: [String: SyncShare] = [:]
   /// What changed in the bookkeeping since the last save (keys of ``sharingTable``).
   var sharingTouched: Set<String> = []
@@ -74,16 +83,18 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
               return record
             } ?? nil
         } else if key.hasPrefix("share/") {
-          let owner = String(key.dropFirst(6))
-          shares[owner] = try table.row(key) { r throws(Malformed) in
+          shares[String(key.dropFirst(6))] = try table.row(key) { r throws(Malformed) in
             let zone = try r.zoneID()
+            let root = try r.string()
             let me = try r.string()
             let participants = try r.list { r throws(Malformed) in
               SyncShare.Participant(
                 userName: try r.string(), role: try r.bool() ? .owner : .privateUser, permission: try r.bool() ? .readOnly : .readWrite,
                 acceptanceStatus: try r.bool() ? .accepted : .pending)
             }
-            return SyncShare(zoneID: zone, owner: participants[0], participants: participants, currentUser: me)
+            guard !root.isEmpty else { return SyncShare(zoneID: zone, owner: participants[0], participants: participants, currentUser: me) }
+            return SyncShare(
+              rootRecordID: SyncRecordID(recordName: root, zoneID: zone), owner: participants[0], participants: participants, currentUser: me)
           }
         }
       } catch {
@@ -98,18 +109,41 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
     recordID.zoneID.ownerName == SyncRecordZoneID.currentUserName ? engine : sharedEngine
   }
 
-  override func isShared(_ name: String) -> Bool { zones[name] != nil }
+  override func isShared(_ name: String) -> Bool { zones[name].map { $0.ownerName != SyncRecordZoneID.currentUserName } ?? false }
 
   override func id(_ name: String) -> SyncRecordID {
     guard let zone = zones[name] else { return super.id(name) }
     return SyncRecordID(recordName: name, zoneID: zone)
   }
 
-  /// Whether the user may change records of `zoneID`: their own, or a share that is not
-  /// read-only for them.
-  func mayEdit(_ zoneID: SyncRecordZoneID) -> Bool {
-    guard zoneID.ownerName != SyncRecordZoneID.currentUserName else { return true }
-    return shares[zoneID.ownerName]?.currentUserParticipant?.permission != .readOnly
+  /// The key a share is kept by: its record's owner, zone and name.
+  static func shareKey(_ id: SyncRecordID) -> String { "\(id.zoneID.ownerName)/\(id.zoneID.zoneName)/\(id.recordName)" }
+
+  /// The record a note belongs to: the one its first reference field (in name order) names.
+  func parent(of name: String) -> SyncRecordID? {
+    guard let row = rows[name] else { return nil }
+    for key in row.fields.keys.sorted() { if case .reference(let r)? = row.fields[key], r.recordID.recordName != name { return r.recordID } }
+    return nil
+  }
+
+  /// Whether the user may change record `recordID` (or make one under it): their own; another
+  /// account's unless every share the app knows to cover it is read-only for them (a zone-wide
+  /// share of its zone, a hierarchy share of it or a record above it).
+  func mayEdit(_ recordID: SyncRecordID) -> Bool {
+    guard recordID.zoneID.ownerName != SyncRecordZoneID.currentUserName else { return true }
+    var names = [recordID.recordName]
+    var next = parent(of: recordID.recordName)
+    while let p = next, names.count < 64, !names.contains(p.recordName) {
+      names.append(p.recordName)
+      next = parent(of: p.recordName)
+    }
+    let covering = shares.keys.sorted().compactMap { shares[$0] }.filter { share in
+      guard share.recordID.zoneID == recordID.zoneID else { return false }
+      guard let root = share.rootRecordID else { return true }
+      return names.contains(root.recordName)
+    }
+    let permissions = covering.compactMap { $0.currentUserParticipant?.permission }
+    return permissions.isEmpty || permissions.contains(.readWrite)
   }
 
   // MARK: The user's changes
@@ -122,11 +156,14 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
     case .create(_, let id, _), .set(let id, _), .delete(let id), .append(let id, _, _): recordID = id
     case .deleteZone: return super.perform(intent)
     }
-    guard mayEdit(recordID.zoneID) else { return false }
-    guard super.perform(intent) else { return false }
-    if case .create = intent, recordID.zoneID.ownerName != SyncRecordZoneID.currentUserName {
-      setZone(recordID.zoneID, of: recordID.recordName)
+    // (A note made in a share is checked against the record it is made under.)
+    if case .create(_, _, let values) = intent, recordID.zoneID.ownerName != SyncRecordZoneID.currentUserName {
+      for (_, value) in values { if case .reference(let r) = value, !mayEdit(r.recordID) { return false } }
+    } else if !mayEdit(recordID) {
+      return false
     }
+    guard super.perform(intent) else { return false }
+    if case .create = intent { setZone(recordID.zoneID == device.zoneID ? nil : recordID.zoneID, of: recordID.recordName) }
     return true
   }
 
@@ -143,9 +180,24 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
     sharingTouched.insert("server/" + name)
   }
 
-  func setShare(_ share: SyncShare?, owner: String) {
-    shares[owner] = share
-    sharingTouched.insert("share/" + owner)
+  func setShare(_ share: SyncShare?, key: String) {
+    shares[key] = share
+    sharingTouched.insert("share/" + key)
+  }
+
+  /// The record to send for a pending save, with its parent (``parent(of:)``) as
+  /// `CKRecord.parent`: a share of the parent shares it.
+  override func record(for recordID: SyncRecordID) -> SyncRecord? {
+    guard let record = super.record(for: recordID) else { return nil }
+    record.setParent(parent(of: recordID.recordName))
+    return record
+  }
+
+  /// A fetched record of a zone of the user's other than the app's is remembered with its zone.
+  override func merge(_ server: SyncRecord) {
+    let zone = server.recordID.zoneID
+    if zone.ownerName == SyncRecordZoneID.currentUserName { setZone(zone == device.zoneID ? nil : zone, of: server.recordID.recordName) }
+    super.merge(server)
   }
 
   /// A shared row goes from the app: the row, its pending changes, its bookkeeping.
@@ -203,6 +255,7 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
         if let share = shares[String(key.dropFirst(6))] {
           table.put(key) { w in
             w.zoneID(share.recordID.zoneID)
+            w.string(share.rootRecordID?.recordName ?? "")
             w.string(share.currentUserParticipant?.userName ?? "")
             w.list(share.participants) { w, p in
               w.string(p.userName)
@@ -260,12 +313,12 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
       // A share that ended: its zone left the shared database, and its notes leave the app.
       for deletion in changes.deletions {
         for (name, zone) in zones.sorted(by: { $0.key < $1.key }) where zone == deletion.zoneID { sharedZoneGone(name) }
-        setShare(nil, owner: deletion.zoneID.ownerName)
+        for (key, share) in shares.sorted(by: { $0.key < $1.key }) where share.recordID.zoneID == deletion.zoneID { setShare(nil, key: key) }
       }
     case .fetchedRecordZoneChanges(let changes):
       for modification in changes.modifications {
         if let share = modification.record as? SyncShare {
-          setShare(share, owner: share.recordID.zoneID.ownerName)
+          setShare(share, key: Self.shareKey(share.recordID))
           continue
         }
         let record = modification.record
@@ -273,7 +326,14 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
         setServerRecord(record, of: record.recordID.recordName)
         merge(record)
       }
-      for deletion in changes.deletions { dropShared(deletion.recordID.recordName) }
+      for deletion in changes.deletions {
+        // A share that ended (another of the zone stays), or a note no longer shared.
+        if deletion.recordType == SyncShare.recordType {
+          setShare(nil, key: Self.shareKey(deletion.recordID))
+        } else {
+          sharedRecordGone(deletion.recordID.recordName)
+        }
+      }
     case .sentRecordZoneChanges(let sent):
       for record in sent.savedRecords {
         setServerRecord(record, of: record.recordID.recordName)
@@ -294,6 +354,9 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
 
   /// A shared note whose zone left the shared database.
   func sharedZoneGone(_ name: String) { dropShared(name) }
+
+  /// A shared note the shared database deleted: deleted by its owner, or no longer shared.
+  func sharedRecordGone(_ name: String) { dropShared(name) }
 
   /// A change the shared database refused: taken back when the user may not make it; the row
   /// goes when the share is gone; anything else as the private database's.
