@@ -48,7 +48,8 @@ extension SyncEngineDriver {
     deliver(.didFetchChanges(.init(context: context)))
     if error == nil, automatic, app != nil {
       let state = engine(operationScope).state
-      if !state.pendingRecordZoneChanges.isEmpty || !state.pendingDatabaseChanges.isEmpty {
+      let declinedBefore = declined[operationScope == .shared ? 1 : 0].map { $0 == state.pendingRecordZoneChanges } ?? false
+      if !state.pendingRecordZoneChanges.isEmpty && !declinedBefore || !state.pendingDatabaseChanges.isEmpty {
         enqueue(.send(.init()), .scheduled, scope: operationScope)
       }
     }

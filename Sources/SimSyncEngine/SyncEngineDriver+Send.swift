@@ -67,7 +67,11 @@ extension SyncEngineDriver {
       return
     }
     if let misuse = link.misuse { return fail(misuse) }
-    guard let batch, !batch.recordsToSave.isEmpty || !batch.recordIDsToDelete.isEmpty else { return finishSend(effects: &effects) }
+    guard let batch, !batch.recordsToSave.isEmpty || !batch.recordIDsToDelete.isEmpty else {
+      let pending = engine.state.pendingRecordZoneChanges
+      declined[operationScope == .shared ? 1 : 0] = pending.isEmpty ? nil : pending
+      return finishSend(effects: &effects)
+    }
     // Atomic as the batch says — one built from the pending changes, whose atomicity Apple
     // does not document, as the scenario's `zone atomic` says.
     let atomic = batch.builtFromPendingChanges ? atomicBatches : batch.atomicByZone

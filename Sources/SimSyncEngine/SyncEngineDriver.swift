@@ -59,6 +59,11 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   @exclusivity(unchecked) var queue: [(request: DeviceLink.Request, reason: SyncEngine.SyncReason, scope: SyncDatabase.Scope)] = []
   /// The database of the engine whose send or fetch is under way (the private one when idle).
   @exclusivity(unchecked) var operationScope = SyncDatabase.Scope.private
+  /// Per database (private first, shared second): the pending record changes as they were when
+  /// the delegate last gave no batch for them (nil: it gave one). A fetch does not set a send
+  /// going for the same changes again — the engine would ask, be given nothing, fetch, and ask
+  /// again for as long as the app runs; `CKSyncEngine` sends again when changes are added.
+  @exclusivity(unchecked) var declined: [[SyncEngine.PendingRecordZoneChange]?] = [nil, nil]
   /// Whether the run shares (the scenario has `share` lines): the app's shared-database engine
   /// runs beside its private one.
   @exclusivity(unchecked) var sharingRun = false
