@@ -36,6 +36,7 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
 
   /// The shared database's engine.
   var sharedEngine: SyncEngine!
+  /// The engine of the device's shared database (the app's second `SyncEngine`).
   public override var sharedSyncEngine: SyncEngine? { sharedEngine }
 
   /// The app's bookkeeping of the shared database on the device's disk: the shared engine's
@@ -303,6 +304,8 @@ public class SharingNotesApp: NotesApp, @unchecked Sendable {
 
   // MARK: The shared engine's events
 
+  /// Handles an event of either engine: the private one's as ``NotesApp`` does, the shared one's
+  /// as described above.
   public override func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
     guard syncEngine.database.databaseScope == .shared else { return await super.handleEvent(event, syncEngine: syncEngine) }
     switch event {
