@@ -101,8 +101,8 @@ package struct SharingState: Sendable {
   /// Every change in access, in order.
   package var history: [AccessChange] = []
   /// Hierarchy shares refused because the root's change tag had moved (`share-root=as-known`):
-  /// the owner's device tries again after each fetch. One left at settle is a share the user
-  /// made that never was (`stalled-sync`).
+  /// the owner's device tries again once it knows another tag for the root. One left at settle
+  /// is a share the user made that never was (`stalled-sync`).
   package var refused: [RefusedShare] = []
   /// Whether access is judged per record: some share is of a record hierarchy or of a named
   /// zone, or some record is in a named zone (set once the shares' roots and zones are known).
