@@ -143,6 +143,28 @@ import Testing
     #expect(findings.seedsByKind[AnomalyKind.lostEdit.ordinal] == 3)
   }
 
+  /// After `--resume`, the kinds of the signatures an earlier run found are not "shown above":
+  /// this run's output does not have their blocks, so a new signature made of them is printed in
+  /// full (`fuzz` prints a brief block only when every kind is among ``FuzzFindings/kindsSeen``).
+  /// Run by hand: `fuzz --policy cloudkit-default --seeds 1..60 --max-failures 1 --out F`, then
+  /// `--resume`: signature 2 (lost-edit) printed "(each of its kinds is shown above)" though only
+  /// the first run had printed lost-edit; it now prints its profile and anomaly.
+  @Test func kindsFoundByAnEarlierRunAreNotShownAbove() throws {
+    let settings = try PolicySpec.parse("cloudkit-default").get().settings
+    func record(_ seed: UInt64, _ kinds: [AnomalyKind]) -> FuzzRecord {
+      var counts = [Int](repeating: 0, count: AnomalyKind.allCases.count)
+      for kind in kinds { counts[kind.ordinal] += 1 }
+      return FuzzRecord(seed: seed, policy: "p", scenario: "s", traceHash: "0", violations: kinds.count, counts: counts, minimized: nil)
+    }
+    var findings = FuzzFindings(settings: settings)
+    _ = findings.add(record(1, [.lostEdit, .logicalDuplicate]), earlier: true)
+    #expect(findings.kindsSeen.isEmpty)
+    _ = findings.add(record(6, [.lostEdit]))
+    #expect(findings.kindsSeen == [.lostEdit])
+    _ = findings.add(record(15, [.logicalDuplicate]))
+    #expect(findings.kindsSeen == [.lostEdit, .logicalDuplicate])
+  }
+
   @Test func theETAIsTheEarlierOfTheTimeBudgetAndTheSeedsLeft() {
     #expect(FuzzProgress.eta(done: 10, total: 100, elapsed: 1, timeLimit: nil) == 9)
     #expect(FuzzProgress.eta(done: 10, total: 100, elapsed: 1, timeLimit: 5) == 4)

@@ -47,7 +47,9 @@ struct FuzzFindings: Sendable {
   private var groupIndex: [[String]: Int] = [:]
   /// The kinds kept by the groups' minimal scenarios so far, in the order they were chosen.
   private(set) var covered: [AnomalyKind] = []
-  /// The kinds of all groups so far, in the order they first came.
+  /// The kinds of the groups this run found, in the order they first came — not those of
+  /// groups an earlier run of a resumed campaign found, whose blocks this run's output does not
+  /// have (a new signature whose kinds are all here is printed briefly, as "shown above").
   private(set) var kindsSeen: [AnomalyKind] = []
   /// Seeds added.
   private(set) var seeds = 0
@@ -133,7 +135,7 @@ struct FuzzFindings: Sendable {
       failing += 1
       groupIndex[signature.key] = groups.count
       if let keep, !covered.contains(keep) { covered.append(keep) }
-      for kind in signature.kinds where !kindsSeen.contains(kind) { kindsSeen.append(kind) }
+      if !earlier { for kind in signature.kinds where !kindsSeen.contains(kind) { kindsSeen.append(kind) } }
       groups.append(
         Group(
           signature: signature, firstSeed: record.seed, kept: keep, minimized: minimized, timelineLines: timelineLines, printed: printed,
