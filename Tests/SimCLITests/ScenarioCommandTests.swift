@@ -66,6 +66,26 @@ import Testing
     #expect(r.stdout.contains("warning: Highlight.note is a non-optional reference"))
     // Each warning says where the declaration is.
     #expect(r.stdout.contains("  unsafe-schema:11: warning: Highlight.color is required"))
+    // The ok line counts them; a file without any says ok alone.
+    #expect(r.stdout.contains("unsafe-schema: ok (") && r.stdout.contains("); 2 CloudKit warnings:\n"), "\(r.stdout)")
+    #expect(r.stdout.contains("two-device-acceptance: ok (2 devices, 3 types, 11 timeline lines, policy append-only)\n"), "\(r.stdout)")
+  }
+
+  /// A type whose key the import already declared as `unique-by` is told only to drop `unique`,
+  /// not to declare what it declares (what `import` writes for a SwiftData `@Attribute(.unique)`).
+  @Test func checkDoesNotAskForAUniqueByAlreadyDeclared() throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("check-unique-\(getpid()).scenario").path
+    try "devices a b\ntype Trip unique-by name\n  name: string = \"\" unique\ntype Tag\n  code: string = \"\" unique\n".write(
+      toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let r = runCLI("check", path)
+    #expect(r.code == .success)
+    #expect(
+      r.stdout.contains(
+        "Trip.name is unique; CloudKit cannot enforce unique constraints, so Trip records will never upload. Remove `unique`: `type Trip unique-by …` already states the key"
+      ), "\(r.stdout)")
+    #expect(!r.stdout.contains("declare `type Trip unique-by name`"), "\(r.stdout)")
+    #expect(r.stdout.contains("Remove `unique`, declare `type Tag unique-by code`"), "\(r.stdout)")
   }
 
   @Test func checkJSONCarriesDiagnosticsAndPlacedFindings() throws {

@@ -263,11 +263,23 @@ extension Schema {
             ))
         }
         if field.unique {
+          // (The advice names what is still to do: a type that already declares the key as
+          // `unique-by` only needs the constraint removed.)
+          let declared: Bool =
+            if case .fields(let keys)? = type.uniqueness, let f = type.fields.firstIndex(where: { $0.name == field.name }) {
+              keys.contains(f)
+            } else {
+              false
+            }
+          let fix =
+            declared
+            ? "Remove `unique`: `type \(type.name) unique-by …` already states the key, and deriving record names from it (policy `unique=key-name`) keeps one record per key."
+            : "Remove `unique`, declare `type \(type.name) unique-by \(field.name)` and derive record names from the key (policy `unique=key-name`)."
           findings.append(
             SchemaFinding(
               type: type.name, field: field.name, problem: .uniqueConstraint,
               message:
-                "\(type.name).\(field.name) is unique; CloudKit cannot enforce unique constraints, so \(type.name) records will never upload. Remove `unique`, declare `type \(type.name) unique-by \(field.name)` and derive record names from the key (policy `unique=key-name`)."
+                "\(type.name).\(field.name) is unique; CloudKit cannot enforce unique constraints, so \(type.name) records will never upload. \(fix)"
             ))
         }
       }

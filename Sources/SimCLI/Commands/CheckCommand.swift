@@ -45,7 +45,8 @@ enum CheckCommand {
       results.append(["file": .string(item), "ok": true, "findings": .array(findings.map(\.json))])
       if !json {
         console.out(
-          "\(item): ok (\(file.devices.count) devices, \(file.schema.types.count) types, \(file.timeline.count) timeline lines, policy \(file.policy))\n"
+          "\(item): ok (\(file.devices.count) devices, \(file.schema.types.count) types, \(file.timeline.count) timeline lines, policy \(file.policy))"
+            + (findings.isEmpty ? "" : "; \(findings.count) CloudKit warning\(findings.count == 1 ? "" : "s"):") + "\n"
         )
         for f in findings {
           console.out("  \(item)\(f.line.map { ":\($0)" } ?? ""): warning: \(f.finding.message)\n")
