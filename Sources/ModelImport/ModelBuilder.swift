@@ -326,10 +326,13 @@ struct ModelBuilder {
       }
       if case .relationship(_, true) = other.property.kind {
         if (entityIndex, propertyIndex) <= (other.index, other.entity.properties.firstIndex { $0.name == other.property.name } ?? 0) {
-          log.warning(
+          // A note, not a warning: Core Data's CloudKit store syncs many-to-many relationships
+          // (Apple, Reading CloudKit Records for Core Data: it stores a relationship according
+          // to its cardinality, a many-to-many one as records of its own); only the simulator
+          // leaves them out.
+          log.note(
             p.location, "many-to-many",
-            "\(qualified) and \(destination).\(other.property.name) are a many-to-many relationship: CloudKit stores it as join records, which the simulator does not model; it is not imported.",
-            apple: AppleRule.inverses,
+            "\(qualified) and \(destination).\(other.property.name) are a many-to-many relationship, which CloudKit syncs (as a record of its own per link) but the simulator does not model; it is not imported.",
             fix: "model the link as its own type with a to-one to each side (a join record), if its conflicts matter")
         }
       }
