@@ -61,11 +61,45 @@ struct ModelBuilder {
 
   func sorted(_ findings: [ImportFinding]) -> [ImportFinding] {
     var seen: Set<ImportFinding> = []
-    return findings.filter { seen.insert($0).inserted }.sorted { a, b in
+    let sorted = findings.filter { seen.insert($0).inserted }.sorted { a, b in
       if a.location != b.location { return a.location < b.location }
       if a.rule != b.rule { return a.rule < b.rule }
       return a.message < b.message
     }
+    return reportedOnce(sorted)
+  }
+
+  /// One finding per declaration: an attribute or constraint an entity declares is copied into
+  /// every entity that inherits it, and each copy's finding differs only in the name it starts
+  /// with (`Book.title is …`, `Film.title is …`, at the parent's line). The first is kept and
+  /// says which other entities inherit the declaration. (Sorted input: such findings are
+  /// adjacent.)
+  func reportedOnce(_ findings: [ImportFinding]) -> [ImportFinding] {
+    func split(_ message: String) -> (name: Substring, rest: Substring) {
+      guard let space = message.firstIndex(of: " ") else { return (message[...], "") }
+      return (message[..<space], message[space...])
+    }
+    var out: [ImportFinding] = []
+    var others: [Substring] = []
+    func flush() {
+      guard !others.isEmpty, var last = out.popLast() else { return }
+      last.message += " The same declaration is inherited by \(others.joined(separator: ", ")): reported once."
+      out.append(last)
+      others = []
+    }
+    for f in findings {
+      // (Not `too-many-fields`: it is about each entity, though placed at the first field left out.)
+      if let last = out.last, last.location == f.location, last.severity == f.severity, last.rule == f.rule, f.rule != "too-many-fields",
+        split(last.message).rest == split(f.message).rest, split(last.message).name != split(f.message).name
+      {
+        others.append(split(f.message).name)
+        continue
+      }
+      flush()
+      out.append(f)
+    }
+    flush()
+    return out
   }
 
   // MARK: Names

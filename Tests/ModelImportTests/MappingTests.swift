@@ -273,4 +273,24 @@ final class MappingTests: XCTestCase {
 
       """)
   }
+
+  /// An attribute or constraint declared once on a parent entity is reported once, not again for
+  /// every entity that inherits it (a real model gave 129 findings for 83 problems), and the
+  /// finding says who else inherits it.
+  func testAnInheritedDeclarationIsReportedOnce() {
+    let model = coreData(
+      """
+      <model>
+      <entity name="Item" isAbstract="YES"><attribute name="title" attributeType="String"/>
+      <attribute name="code" optional="YES" attributeType="String"/>
+      <uniquenessConstraints><uniquenessConstraint><constraint value="code"/></uniquenessConstraint></uniquenessConstraints></entity>
+      <entity name="Book" parentEntity="Item"><attribute name="pages" attributeType="Integer 64" defaultValueString="0"/></entity>
+      <entity name="Film" parentEntity="Item"><attribute name="minutes" attributeType="Integer 64" defaultValueString="0"/></entity>
+      </model>
+      """)
+    XCTAssertEqual(model.warnings.count, 2, "\(model.warnings.map(\.message))")
+    XCTAssertTrue(model.warnings[0].message.hasPrefix("Book.title is neither optional nor defaulted"), model.warnings[0].message)
+    XCTAssertTrue(model.warnings[0].message.hasSuffix("The same declaration is inherited by Film.title: reported once."), model.warnings[0].message)
+    XCTAssertTrue(model.warnings[1].message.hasSuffix("The same declaration is inherited by Film: reported once."), model.warnings[1].message)
+  }
 }
