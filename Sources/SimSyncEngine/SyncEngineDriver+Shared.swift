@@ -62,8 +62,7 @@ extension SyncEngineDriver {
   func zoneName(of key: RecordKey) -> String {
     if let n = provenance.zoneOf[key], let zone = provenance.zone(n) { return zone.zoneName }
     if let zone = scenarioZone(of: key) { return zone }
-    let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
-    return defaultZone(ofType: type).zoneName
+    return defaultZone(ofType: knownType(of: key)).zoneName
   }
 
   /// The zone a share is in, named as the signed-in user's app sees it (the owner's): the zone a
@@ -121,20 +120,10 @@ extension SyncEngineDriver {
   }
 
   /// Why an intent cannot be made, when it refers across zones: a record of a share and one of
-  /// the account's own cannot refer to each other (CloudKit references stay within a zone), as
-  /// the built-in engine refuses.
+  /// the account's own cannot refer to each other, as the built-in engine refuses
+  /// (``UserIntent/zoneCrossing(shared:)``).
   func crossZoneReference(_ intent: UserIntent, key: RecordKey) -> String? {
-    let values: [FieldWrite]
-    switch intent {
-    case .create(_, _, let v), .set(_, let v): values = v
-    default: return nil
-    }
-    var targets: [Bool] = []
-    for w in values { if case .ref(let target) = w.value { targets.append(isShared(target)) } }
-    let here: Bool? = if case .set = intent { isShared(key) } else { targets.first }
-    guard let here, targets.contains(where: { $0 != here }) else { return nil }
-    return
-      "a reference across zones: one record is in a share and the other in the account's own zone, and CloudKit references stay within a zone"
+    intent.zoneCrossing(shared: isShared).crosses ? UserIntent.crossZoneReason : nil
   }
 
   /// A create referring to a record of a share is made in that share (its owner's zone): the
@@ -166,10 +155,7 @@ extension SyncEngineDriver {
 
   /// The owner of the share an intent is made in (nil: the account's own zone).
   func shareOwner(_ intent: UserIntent, key: RecordKey) -> Int32? {
-    if case .create(_, _, let values) = intent {
-      for w in values { if case .ref(let target) = w.value, isShared(target) { return ownerOf[target] } }
-      return nil
-    }
+    if case .create = intent { return shareOfCreate(intent)?.owner }
     return isShared(key) ? ownerOf[key] : nil
   }
 
@@ -298,15 +284,13 @@ extension SyncEngineDriver {
     for key in revokedRecords where serverCopies[key] != nil || lastPending.contains(key) {
       guard let id = sharedRecordID(key) else { continue }
       announce(id.zoneID)
-      let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
-      deletions.append(.init(recordID: id, recordType: schema.types[Int(type)].name))
+      deletions.append(.init(recordID: id, recordType: schema.types[Int(knownType(of: key))].name))
     }
     for key in gone where serverCopies[key] != nil {
       guard let id = sharedRecordID(key) else { continue }
       serverCopies[key] = nil
       stepAccessEnded.insert(key)
-      let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
-      deletions.append(.init(recordID: id, recordType: schema.types[Int(type)].name))
+      deletions.append(.init(recordID: id, recordType: schema.types[Int(knownType(of: key))].name))
     }
     if !modifications.isEmpty || !deletions.isEmpty {
       deliver(.fetchedRecordZoneChanges(.init(modifications: modifications, deletions: deletions)))

@@ -284,8 +284,12 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     if !ownerOf.isEmpty, let id = sharedRecordID(key) { return id }
     if let n = provenance.zoneOf[key], let zone = provenance.zone(n) { return SyncRecordID(recordName: names[Int(key)], zoneID: zone) }
     if let zone = scenarioZone(of: key) { return SyncRecordID(recordName: names[Int(key)], zoneID: SyncRecordZoneID(zoneName: zone)) }
-    let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
-    return SyncRecordID(recordName: names[Int(key)], zoneID: defaultZone(ofType: type))
+    return SyncRecordID(recordName: names[Int(key)], zoneID: defaultZone(ofType: knownType(of: key)))
+  }
+
+  /// Record `key`'s type, as the run made it (0 for a key no create made).
+  func knownType(of key: RecordKey) -> Int32 {
+    Int(key) < provenance.types.count ? provenance.types[Int(key)] : 0
   }
 
   /// The device clock the app reads (`SimDevice.now`), set before every call into the app.

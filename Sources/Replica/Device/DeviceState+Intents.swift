@@ -53,17 +53,13 @@ extension DeviceState {
       if config.sharing, env.hasReferences {
         // A reference stays within a zone: a shared record and one of the account's own cannot
         // refer to each other (a record made referring to a shared one is made in its share).
-        var targets: [Bool] = []
-        for w in values { if case .ref(let target) = w.value { targets.append(sharedKeys.contains(target)) } }
-        let here: Bool? = if case .set = intent { sharedKeys.contains(key) } else { targets.first }
-        if let here, targets.contains(where: { $0 != here }) {
+        let crossing = intent.zoneCrossing { sharedKeys.contains($0) }
+        if crossing.crosses {
           let kind: IntentKind
           if case .create(let type, _, _) = intent { kind = .create(type: type, values: values) } else { kind = .set(values) }
-          return ignore(
-            "a reference across zones: one record is in a share and the other in the account's own zone, and CloudKit references stay within a zone",
-            kind)
+          return ignore(UserIntent.crossZoneReason, kind)
         }
-        if case .create = intent, here == true { madeInShare = true }
+        if crossing.madeInShare { madeInShare = true }
       }
     default:
       break

@@ -13,6 +13,29 @@ package enum UserIntent: Hashable, Sendable {
     case .create(_, let k, _), .set(let k, _), .append(let k, _, _), .replace(let k, _, _, _), .delete(let k): k
     }
   }
+
+  /// Where a create or set stands between a share and the account's own zone, given which
+  /// records came from a share (`shared`): whether it refers across zones — a shared record and
+  /// one of the account's own referring to each other, which CloudKit does not allow (references
+  /// stay within a zone) — and whether a create is made in a share (it refers to a shared record).
+  /// Both engines, the built-in one and a user's app's driver, refuse the crossing alike.
+  package func zoneCrossing(shared: (RecordKey) -> Bool) -> (crosses: Bool, madeInShare: Bool) {
+    let values: [FieldWrite]
+    switch self {
+    case .create(_, _, let v), .set(_, let v): values = v
+    default: return (false, false)
+    }
+    var targets: [Bool] = []
+    for w in values { if case .ref(let target) = w.value { targets.append(shared(target)) } }
+    let here: Bool? = if case .set(let k, _) = self { shared(k) } else { targets.first }
+    guard let here else { return (false, false) }
+    let isCreate = if case .create = self { true } else { false }
+    return (targets.contains { $0 != here }, isCreate && here)
+  }
+
+  /// Why a create or set that refers across zones (``zoneCrossing(shared:)``) is refused.
+  package static let crossZoneReason =
+    "a reference across zones: one record is in a share and the other in the account's own zone, and CloudKit references stay within a zone"
 }
 
 /// Device timers. Each kind has a generation; a timer from an older generation is ignored.

@@ -196,6 +196,11 @@ extension SyncWorld {
     Int(key) < recordZones.count ? recordZones[Int(key)] : 0
   }
 
+  /// The zone `share` is in: the one a zone-wide share shares, or its root's.
+  package func zone(of share: Share) -> Int32 {
+    share.root.map { zone(of: $0) } ?? share.zone
+  }
+
   /// The record `key`'s `parent` reference: as its owner's server has it, or, for a record not
   /// uploaded yet, as the first device holding a copy has it (nil: none).
   package func parent(of key: RecordKey) -> RecordKey? {

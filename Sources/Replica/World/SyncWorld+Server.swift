@@ -111,12 +111,10 @@ extension SyncWorld {
           // cover this record (outside the shared hierarchy, or in another zone): refused for
           // permission too (sqlite-data #312 reports permissionFailure for a record saved in a
           // shared zone outside the hierarchy of its shared root).
+          let recordZone = self.zone(of: writes[i].record.key)
           let reachesZone =
-            may == nil && sharing.judgesPerRecord && sharing.permission(of: Int32(account), onRecordsOf: owner) != nil
-            && sharing.shares.contains {
-              $0.owner == owner && $0.permission(of: Int32(account)) != nil
-                && ($0.root.map { self.zone(of: $0) } ?? $0.zone) == self.zone(of: writes[i].record.key)
-            }
+            may == nil && sharing.judgesPerRecord
+            && sharing.shares.contains { $0.owner == owner && $0.permission(of: Int32(account)) != nil && self.zone(of: $0) == recordZone }
           results[i] = .failed(may == nil && !reachesZone ? .zoneNotFound : .permissionFailure, retryAfter: nil)
           if config.keepsEvents { note(.decided(message: seq, write: writes[i], result: results[i])) }
         } else {
