@@ -5,16 +5,17 @@ import Testing
 
 @testable import SimSyncEngine
 
-/// The README's "Your own sync engine" section is the package in `Examples/NotesSync`, file for
-/// file, and its sample run is what the runner prints for that app and scenario. (CI builds the
-/// example package, runs its tests and its tool, from `/`.)
+/// docs/your-engine-tour.md (the README's "Your own sync engine" path, in full) is the package in
+/// `Examples/NotesSync`, file for file, and its sample run is what the runner prints for that app
+/// and scenario; the README's own section shows files of that package only. (CI builds the example
+/// package, runs its tests and its tool, from `/`.)
 @Suite struct ReadmeEngineExampleTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   static let example = root.appendingPathComponent("Examples/NotesSync")
 
   /// The section's fenced blocks: (language, text without a final newline).
-  static func blocks() throws -> [(language: String, text: String)] {
-    let data = try #require(FileManager.default.contents(atPath: root.appendingPathComponent("README.md").path))
+  static func blocks(in document: String = "docs/your-engine-tour.md") throws -> [(language: String, text: String)] {
+    let data = try #require(FileManager.default.contents(atPath: root.appendingPathComponent(document).path))
     return try #require(MarkdownBlocks.inSection("## Your own sync engine", of: String(decoding: data, as: UTF8.self)))
   }
 
@@ -28,11 +29,11 @@ import Testing
     let shown = ["Tests/NotesSyncTests/NotesAppSyncTests.swift", "Sources/notes-sim/main.swift"]
     for path in shown {
       let file = try Self.exampleFile(path)
-      #expect(blocks.contains { $0.text == file }, "the README's Your own sync engine does not show \(path) as it is")
+      #expect(blocks.contains { $0.text == file }, "docs/your-engine-tour.md does not show \(path) as it is")
     }
     let files = try shown.map(Self.exampleFile)
     for block in blocks where block.language == "swift" && !block.text.contains("PackageDescription") {
-      #expect(files.contains(block.text), "a README block is no file of Examples/NotesSync:\n\(block.text)")
+      #expect(files.contains(block.text), "a block of docs/your-engine-tour.md is no file of Examples/NotesSync:\n\(block.text)")
     }
     // The manifest: the example's targets and products, with a tagged dependency.
     let manifest = try #require(blocks.first { $0.text.contains("PackageDescription") }).text
@@ -43,6 +44,15 @@ import Testing
     for product in ["SimCLI", "SimSyncEngine", "Scenarios", "SimTesting"] {
       #expect(manifest.contains(".product(name: \"\(product)\", package: \"conflict-sim\")"), "\(product)")
       #expect(example.contains(".product(name: \"\(product)\", package: sim)"), "\(product)")
+    }
+  }
+
+  @Test func theReadmeShowsFilesOfTheExamplePackageOnly() throws {
+    let blocks = try Self.blocks(in: "README.md").filter { $0.language == "swift" }
+    let files = try ["Tests/NotesSyncTests/NotesAppSyncTests.swift", "Sources/notes-sim/main.swift"].map(Self.exampleFile)
+    #expect(!blocks.isEmpty)
+    for block in blocks {
+      #expect(files.contains(block.text), "a block of the README's Your own sync engine is no file of Examples/NotesSync:\n\(block.text)")
     }
   }
 

@@ -3,16 +3,18 @@ import SimTesting
 import Simulator
 import Testing
 
-/// The README's "In your tests" section is the package in `Examples/NotesApp`, file for file, and
-/// its sample failure is exactly what the helper records for that package's scenario. (CI builds
-/// and runs the example package's own tests, from `/`.)
+/// docs/in-your-tests.md (the README's "In your tests" path, in full) is the package in
+/// `Examples/NotesApp`, file for file, and its sample failure is exactly what the helper records
+/// for that package's scenario; the README's own section shows files of that package only. (CI
+/// builds and runs the example package's own tests, from `/`.)
 @Suite struct ReadmeExampleTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   static let example = root.appendingPathComponent("Examples/NotesApp")
 
-  /// The section's fenced blocks: (language, text without a final newline).
-  static func blocks() throws -> [(language: String, text: String)] {
-    let data = try #require(FileManager.default.contents(atPath: root.appendingPathComponent("README.md").path))
+  /// The section's fenced blocks in `document` (docs/in-your-tests.md unless told): (language,
+  /// text without a final newline).
+  static func blocks(in document: String = "docs/in-your-tests.md") throws -> [(language: String, text: String)] {
+    let data = try #require(FileManager.default.contents(atPath: root.appendingPathComponent(document).path))
     return try #require(MarkdownBlocks.inSection("## In your tests", of: String(decoding: data, as: UTF8.self)))
   }
 
@@ -31,14 +33,23 @@ import Testing
     let blocks = try Self.blocks()
     for path in Self.shownFiles {
       let file = try Self.exampleFile(path)
-      #expect(blocks.contains { $0.text == file }, "the README's In your tests does not show \(path) as it is")
+      #expect(blocks.contains { $0.text == file }, "docs/in-your-tests.md does not show \(path) as it is")
     }
     // Every test file of the example is shown, and every code block is one of them or the manifest.
     let tests = try FileManager.default.contentsOfDirectory(atPath: Self.example.appendingPathComponent("Tests/NotesAppTests").path)
     #expect(Set(tests.filter { $0.hasSuffix(".swift") }.map { "Tests/NotesAppTests/" + $0 }) == Set(Self.shownFiles.dropFirst()))
     let files = try Self.shownFiles.map(Self.exampleFile)
     for block in blocks where !block.language.isEmpty && !block.text.contains("PackageDescription") {
-      #expect(files.contains(block.text), "a README block is no file of Examples/NotesApp:\n\(block.text)")
+      #expect(files.contains(block.text), "a block of docs/in-your-tests.md is no file of Examples/NotesApp:\n\(block.text)")
+    }
+  }
+
+  @Test func theReadmeShowsFilesOfTheExamplePackageOnly() throws {
+    let blocks = try Self.blocks(in: "README.md")
+    let files = try Self.shownFiles.map(Self.exampleFile)
+    #expect(!blocks.isEmpty)
+    for block in blocks {
+      #expect(files.contains(block.text), "a block of the README's In your tests is no file of Examples/NotesApp:\n\(block.text)")
     }
   }
 
