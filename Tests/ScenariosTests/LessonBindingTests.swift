@@ -1,3 +1,4 @@
+import Foundation
 import Replica
 @_spi(Kernel) import Simulator
 import Testing
@@ -110,6 +111,17 @@ import Testing
       result.mismatch
         == "app-concurrent-appends needs a record type with a text field that is appended to (its Note's body); ContactsApp's schema has no text field"
     )
+  }
+
+  /// docs/your-engine.md shows the line a report gives a lesson the app's schema cannot play:
+  /// it is this report's.
+  @Test func theGuidesLineForALessonTheSchemaCannotPlayIsTheReports() throws {
+    let app = AppUnderTest(name: "ContactsApp", schema: Self.contacts) { _ in { _ in fatalError("a lesson that is not bound does not run") } }
+    let report = ScenarioRunner.run(try Scenario.load("app-concurrent-appends"), app: app).report
+    let printed = report.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let shown = try Fixtures.documentBlock("docs/your-engine.md", checkedBy: "Tests/ScenariosTests/LessonBindingTests.swift")
+    #expect(!shown.isEmpty)
+    for line in shown { #expect(printed.contains(line), "\(report.text)") }
   }
 
   @Test func conflictingSaveBindsToTwoStringFieldsOfAContact() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Replica
 @_spi(Kernel) import Simulator
+import Testing
 
 @testable import Scenarios
 
@@ -180,6 +181,18 @@ enum Fixtures {
     ("two-device-acceptance", twoDeviceAcceptance), ("kitchen-sink", kitchenSink), ("fat-note-lww", fatNote),
     ("odd-but-valid", oddButValid), ("minimal", minimal), ("cloudkit", cloudKit),
   ]
+
+  /// The lines of the fenced block of a document (`docs/NAME.md`) under its marker
+  /// `<!-- output checked by TEST -->`, where `scripts/check-docs` leaves the block to this test.
+  static func documentBlock(_ document: String, checkedBy test: String, filePath: String = #filePath) throws -> [String] {
+    let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let data = try #require(FileManager.default.contents(atPath: root.appendingPathComponent(document).path))
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let marker = try #require(lines.firstIndex(of: "<!-- output checked by \(test) -->"), "no block of \(document) is checked by \(test)")
+    let open = try #require(lines[marker...].firstIndex { $0.hasPrefix("```") })
+    let close = try #require(lines[(open + 1)...].firstIndex { $0.hasPrefix("```") })
+    return Array(lines[(open + 1)..<close])
+  }
 
   /// Named scenarios in the repository's `scenarios/` folder, if any.
   static func repositoryScenarios(filePath: String = #filePath) -> [(name: String, text: String)] {

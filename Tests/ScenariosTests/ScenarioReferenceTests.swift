@@ -9,9 +9,18 @@ import Testing
   static func codeBlocks(filePath: String = #filePath) throws -> [String] {
     let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let data = try #require(FileManager.default.contents(atPath: root.appendingPathComponent("docs/scenario-format.md").path))
-    let parts = String(decoding: data, as: UTF8.self).components(separatedBy: "```\n")
-    // Odd parts are inside fences.
-    return stride(from: 1, to: parts.count, by: 2).map { parts[$0] }
+    // The text of each fenced block (```, ```scenario, ```text…), each line ending with "\n".
+    var blocks: [String] = []
+    var open: String?
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+      if line.hasPrefix("```") {
+        if let body = open { blocks.append(body) }
+        open = open == nil ? "" : nil
+      } else if let body = open {
+        open = body + line + "\n"
+      }
+    }
+    return blocks
   }
 
   @Test func theReferenceExampleIsTheSpecExample() throws {

@@ -80,10 +80,14 @@ import Testing
   /// The guide says fuzzing finds what the first port loses: the ported delegate, which sends
   /// nothing again after an error CKSyncEngine leaves to it, strands a note after a failed
   /// atomic batch at seed 1 (209 of seeds 1...400 fail).
-  @Test func fuzzingFindsWhatThePortedDelegateLoses() {
+  @Test func fuzzingFindsWhatThePortedDelegateLoses() throws {
     let summary = SimTesting.fuzz(app: PortedNotesApp.self, seeds: 1...1, shrinkRuns: 0)
     #expect(summary.failingSeeds == [1])
     #expect(summary.failures.first?.violations.first?.kind == .strandedRecord)
     #expect(summary.failures.first?.violations.first?.explanation.contains("after batchRequestFailed") == true)
+    // The guide shows the finding, its lines wrapped.
+    let shown = try Self.block(after: "output checked by Tests/SimSyncEngineTests/PortingGuideTests.swift")
+    let found = summary.failures.first?.violations.first.map { "\($0.kind.rawValue): \($0.explanation)" }
+    #expect(shown.split(separator: "\n").joined(separator: " ") == found)
   }
 }

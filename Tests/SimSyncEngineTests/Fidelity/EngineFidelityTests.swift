@@ -140,6 +140,10 @@ extension EngineFidelityTests {
       #expect(!report.passed)
       #expect(report.appIntents?.refused.count == 1)
       #expect(report.appIntents?.refused.first?.contains("i1 (iPad create n1 at 0.000s): the app refused to make n1") == true, "\(report.text)")
+      // docs/your-engine.md shows this report's line.
+      let shown = try PortingGuideTests.block(after: "output checked by Tests/SimSyncEngineTests/Fidelity/EngineFidelityTests.swift")
+      let printed = report.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+      for line in shown.split(separator: "\n") { #expect(printed.contains(String(line)), "\(report.text)") }
       #expect(SimTestFailure.check(report)?.message.contains("the app makes the changes of its own schema") == true)
       let summary = SimTesting.fuzz(app: RefusingApp.self, seeds: 1...1, shrinkRuns: 0)
       #expect(!summary.passed)
