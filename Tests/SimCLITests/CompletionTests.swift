@@ -13,7 +13,8 @@ import Testing
     let r = runCLI("completion", shell)
     #expect(r.code == .success, "\(r.stderr)")
     for word in [
-      "run", "fuzz", "compare", "explain", "report", "--minimize-to", "--timeline", "--shard", "--html", "--timings", "cloudkit-default", "append-only",
+      "run", "fuzz", "compare", "explain", "report", "--minimize-to", "--timeline", "--shard", "--html", "--timings", "cloudkit-default",
+      "append-only",
       "fat-note-lww",
     ] {
       // fish names a long option `-l minimize-to`.

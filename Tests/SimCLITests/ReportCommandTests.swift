@@ -1,10 +1,10 @@
 import Foundation
 import Replica
 import Scenarios
+@_spi(Kernel) import Simulator
 import Testing
 
 @testable import SimCLI
-@_spi(Kernel) import Simulator
 
 /// `sim-cli report FILE.jsonl…`: one summary of a campaign or of its shards in any order — the
 /// same text whatever the order, the sharding or the copies — diagnostics that name the line and
@@ -132,7 +132,10 @@ import Testing
       toFile: "\(dir)/torn.jsonl", atomically: true, encoding: .utf8)
     let r = runCLI("report", "\(dir)/torn.jsonl")
     #expect(r.code == .failure, "\(r.stderr)")
-    #expect(r.stderr == "\(dir)/torn.jsonl:10: note: the last line stops in the middle of a record (a campaign stopped while writing it): left out; 'fuzz --resume' runs its seed again\n")
+    #expect(
+      r.stderr
+        == "\(dir)/torn.jsonl:10: note: the last line stops in the middle of a record (a campaign stopped while writing it): left out; 'fuzz --resume' runs its seed again\n"
+    )
     #expect(r.stdout.contains("input \(dir)/torn.jsonl: 9 records\n"))
     #expect(r.stdout.contains("seeds     1..9: all 9 run\n"))
     // The same line cut short with another file after it (cat) is an error: it is not the last.
@@ -156,7 +159,10 @@ import Testing
     }
     let cases: [(String, [UInt8], String)] = [
       ("a bad value", Array("\(good)\n{\"seed\": x}\n".utf8), "bad.jsonl:2:10: error: not JSON: expected a value, found 'x'"),
-      ("a string for a number", Array("{\"seed\":\"one\",\"policy\":\"p\"}\n".utf8), "bad.jsonl:1:9: error: not a fuzz record: \"seed\" must be a whole number"),
+      (
+        "a string for a number", Array("{\"seed\":\"one\",\"policy\":\"p\"}\n".utf8),
+        "bad.jsonl:1:9: error: not a fuzz record: \"seed\" must be a whole number"
+      ),
       ("a missing key", Array("{\"seed\":1}\n".utf8), "bad.jsonl:1:1: error: not a fuzz record: it has no \"policy\" key"),
       ("binary", [0x7B, 0x22, 0xFF, 0x00, 0x0A], "bad.jsonl:1:3: error: byte 0xFF is not UTF-8 text"),
       ("an array", Array("[1,2]\n".utf8), "bad.jsonl:1:1: error: not a fuzz record: a record is a JSON object, one per line"),
@@ -259,7 +265,9 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: dir) }
     // A workload name with markup in it: it must come out as text.
     let name = "<b onload=\"x()\">&'"
-    try write(campaign(wall: true).map { $0.replacingOccurrences(of: "\"scenario\":\"default\"", with: "\"scenario\":\"<b onload=\\\"x()\\\">&'\"") }, to: "\(dir)/r.jsonl")
+    try write(
+      campaign(wall: true).map { $0.replacingOccurrences(of: "\"scenario\":\"default\"", with: "\"scenario\":\"<b onload=\\\"x()\\\">&'\"") },
+      to: "\(dir)/r.jsonl")
     let r = runCLI("report", "\(dir)/r.jsonl", "--html", "\(dir)/r.html", "--no-shrink")
     #expect(r.code == .failure, "\(r.stderr)")
     #expect(r.stderr == "wrote report \(dir)/r.html\n")
@@ -303,7 +311,8 @@ import Testing
       saved.stdout.contains("    minimal  \(dir)/failures/default-stranded-record-seed-3.scenario\n             (3 timeline lines)\n"),
       "\(saved.stdout)")
     try FileManager.default.moveItem(atPath: dir + "/failures", toPath: dir + "/moved")
-    let records = try String(contentsOfFile: "\(dir)/saved.jsonl", encoding: .utf8).replacingOccurrences(of: "\(dir)/failures/", with: "elsewhere/failures/")
+    let records = try String(contentsOfFile: "\(dir)/saved.jsonl", encoding: .utf8).replacingOccurrences(
+      of: "\(dir)/failures/", with: "elsewhere/failures/")
     try FileManager.default.createDirectory(atPath: "\(dir)/moved/failures", withIntermediateDirectories: true)
     try FileManager.default.moveItem(
       atPath: "\(dir)/moved/default-stranded-record-seed-3.scenario", toPath: "\(dir)/moved/failures/default-stranded-record-seed-3.scenario")
@@ -320,7 +329,9 @@ import Testing
     #expect(r.code == .failure)
     let page = try String(contentsOfFile: "\(dir)/p.html", encoding: .utf8)
     #expect(page.contains("Again: <code>sim-cli fuzz --seeds 3..3 --policy &#39;memory-outbox&#39; --intents 8</code>"))
-    #expect(page.contains("Minimal scenario: shrunk here from seed 3 (not saved: fuzz --minimize-to DIR saves it as default-stranded-record-seed-3.scenario)"))
+    #expect(
+      page.contains(
+        "Minimal scenario: shrunk here from seed 3 (not saved: fuzz --minimize-to DIR saves it as default-stranded-record-seed-3.scenario)"))
     #expect(page.contains("<pre class=\"scenario\">scenario default-stranded-record-seed-3\nabout &quot;Shrunk by sim-cli from default-seed-3"))
     #expect(page.components(separatedBy: "<div class=\"timeline\">\n<svg xmlns=").count - 1 == 2)
     // Without --intents 8 the seeds do not replay (their trace hashes say so): not shrunk.
@@ -332,5 +343,22 @@ import Testing
     // Marker ids are the picture's own: no id twice in the page.
     let ids = page.matches(of: #/ id="([^"]+)"/#).map { String($0.1) }
     #expect(Set(ids).count == ids.count)
+  }
+
+  @Test func fuzzTimingsAddsEachSeedsWallTimeAndChangesNothingElse() throws {
+    let dir = try temporaryFolder("report-timings")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let common = ["fuzz", "--seeds", "1..5", "--intents", "8", "--jobs", "2", "--quiet"]
+    #expect(runCLI(common + ["--out", "\(dir)/plain.jsonl"]).code == .success)
+    #expect(runCLI(common + ["--out", "\(dir)/timed.jsonl", "--timings"]).code == .success)
+    let plain = try String(contentsOfFile: "\(dir)/plain.jsonl", encoding: .utf8).split(separator: "\n")
+    let timed = try String(contentsOfFile: "\(dir)/timed.jsonl", encoding: .utf8).split(separator: "\n")
+    #expect(timed.count == 5)
+    for (p, t) in zip(plain, timed) {
+      let match = try #require(t.firstMatch(of: #/,"wallMicroseconds":([0-9]+)}$/#), "\(t)")
+      #expect(Int(match.1)! > 0)
+      #expect(t.replacingOccurrences(of: String(match.0), with: "}") == p)
+    }
+    #expect(runCLI(common + ["--timings"]).stderr.hasPrefix("Error: --timings needs --out FILE.jsonl"))
   }
 }

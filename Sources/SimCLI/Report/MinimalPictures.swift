@@ -57,7 +57,9 @@ struct MinimalPicture: Sendable {
     let app = campaign.appName.flatMap { name in SimCLI.apps.first { $0.name == name } }
     if campaign.appName != nil && app == nil {
       if case .file(let path, _, _) = found {
-        return MinimalPicture(source: "saved as \(path)", text: text(of: path), svg: nil, finding: "not run: this tool was not built with \(campaign.key.policy.dropFirst(4))")
+        return MinimalPicture(
+          source: "saved as \(path)", text: text(of: path), svg: nil,
+          finding: "not run: this tool was not built with \(campaign.key.policy.dropFirst(4))")
       }
       return MinimalPicture(source: "not saved, and not shrunk: this tool was not built with \(campaign.key.policy.dropFirst(4))")
     }
@@ -108,7 +110,8 @@ struct MinimalPicture: Sendable {
     case "sharing": shape.sharing = true
     default:
       guard let base = try? ScenarioLocator.load(campaign.key.scenario), !base.schema.types.isEmpty else {
-        return .failure(Reason(message: "the workload's scenario '\(campaign.key.scenario)' is not one this tool finds (run report where the campaign ran)"))
+        return .failure(
+          Reason(message: "the workload's scenario '\(campaign.key.scenario)' is not one this tool finds (run report where the campaign ran)"))
       }
       shape.base = base
     }

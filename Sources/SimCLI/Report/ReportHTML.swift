@@ -54,13 +54,15 @@ enum ReportHTML {
     out += row("seeds", ReportText.seedsText(c.coverage))
     out += row(
       "failing",
-      "\(ReportText.plural(c.failing, "seed")) (\(ReportText.percent(c.failing, of: c.seeds))) · \(ReportText.plural(c.findings.groups.count, "signature"))")
+      "\(ReportText.plural(c.failing, "seed")) (\(ReportText.percent(c.failing, of: c.seeds))) · \(ReportText.plural(c.findings.groups.count, "signature"))"
+    )
     if let settle = c.findings.convergenceText { out += row("settle", "sync quiet after \(settle)") }
     if c.timedSeeds > 0 && c.wallMicroseconds > 0 {
       let rate = UInt64(c.timedSeeds) * 10_000_000 / c.wallMicroseconds
       out += row(
         "wall time",
-        "\(ReportText.plural(c.timedSeeds, "seed")) timed: \(rate / 10).\(rate % 10) seeds/s on one worker, \(c.wallMicroseconds / 1_000_000) s of worker time in all")
+        "\(ReportText.plural(c.timedSeeds, "seed")) timed: \(rate / 10).\(rate % 10) seeds/s on one worker, \(c.wallMicroseconds / 1_000_000) s of worker time in all"
+      )
     }
     out += "</table>\n<div class=\"plots\">\n"
     let figures: [(String, ReportPlots.Figure)] = [
@@ -94,7 +96,8 @@ enum ReportHTML {
       a.kind.isViolation != b.kind.isViolation ? a.kind.isViolation : a.kind.ordinal < b.kind.ordinal
     }
     guard !rows.isEmpty else { return "<h3>Anomalies by kind</h3>\n<p>No anomaly of any kind.</p>\n" }
-    var out = "<h3>Anomalies by kind</h3>\n<table class=\"grid\">\n<thead><tr><th>kind</th><th class=\"n\">seeds</th><th class=\"n\">anomalies</th><th></th></tr></thead>\n<tbody>\n"
+    var out =
+      "<h3>Anomalies by kind</h3>\n<table class=\"grid\">\n<thead><tr><th>kind</th><th class=\"n\">seeds</th><th class=\"n\">anomalies</th><th></th></tr></thead>\n<tbody>\n"
     for row in rows {
       out +=
         "<tr><td><code>\(row.kind.rawValue)</code></td><td class=\"n\">\(ReportText.group(row.seeds))</td><td class=\"n\">\(ReportText.group(row.anomalies))</td><td class=\"note\">\(row.kind.isViolation ? "" : "informational")</td></tr>\n"
@@ -105,7 +108,8 @@ enum ReportHTML {
   /// The table of signatures, then a block per signature.
   static func signatures(_ c: ReportCampaign, id: String, pictures: [MinimalPicture]) -> String {
     guard !c.findings.groups.isEmpty else { return "<h3>Signatures</h3>\n<p>No seed failed.</p>\n" }
-    var out = "<h3>Signatures</h3>\n<table class=\"grid\">\n<thead><tr><th>#</th><th class=\"n\">seeds</th><th class=\"n\">share</th><th class=\"n\">first</th><th>kinds</th><th>usual axes</th></tr></thead>\n<tbody>\n"
+    var out =
+      "<h3>Signatures</h3>\n<table class=\"grid\">\n<thead><tr><th>#</th><th class=\"n\">seeds</th><th class=\"n\">share</th><th class=\"n\">first</th><th>kinds</th><th>usual axes</th></tr></thead>\n<tbody>\n"
     for (i, g) in c.findings.groups.enumerated() {
       out +=
         "<tr><td><a href=\"#\(id)s\(i + 1)\">\(i + 1)</a></td><td class=\"n\">\(ReportText.group(g.seeds))</td><td class=\"n\">\(ReportText.percent(g.seeds, of: c.seeds))</td><td class=\"n\">\(g.firstSeed)</td><td>\(HTML.escape(g.signature.key.joined(separator: " + ")))</td><td>\(HTML.escape(ReportText.axesText(c, g.signature)))</td></tr>\n"

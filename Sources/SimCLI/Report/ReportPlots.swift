@@ -126,7 +126,9 @@ enum ReportPlots {
       let upper = bin < SettleBins.edges.count ? SettleBins.label(SettleBins.edges[bin]) : "∞"
       if n > 0 {
         let h = (bottom - top) * n / maximum
-        plot.bar(x: x + 1, y: bottom - h, width: barWidth - 2, height: h, fill: "#0969da", tooltip: "\(edge(bin)) to \(upper): \(ReportText.plural(n, "seed"))")
+        plot.bar(
+          x: x + 1, y: bottom - h, width: barWidth - 2, height: h, fill: "#0969da",
+          tooltip: "\(edge(bin)) to \(upper): \(ReportText.plural(n, "seed"))")
       }
       // Decades only, so that labels do not crowd.
       let label = edge(bin)
@@ -138,11 +140,14 @@ enum ReportPlots {
     if c.neverQuiet > 0 {
       let x = left + shown.count * barWidth
       let h = (bottom - top) * c.neverQuiet / maximum
-      plot.bar(x: x + 1, y: bottom - h, width: barWidth - 2, height: h, fill: "#cf222e", tooltip: "never quiet: \(ReportText.plural(c.neverQuiet, "seed"))")
+      plot.bar(
+        x: x + 1, y: bottom - h, width: barWidth - 2, height: h, fill: "#cf222e", tooltip: "never quiet: \(ReportText.plural(c.neverQuiet, "seed"))")
       plot.text("never", x: x + barWidth / 2, y: bottom + 16, anchor: "middle", size: 10, fill: "#cf222e")
     }
     plot.line(x1: left, y1: bottom, x2: left + columns * barWidth, y2: bottom)
-    plot.text("time from the start of settle until sync went quiet (simulated)", x: left + columns * barWidth / 2, y: bottom + 34, anchor: "middle", size: 10, fill: "#59636e")
+    plot.text(
+      "time from the start of settle until sync went quiet (simulated)", x: left + columns * barWidth / 2, y: bottom + 34, anchor: "middle", size: 10,
+      fill: "#59636e")
     return .svg(plot.rendered(title: "Time to converge in settle"))
   }
 
@@ -175,7 +180,9 @@ enum ReportPlots {
     plot.line(x1: left, y1: bottom, x2: left + buckets.count * barWidth, y2: bottom)
     plot.text("\(buckets[0].lower)", x: left, y: bottom + 16, size: 10, fill: "#59636e")
     plot.text("…\(buckets.last!.upper)", x: left + buckets.count * barWidth, y: bottom + 16, anchor: "end", size: 10, fill: "#59636e")
-    plot.text("seed ranges · seeds per second on one worker", x: left + buckets.count * barWidth / 2, y: bottom + 34, anchor: "middle", size: 10, fill: "#59636e")
+    plot.text(
+      "seed ranges · seeds per second on one worker", x: left + buckets.count * barWidth / 2, y: bottom + 34, anchor: "middle", size: 10,
+      fill: "#59636e")
     return .svg(plot.rendered(title: "Seeds per second (one worker)"))
   }
 }

@@ -109,7 +109,8 @@ enum ReportText {
   static func minimalText(_ found: MinimalScenarioLookup.Found, group g: FuzzFindings.Group, campaign: ReportCampaign) -> String {
     let indent = String(repeating: " ", count: labelWidth)
     func path(_ path: String, _ note: String) -> String {
-      "    minimal" + String(repeating: " ", count: labelWidth - 11) + path + "\n" + wrap(note, columns: columns - labelWidth).map { indent + $0 + "\n" }.joined()
+      "    minimal" + String(repeating: " ", count: labelWidth - 11) + path + "\n"
+        + wrap(note, columns: columns - labelWidth).map { indent + $0 + "\n" }.joined()
     }
     switch found {
     case .file(let file, let scenario, let seed):

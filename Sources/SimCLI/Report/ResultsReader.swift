@@ -123,7 +123,8 @@ struct ResultsReader {
         diagnostics.append(
           ReportDiagnostic(
             file: file, line: number, severity: .note,
-            message: "the last line stops in the middle of a record (a campaign stopped while writing it): left out; 'fuzz --resume' runs its seed again"
+            message:
+              "the last line stops in the middle of a record (a campaign stopped while writing it): left out; 'fuzz --resume' runs its seed again"
           ))
       } else {
         let joined =
