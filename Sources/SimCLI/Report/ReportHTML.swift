@@ -59,9 +59,10 @@ enum ReportHTML {
     if let settle = c.findings.convergenceText { out += row("settle", "sync quiet after \(settle)") }
     if c.timedSeeds > 0 && c.wallMicroseconds > 0 {
       let rate = UInt64(c.timedSeeds) * 10_000_000 / c.wallMicroseconds
+      let seconds = (c.wallMicroseconds + 50_000) / 100_000
       out += row(
         "wall time",
-        "\(ReportText.plural(c.timedSeeds, "seed")) timed: \(rate / 10).\(rate % 10) seeds/s on one worker, \(c.wallMicroseconds / 1_000_000) s of worker time in all"
+        "\(ReportText.plural(c.timedSeeds, "seed")) timed (fuzz --timings): \(ReportText.group(Int(rate / 10))).\(rate % 10) seeds/s on one worker, \(ReportText.group(Int(seconds / 10))).\(seconds % 10) s of worker time in all"
       )
     }
     out += "</table>\n<div class=\"plots\">\n"

@@ -115,6 +115,13 @@ struct ResultsReader {
         "byte 0x\(byte.count < 2 ? "0" : "")\(byte) is not UTF-8 text: not a fuzz record (is this a results file of 'sim-cli fuzz --out'?)")
       return false
     }
+    // The common case first: a line that decodes as a record (never one nested deeper than a
+    // record can be, which no decoder is given). Only a line that does not is scanned, to say
+    // where it goes wrong.
+    if Self.nesting(bytes) <= JSONSyntax.maxDepth, let record = try? FuzzRecord.decode(jsonLine: bytes), Self.outOfRange(record) == nil {
+      take(record, number)
+      return true
+    }
     let keys: [(key: String, offset: Int)]
     do {
       keys = try JSONSyntax.check(bytes)
@@ -134,25 +141,47 @@ struct ResultsReader {
       }
       return false
     }
-    let record: FuzzRecord
     do {
-      record = try FuzzRecord.decode(jsonLine: bytes)
+      let record = try FuzzRecord.decode(jsonLine: bytes)
+      if let problem = Self.outOfRange(record) {
+        let column = keys.first { $0.key == problem.key }.map { Self.column(bytes, $0.offset) } ?? 1
+        error(file, number, column: column, "not a fuzz record: \(problem.message)")
+      }
     } catch let decoding as DecodingError {
       let (message, key) = Self.explain(decoding, keys: keys)
       let column = key.flatMap { name in keys.first { $0.key == name }.map { Self.column(bytes, $0.offset) } } ?? 1
       error(file, number, column: column, "not a fuzz record: \(message)")
-      return false
     } catch {
       self.error(file, number, column: 1, "not a fuzz record: \(error)")
-      return false
     }
-    if let problem = Self.outOfRange(record) {
-      let column = keys.first { $0.key == problem.key }.map { Self.column(bytes, $0.offset) } ?? 1
-      error(file, number, column: column, "not a fuzz record: \(problem.message)")
-      return false
+    return false
+  }
+
+  /// How deep arrays and objects nest in `bytes` (brackets inside strings not counted): a quick
+  /// pass before any decoder sees the line.
+  static func nesting(_ bytes: ArraySlice<UInt8>) -> Int {
+    var (depth, deepest, inString, escaped) = (0, 0, false, false)
+    for byte in bytes {
+      if inString {
+        if escaped {
+          escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+          escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+          inString = false
+        }
+        continue
+      }
+      switch byte {
+      case UInt8(ascii: "\""): inString = true
+      case UInt8(ascii: "["), UInt8(ascii: "{"):
+        depth += 1
+        deepest = max(deepest, depth)
+      case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+      default: break
+      }
     }
-    take(record, number)
-    return true
+    return deepest
   }
 
   /// Whether a record starts again after the line's first byte (`{"app":`, `{"convergedAfter":`
