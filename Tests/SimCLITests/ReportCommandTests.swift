@@ -1,6 +1,7 @@
 import Foundation
 import Replica
 import Scenarios
+import SimSyncEngine
 @_spi(Kernel) import Simulator
 import Testing
 
@@ -360,5 +361,30 @@ import Testing
       #expect(t.replacingOccurrences(of: String(match.0), with: "}") == p)
     }
     #expect(runCLI(common + ["--timings"]).stderr.hasPrefix("Error: --timings needs --out FILE.jsonl"))
+  }
+
+  /// An app's campaign: its signatures name no policy axis, and every one is shrunk on the
+  /// worker threads, which are given the tool's apps.
+  @Test func anAppsCampaignIsShrunkWithTheAppOnEveryThread() throws {
+    let dir = try temporaryFolder("report-app")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let apps = [AppUnderTest(NotesAppNotPersistingState.self)]
+    func run(_ arguments: [String]) -> (ExitCode, String) {
+      let (console, captured) = Console.capturing()
+      let code = SimCLI.main(arguments: arguments, console: console, apps: apps, toolName: "sim-cli")
+      return (code, captured.stdout + captured.stderr)
+    }
+    let fuzz = run(["fuzz", "--app", "NotesAppNotPersistingState", "--seeds", "1..12", "--intents", "8", "--quiet", "--out", "\(dir)/app.jsonl"])
+    #expect(fuzz.0 == .failure, "\(fuzz.1)")
+    let report = run(["report", "\(dir)/app.jsonl", "--html", "\(dir)/app.html", "--intents", "8", "--jobs", "2"])
+    #expect(report.0 == .failure, "\(report.1)")
+    #expect(report.1.contains("    axes     none: the app's own code is what to look at\n"))
+    #expect(report.1.contains("    again    sim-cli fuzz --seeds "))
+    #expect(report.1.contains(" --app NotesAppNotPersistingState --intents 8\n"))
+    let page = try String(contentsOfFile: "\(dir)/app.html", encoding: .utf8)
+    let signatures = page.components(separatedBy: "<article class=\"signature\"").count - 1
+    #expect(signatures >= 2)
+    #expect(page.components(separatedBy: "Minimal scenario: shrunk here from seed").count - 1 == signatures, "\(page)")
+    #expect(page.components(separatedBy: "<div class=\"timeline\">").count - 1 == signatures)
   }
 }

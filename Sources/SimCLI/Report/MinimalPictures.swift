@@ -34,13 +34,17 @@ struct MinimalPicture: Sendable {
       console.err("report: shrinking the first seed of \(ReportText.plural(toShrink, "signature")) (no minimal scenario saved)…\n")
     }
     let results = Results(count: tasks.count)
-    let tool = ToolName.current
+    // Task-local values are not inherited by the threads: the tool's name (for the commands it
+    // suggests) and its apps are handed on.
+    let (tool, apps) = (ToolName.current, SimCLI.apps)
     let next = Results.Counter()
     DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, tasks.count))) { _ in
       ToolName.$current.withValue(tool) {
-        while let index = next.take(below: tasks.count) {
-          let (c, s) = tasks[index]
-          results.set(index, picture(campaigns[c], signature: s, found: minimal[c][s], shrink: shrink, id: "c\(c + 1)s\(s + 1)"))
+        SimCLI.$apps.withValue(apps) {
+          while let index = next.take(below: tasks.count) {
+            let (c, s) = tasks[index]
+            results.set(index, picture(campaigns[c], signature: s, found: minimal[c][s], shrink: shrink, id: "c\(c + 1)s\(s + 1)"))
+          }
         }
       }
     }
