@@ -11,6 +11,7 @@ public enum SimCLI {
     PoliciesCommand.command,
     FuzzCommand.command,
     ShrinkCommand.command,
+    ReportCommand.command,
     CompareCommand.command,
     ExplainCommand.command,
     BenchCommand.command,

@@ -12,7 +12,11 @@ import Testing
   func theScriptCoversEverythingAndParses(shell: String) throws {
     let r = runCLI("completion", shell)
     #expect(r.code == .success, "\(r.stderr)")
-    for word in ["run", "fuzz", "compare", "explain", "--minimize-to", "--timeline", "--shard", "cloudkit-default", "append-only", "fat-note-lww"] {
+    for word in [
+      "run", "fuzz", "compare", "explain", "report", "--minimize-to", "--timeline", "--shard", "--html", "--timings", "cloudkit-default",
+      "append-only",
+      "fat-note-lww",
+    ] {
       // fish names a long option `-l minimize-to`.
       let spelled = shell == "fish" && word.hasPrefix("--") ? "-l " + word.dropFirst(2) : word
       #expect(r.stdout.contains(spelled), "the \(shell) script lacks \(spelled)")

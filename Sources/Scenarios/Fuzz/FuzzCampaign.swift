@@ -75,6 +75,10 @@ public struct FuzzOutcome: Sendable {
   /// With an app: the intents of its own schema it refused, and why its code could not run to
   /// the end, in words (empty when it did what it was asked).
   public var appProblems: [String] = []
+  /// The wall-clock time the seed took on its worker thread (generate, run, judge, and shrink
+  /// when the campaign shrinks); zero for an outcome made by ``FuzzCampaign/outcome(of:)``
+  /// alone. Wall-clock data: it differs between runs, and nothing else depends on it.
+  public var wallTime: Duration = .zero
 }
 
 /// Runs many seeds on several threads and hands the outcomes over in seed order, so that a
@@ -147,8 +151,11 @@ public struct FuzzCampaign: Sendable {
     let tool = ToolName.current
     let work: @Sendable (Int) -> Void = { _ in
       ToolName.$current.withValue(tool) {
+        let clock = ContinuousClock()
         while let (index, seed) = state.take(stop: shouldStop()) {
-          let result = self.outcome(of: seed)
+          let start = clock.now
+          var result = self.outcome(of: seed)
+          result.wallTime = clock.now - start
           state.complete(index: index, result, emit: emit)
         }
       }

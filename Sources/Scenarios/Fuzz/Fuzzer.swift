@@ -31,6 +31,11 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
   /// (`"app": {"applied": 41, "refusedAsExpected": 3, "refused": 0, "errors": 0}`); nil for a
   /// policy (the key is then absent).
   public var app: AppTally?
+  /// Wall-clock microseconds the seed took on its worker (generate, run, judge), written only by
+  /// `fuzz --timings` (`"wallMicroseconds": 1834`); nil otherwise, and in records of versions
+  /// before it existed (the key is then absent). The one field that differs between two runs of
+  /// the same seed: `sim-cli report` plots it, and ignores it when it compares records.
+  public var wallMicroseconds: UInt64?
 
   /// A user's app's intents and errors in one seed.
   public struct AppTally: Hashable, Sendable, Codable {
@@ -68,7 +73,7 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
   }
 
   enum CodingKeys: String, CodingKey {
-    case seed, policy, scenario, traceHash, violations, counts, minimized, convergedAfter, app
+    case seed, policy, scenario, traceHash, violations, counts, minimized, convergedAfter, app, wallMicroseconds
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -90,6 +95,7 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
       try c.encodeNil(forKey: .convergedAfter)
     }
     try c.encodeIfPresent(app, forKey: .app)
+    try c.encodeIfPresent(wallMicroseconds, forKey: .wallMicroseconds)
   }
 
   public init(from decoder: any Decoder) throws {
@@ -103,6 +109,7 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
     counts = AnomalyKind.allCases.map { byName[$0.rawValue] ?? 0 }
     minimized = try c.decodeIfPresent(String.self, forKey: .minimized)
     app = try c.decodeIfPresent(AppTally.self, forKey: .app)
+    wallMicroseconds = try c.decodeIfPresent(UInt64.self, forKey: .wallMicroseconds)
     if let text = try c.decodeIfPresent(String.self, forKey: .convergedAfter) {
       if text == "never" {
         neverConverged = true
@@ -174,6 +181,10 @@ public struct FuzzRecord: Hashable, Sendable, Codable {
     string(traceHash)
     key("violations")
     out += String(violations)
+    if let wallMicroseconds {
+      key("wallMicroseconds")
+      out += String(wallMicroseconds)
+    }
     close()
     return out
   }

@@ -36,6 +36,9 @@ enum CompletionCommand {
 
   static func takesScenario(_ c: CommandSpec) -> Bool { c.positionals.contains { $0.name.contains("NAME") } }
 
+  /// Whether the command's arguments are files or folders (`report FILE.jsonl…`, `import PATH`).
+  static func takesFiles(_ c: CommandSpec) -> Bool { c.positionals.contains { $0.name.contains("FILE") || $0.name.contains("PATH") } }
+
   static func bash(_ commands: [CommandSpec], presets: [String], scenarios: [String]) -> String {
     var out = """
       # bash completion for sim-cli (sim-cli completion bash)
@@ -64,7 +67,8 @@ enum CompletionCommand {
     for c in commands {
       let options = c.options.map(\.name) + ["--help"]
       let words = (options + c.subjects + (takesScenario(c) ? scenarios : [])).joined(separator: " ")
-      out += "    \(c.name)) COMPREPLY=( $(compgen -W \"\(words)\" -- \"$cur\")\(takesScenario(c) ? " $(compgen -f -- \"$cur\")" : "") ) ;;\n"
+      let files = takesScenario(c) || takesFiles(c) ? " $(compgen -f -- \"$cur\")" : ""
+      out += "    \(c.name)) COMPREPLY=( $(compgen -W \"\(words)\" -- \"$cur\")\(files) ) ;;\n"
     }
     out += "    help) COMPREPLY=( $(compgen -W \"\(commands.map(\.name).joined(separator: " "))\" -- \"$cur\") ) ;;\n"
     out += "  esac\n}\ncomplete -F _sim_cli sim-cli\n"
@@ -95,6 +99,8 @@ enum CompletionCommand {
         out += "        '1:subject:(\(c.subjects.joined(separator: " ")))' \\\n"
       } else if takesScenario(c) {
         out += "        '*:scenario:(\(scenarios.joined(separator: " ")))' '*:file:_files' \\\n"
+      } else if takesFiles(c) {
+        out += "        '*:file:_files' \\\n"
       }
       out += "        '--help[Show help.]'\n      ;;\n"
     }
@@ -130,6 +136,8 @@ enum CompletionCommand {
         out += "complete -c sim-cli -n '\(when)' -a '\(c.subjects.joined(separator: " "))'\n"
       } else if takesScenario(c) {
         out += "complete -c sim-cli -n '\(when)' -a '\(scenarios.joined(separator: " "))' -F\n"
+      } else if takesFiles(c) {
+        out += "complete -c sim-cli -n '\(when)' -F\n"
       }
     }
     return out

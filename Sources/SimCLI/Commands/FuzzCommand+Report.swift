@@ -127,7 +127,7 @@ extension FuzzCommand {
     let ordered = findings.groups.enumerated().sorted { a, b in
       a.element.seeds != b.element.seeds ? a.element.seeds > b.element.seeds : a.element.firstSeed < b.element.firstSeed
     }
-    var signatureRows: [[String]] = [["seeds", "first", "signature", "minimal scenario"]]
+    var signatureRows: [(seeds: String, first: String, signature: String, minimal: String)] = []
     for (number, group) in ordered {
       let minimal: String
       if let path = group.minimized {
@@ -139,9 +139,28 @@ extension FuzzCommand {
       } else {
         minimal = "(not saved: pass --minimize-to DIR)"
       }
-      signatureRows.append([BenchCommand.group(Double(group.seeds)), String(group.firstSeed), group.signature.text, minimal])
+      signatureRows.append((BenchCommand.group(Double(group.seeds)), String(group.firstSeed), group.signature.text, minimal))
     }
-    out += "\nby signature:\n" + table(signatureRows, rightAligned: [true, true, false, false])
+    out += "\nby signature:\n" + signatureTable(signatureRows)
+    return out
+  }
+
+  /// The signatures as rows of seeds, first seed and signature, the signature wrapped to stay
+  /// within 100 columns and its minimal scenario on a line under it (a path longer than a line
+  /// is printed whole).
+  static func signatureTable(_ rows: [(seeds: String, first: String, signature: String, minimal: String)]) -> String {
+    let seedsWidth = rows.reduce("seeds".count) { max($0, $1.seeds.count) }
+    let firstWidth = rows.reduce("first".count) { max($0, $1.first.count) }
+    func pad(_ s: String, _ width: Int) -> String { String(repeating: " ", count: width - s.count) + s }
+    let indent = String(repeating: " ", count: 2 + seedsWidth + 2 + firstWidth + 2)
+    let width = ReportText.columns - indent.count
+    var out = "  \(pad("seeds", seedsWidth))  \(pad("first", firstWidth))  signature\n"
+    for row in rows {
+      let lines = ReportText.wrap(row.signature, columns: width) + ReportText.wrap("minimal scenario: " + row.minimal, columns: width)
+      for (i, line) in lines.enumerated() {
+        out += (i == 0 ? "  \(pad(row.seeds, seedsWidth))  \(pad(row.first, firstWidth))  " : indent) + line + "\n"
+      }
+    }
     return out
   }
 

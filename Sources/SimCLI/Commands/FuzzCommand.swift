@@ -33,6 +33,7 @@ enum FuzzCommand {
       .flag("--resume", "Continue an interrupted campaign from --out."),
       .value("--max-failures", "N", "Stop after N failing seeds."),
       .value("--minimize-to", "DIR", "Write one shrunk scenario file per signature here (else they are printed)."),
+      .flag("--timings", "Add each seed's wall-clock time to its --out record (for sim-cli report's seeds/s plot)."),
       .flag("--quiet", "Print only the final summary line (and errors)."),
       .flag("--verbose", "Print every failing seed too, not only each signature's first."),
       Formats.option,
@@ -122,6 +123,8 @@ enum FuzzCommand {
       maxFailures = Int(try IntegerOption.require(args, "--max-failures", default: 1, in: 1...UInt64(Int.max), spec: spec, console: console))
     }
     let (quiet, verbose) = (args.has("--quiet"), args.has("--verbose"))
+    let timings = args.has("--timings")
+    if timings && args.value("--out") == nil { throw usage("--timings needs --out FILE.jsonl: the records it adds the times to.", console) }
     if quiet && verbose { throw usage("--quiet and --verbose cannot be used together.", console) }
     let minimizeTo = args.value("--minimize-to")
     if let dir = minimizeTo {
@@ -189,6 +192,7 @@ enum FuzzCommand {
         // A stop request drops the seeds not yet written: only written seeds count as done.
         if interrupt.isSet { return false }
         var record = outcome.record
+        if timings { record.wallMicroseconds = microseconds(outcome.wallTime) }
         let finding = session.findings.finding(for: record)
         let kindsSeen = session.findings.kindsSeen
         var shrunk: Shrinker.Result?
@@ -302,6 +306,13 @@ enum FuzzCommand {
     }
     if let stoppedBy { return InterruptWatch.exitCode(stoppedBy) }
     return session.findings.failing == 0 ? .success : .failure
+  }
+
+  /// `duration` in whole microseconds (a negative one as zero).
+  static func microseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds >= 0, attoseconds >= 0 else { return 0 }
+    return UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000)
   }
 
   /// The first seed of a new signature shrunk to a minimal scenario keeping `keep`, named for
