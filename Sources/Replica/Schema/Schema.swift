@@ -1,12 +1,16 @@
-/// The kind of a field, as scenario files write it: `string text int bool date ref TYPE`.
+/// The kind of a field, as scenario files write it: `string text int double bool date bytes ref TYPE`.
 public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
   case string
   /// Long text edited by appends and replacements; judged character by character by the oracle.
   case text
   case int
+  /// A floating-point number (`Double`, `Float`, `Decimal`): literals `3.5`, `-0.25`, `1e3`, `42`.
+  case double
   case bool
   /// An instant, stored as nanoseconds from the start of the simulation.
   case date
+  /// Bytes stored in the record (`Data`, Core Data's Binary): literals `0x`, `0x89504e47`.
+  case bytes
   /// A reference to a record of the named type.
   case ref(String)
 
@@ -15,8 +19,10 @@ public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
     case .string: "string"
     case .text: "text"
     case .int: "int"
+    case .double: "double"
     case .bool: "bool"
     case .date: "date"
+    case .bytes: "bytes"
     case .ref(let t): "ref \(t)"
     }
   }
@@ -26,7 +32,7 @@ public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
 public struct FieldSpec: Hashable, Sendable {
   /// The field's name, as scenario files write it (`title`).
   public var name: String
-  /// What the field holds: `string`, `text`, `int`, `bool`, `date` or `ref TYPE`.
+  /// What the field holds: `string`, `text`, `int`, `double`, `bool`, `date`, `bytes` or `ref TYPE`.
   public var kind: FieldKind
   /// `?` in the scenario: the field may be absent.
   public var optional: Bool
