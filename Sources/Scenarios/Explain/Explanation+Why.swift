@@ -328,7 +328,7 @@ extension Explainer {
       break
     }
     if let finding = names.schema.safetyFindings().first(where: { f in names.types(key).map { names.schema.types[Int($0)].name } == f.type }) {
-      out.append("Schema: \(finding.message)")
+      out.append("Schema: \(finding.sentence)")
     }
     return out
   }

@@ -142,7 +142,7 @@ extension Oracle {
       switch e.fact {
       case .rejected(key, let typeName):
         let finding = schema.safetyFindings().first { $0.type == typeName }
-        let message = finding.map { $0.message.hasSuffix(".") ? String($0.message.dropLast()) : $0.message }
+        let message = finding.map { $0.sentence.hasSuffix(".") ? String($0.sentence.dropLast()) : $0.sentence }
         return "the server rejected its type at \(e.time)" + (message.map { " — \($0)" } ?? "")
       case .outboxLost(let keys) where keys.contains(key):
         return "its pending upload was in an in-memory outbox, lost when the app was killed at \(e.time) (outbox=memory)"
