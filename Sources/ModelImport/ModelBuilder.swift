@@ -29,13 +29,14 @@ struct ModelBuilder {
   /// ``heirs`` of the latest version.
   static func heirs(of version: RawVersion) -> [String: [String]] {
     var heirs: [String: [String]] = [:]
-    // (An entity's properties are added one after another: comparing with the last heir is
-    // enough, and costs nothing in a hierarchy of thousands.)
+    var seen: Set<[String]> = []
     func add(_ declaring: String, _ entity: String) {
-      if heirs[declaring]?.last != entity { heirs[declaring, default: []].append(entity) }
+      if seen.insert([declaring, entity]).inserted { heirs[declaring, default: []].append(entity) }
     }
+    // Each entity first in its own list (Xcode writes entities in alphabetical order: a child
+    // may come before its parent), then the entities that inherit from it, in model order.
+    for e in version.entities { add(e.name, e.name) }
     for e in version.entities {
-      add(e.name, e.name)
       for p in e.properties { add(p.inheritedFrom ?? e.name, e.name) }
       for u in e.uniqueness { add(u.entity, e.name) }
     }

@@ -306,6 +306,22 @@ final class MappingTests: XCTestCase {
     XCTAssertEqual(model.warnings.map { "\($0.type ?? "-").\($0.field ?? "-")" }, ["Book.title", "Book.code"])
   }
 
+  /// A parent entity that has records of its own reports its declarations itself, though Xcode
+  /// writes its children first (entities in alphabetical order): not as inherited by itself.
+  func testAParentWrittenAfterItsChildReportsItsOwnDeclarations() {
+    let model = coreData(
+      """
+      <model>
+      <entity name="Book" parentEntity="Media"><attribute name="pages" optional="YES" attributeType="Integer 64"/></entity>
+      <entity name="Media"><attribute name="title" attributeType="String"/></entity>
+      </model>
+      """)
+    XCTAssertEqual(model.warnings.count, 1, "\(model.warnings.map(\.message))")
+    XCTAssertTrue(model.warnings[0].message.hasPrefix("Media.title (inherited by Book) is neither optional nor defaulted"), model.warnings[0].message)
+    XCTAssertTrue(model.warnings[0].message.hasSuffix("so Media and Book records never upload in a run."), model.warnings[0].message)
+    XCTAssertEqual([model.warnings[0].type, model.warnings[0].field], ["Media", "title"])
+  }
+
   /// A relationship whose destination is an abstract parent entity pairs with the inverse its
   /// heirs inherit: neither side is said to lack an inverse (both had been, each advising to add
   /// the inverse the model already has), and the heirs' references carry the to-many's rule.
