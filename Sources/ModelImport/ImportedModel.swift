@@ -221,6 +221,11 @@ public struct ImportFinding: Hashable, Sendable {
   public var type: String?
   /// The field the finding is about, by its scenario name, when it is about one.
   public var field: String?
+  /// The types (scenario names) whose records a run rejects at upload because of what the
+  /// finding is about, as the imported schema states it (a required field, a `unique` field, a
+  /// reference that is required, `on-delete deny`, `ordered` or `no-inverse`); empty for a
+  /// finding that stops no upload (a removed field, a constraint over several fields).
+  public var blocks: [String] = []
 
   /// A finding with every property given.
   public init(location: SourceLocation, severity: Severity, rule: String, message: String, appleRule: String = "", fix: String = "") {

@@ -108,6 +108,7 @@ struct ModelBuilder {
         log.findings[i].field = typeName.flatMap { scenarioFieldNames[$0]?[property] } ?? property
       }
       log.findings[i].type = typeName ?? entity
+      log.findings[i].blocks = log.findings[i].blocks.compactMap { typeNames[$0] }
     }
     return ImportedModel(source: source, origin: origin, versions: versionNames, types: types, findings: sorted(log.findings))
   }
@@ -301,7 +302,8 @@ struct ModelBuilder {
       }
       if !p.optional && !p.hasDefault {
         let (message, fix) = wording.requiredAttribute(p, holder)
-        log.warning(p.location, "required-without-default", message, apple: AppleRule.optionalOrDefault, fix: fix, about: about)
+        log.warning(
+          p.location, "required-without-default", message, apple: AppleRule.optionalOrDefault, fix: fix, about: about.blocking(holder.heirs))
       }
       return field
     }
@@ -314,9 +316,19 @@ struct ModelBuilder {
     }
     if !p.optional {
       let (message, fix) = wording.requiredRelationship(p, holder, destination: destination, toMany: toMany)
-      log.warning(p.location, "required-reference", message, apple: AppleRule.optionalRelationships, fix: fix, about: about)
+      log.warning(
+        p.location, "required-reference", message, apple: AppleRule.optionalRelationships, fix: fix, about: about.blocking(toMany ? [] : holder.heirs)
+      )
     }
     let other = partner(of: p, in: e, latest: latest)
+    // The entities holding the reference on the other side, which carries this side's delete
+    // rule and order (the child's, or the other one's of a one-to-one).
+    let otherHolders: [String] =
+      if let other, case .relationship(_, false) = other.property.kind {
+        self.holder(other.property.inheritedFrom ?? other.entity.name).heirs
+      } else {
+        []
+      }
     if p.deleteRule == .deny {
       // The rule lands on the other side's reference (the child's, or the other one's of a
       // one-to-one).
@@ -327,7 +339,7 @@ struct ModelBuilder {
           nil
         }
       let (message, fix) = wording.deny(p, holder, importedOn: importedOn)
-      log.warning(p.location, "deny-delete-rule", message, apple: AppleRule.deny, fix: fix, about: about)
+      log.warning(p.location, "deny-delete-rule", message, apple: AppleRule.deny, fix: fix, about: about.blocking(otherHolders))
     }
     if p.deleteRule == .noAction {
       let (message, fix) = wording.noAction(p, holder)
@@ -335,7 +347,7 @@ struct ModelBuilder {
     }
     if p.ordered {
       let (message, fix) = wording.ordered(p, holder, destination: destination)
-      log.warning(p.location, "ordered-relationship", message, apple: AppleRule.ordered, fix: fix, about: about)
+      log.warning(p.location, "ordered-relationship", message, apple: AppleRule.ordered, fix: fix, about: about.blocking(otherHolders))
     }
     if let inverse = p.inverse, other == nil {
       log.note(
@@ -373,7 +385,7 @@ struct ModelBuilder {
     var field = ImportedField(name: p.name, location: p.location, kind: .ref(destinationName!), optional: p.optional, unique: p.unique)
     guard let other else {
       let (message, fix) = wording.missingInverse(p, holder, destination: destination, toMany: false)
-      log.warning(p.location, "missing-inverse", message, apple: AppleRule.inverses, fix: fix, about: about)
+      log.warning(p.location, "missing-inverse", message, apple: AppleRule.inverses, fix: fix, about: about.blocking(holder.heirs))
       childRuleNote(p, holder)
       field.hasInverse = false
       return field
@@ -420,7 +432,8 @@ struct ModelBuilder {
         let (message, fix) = wording.unique(c, holder(c.entity), imported: imported)
         log.warning(
           c.location, "unique-constraint", message, apple: AppleRule.unique, fix: fix,
-          about: ModelSubject(entity: c.entity, property: c.fields.count == 1 ? c.fields[0] : nil))
+          about: ModelSubject(
+            entity: c.entity, property: c.fields.count == 1 ? c.fields[0] : nil, blocks: imported ? holder(c.entity).heirs : []))
       }
       guard names.count == c.fields.count else {
         if report {

@@ -117,6 +117,7 @@ struct FindingLog {
     var finding = ImportFinding(location: location, severity: .warning, rule: rule, message: message, appleRule: apple, fix: fix)
     finding.type = about?.entity
     finding.field = about?.property
+    finding.blocks = about?.blocks ?? []
     findings.append(finding)
   }
 }
@@ -126,6 +127,15 @@ struct FindingLog {
 struct ModelSubject {
   var entity: String
   var property: String?
+  /// The entities whose records a run rejects because of it.
+  var blocks: [String] = []
+
+  /// The same subject, blocking the uploads of `entities`.
+  func blocking(_ entities: [String]) -> ModelSubject {
+    var subject = self
+    subject.blocks = entities
+    return subject
+  }
 }
 
 /// Apple's rules, as Apple states them.

@@ -193,6 +193,39 @@ import Testing
     #expect(stranded.contains { $0.explanation.contains("Note.title is required and has no default") }, "\(report.text)")
   }
 
+  /// A stranded record is explained by a finding that stops its type's uploads, not by the
+  /// first about the type: Gadget.title was renamed (a warning that stops nothing) and is unique
+  /// (which does); Core Data's Deny on Shelf.items stops the Book, Film and AudioBook records
+  /// that refer to a shelf, not the Shelf records.
+  @Test func aStrandedRecordIsExplainedByAFindingThatStopsItsType() throws {
+    let gadgets = try parsed(
+      """
+      devices iPad phone
+      schema from Unreadable
+      at 0s iPad create Gadget g1
+      settle
+      """, source: Self.corpus.appendingPathComponent("here.scenario").path)
+    let findings = gadgets.schema.safetyFindings()
+    #expect(findings.first?.problem == .fieldRenamed && findings.first?.blocks == [], "\(findings)")
+    #expect(findings.contains { $0.problem == .uniqueConstraint && $0.blocks == ["Gadget"] })
+    let stranded = try #require(ScenarioRunner.run(gadgets).report.anomalies.first { $0.kind == .strandedRecord })
+    #expect(stranded.explanation.contains("— Gadget is unique by title: CloudKit cannot enforce it"), "\(stranded.explanation)")
+
+    let library = try parsed(
+      """
+      devices iPad phone
+      schema from Library.xcdatamodel
+      at 0s iPad create Shelf s1
+      at 1s iPad create Film f1 title="Heat" shelf=s1
+      settle
+      """, source: Self.corpus.appendingPathComponent("here.scenario").path)
+    let deny = try #require(library.schema.safetyFindings().first { $0.problem == .denyDeleteRule })
+    #expect([deny.type, deny.field] == ["Shelf", "items"])
+    #expect(deny.blocks == ["Book", "Film", "AudioBook"])
+    let report = ScenarioRunner.run(library).report
+    #expect(report.anomalies.filter { $0.kind == .strandedRecord }.map { $0.record?.name } == ["f1"], "\(report.text)")
+  }
+
   /// Every warning the importer makes is a ``SchemaFinding`` of its own problem: those the corpus
   /// has not (No Action, a child's Cascade, a type removed, too many fields) here.
   @Test func everyImportWarningIsASchemaFinding() throws {

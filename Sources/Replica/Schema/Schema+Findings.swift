@@ -66,10 +66,16 @@ public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
   /// Where the declaration is in the app's model, for a type read with `schema from`; nil for a
   /// scenario's own declaration (the scenario file knows its line).
   public var modelLocation: ModelLocation?
+  /// The types whose uploads a run rejects because of it, so that it explains their stranded
+  /// records: its ``type`` for a scenario's own finding; for a model's, those the importer says
+  /// (none for a warning that stops no upload, as a field removed in a later version).
+  public var blocks: [String]
 
-  /// A finding; its ``appleRule`` is the problem's unless given.
+  /// A finding; its ``appleRule`` is the problem's unless given, and it blocks its `type`'s
+  /// uploads unless `blocks` says otherwise.
   public init(
-    type: String, field: String?, problem: Problem, message: String, fix: String, appleRule: String? = nil, modelLocation: ModelLocation? = nil
+    type: String, field: String?, problem: Problem, message: String, fix: String, appleRule: String? = nil, modelLocation: ModelLocation? = nil,
+    blocks: [String]? = nil
   ) {
     self.type = type
     self.field = field
@@ -78,6 +84,7 @@ public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
     self.fix = fix
     self.appleRule = appleRule ?? Self.appleRule(for: problem)
     self.modelLocation = modelLocation
+    self.blocks = blocks ?? [type]
   }
 
   /// The rule as Apple states it, for each problem that breaks one.
@@ -130,7 +137,8 @@ extension Schema {
   /// the scenario's own types — required fields without a default, unique constraints,
   /// non-optional references, `on-delete deny`, ordered relationships, relationships without an
   /// inverse — in scenario syntax, and for every type, whether it is not deployed to production.
-  /// `sim-cli check` prints these, and a stranded record's explanation quotes its type's first.
+  /// `sim-cli check` prints these, and a stranded record's explanation quotes the first that
+  /// blocks its type (``SchemaFinding/blocks``).
   public func safetyFindings() -> [SchemaFinding] {
     var findings: [SchemaFinding] = imported?.findings ?? []
     let importedTypes = imported?.types ?? []

@@ -70,6 +70,7 @@ extension SchemaFinding {
     guard let problem = Problem(rawValue: finding.rule) else { return nil }
     self.init(
       type: finding.type ?? "", field: finding.field, problem: problem, message: finding.message, fix: finding.fix, appleRule: finding.appleRule,
-      modelLocation: ModelLocation(file: finding.location.file, line: finding.location.line, column: finding.location.column))
+      modelLocation: ModelLocation(file: finding.location.file, line: finding.location.line, column: finding.location.column),
+      blocks: finding.blocks)
   }
 }
