@@ -43,7 +43,7 @@ let package = Package(
     .testTarget(name: "ModelImportTests", dependencies: ["ModelImport"], exclude: ["Corpus"]),
     .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),
     // Golden files are read by path (#filePath), not bundled: excluded so SwiftPM does not ask.
-    .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator"], exclude: ["Golden"]),
+    .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator", "ModelImport"], exclude: ["Golden"]),
     .testTarget(name: "SimTestingTests", dependencies: ["SimTesting", "Scenarios", "Replica", "Simulator"]),
     // Depends on the executable too, so that `swift test` builds the binary the tests spawn.
     .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "ReferenceOracle", "sim-cli"]),

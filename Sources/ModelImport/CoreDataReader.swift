@@ -4,7 +4,8 @@ struct CoreDataReader {
 
   static let stringTypes: Set<String> = ["String"]
   static let intTypes: Set<String> = ["Integer 16", "Integer 32", "Integer 64"]
-  static let opaqueTypes: Set<String> = ["Decimal", "Double", "Float", "Binary", "UUID", "URI", "Transformable", "ObjectID"]
+  static let doubleTypes: Set<String> = ["Double", "Float", "Decimal"]
+  static let opaqueTypes: Set<String> = ["UUID", "URI", "Transformable", "ObjectID"]
   static let silentElements: Set<String> = ["elements", "element", "configuration", "fetchRequest", "userInfo", "entry", "memberEntity"]
 
   /// One version; `report` adds findings (only the latest version's are wanted).
@@ -157,7 +158,7 @@ struct CoreDataReader {
           log.warning(
             e.location, "too-many-fields",
             "\(e.name) inherits \(from.count) attributes and relationships from \(from.depth) parent entities; a scenario type holds at most 64 fields, so only the first \(Self.maximumInheritedRead) (the farthest parents' first) are read.",
-            apple: "", fix: "make the hierarchy shallower, or split the model")
+            apple: "", fix: "make the hierarchy shallower, or split the model", about: ModelSubject(entity: e.name))
         }
       }
       out.append(flat)
@@ -243,7 +244,9 @@ struct CoreDataReader {
       case "uniquenessConstraints":
         for constraint in child.children where constraint.name == "uniquenessConstraint" {
           let fields = constraint.children.filter { $0.name == "constraint" }.compactMap { $0["value"] }
-          if !fields.isEmpty { entity.uniqueness.append(RawUniqueness(fields: fields, location: constraint.location, fromAttribute: false)) }
+          if !fields.isEmpty {
+            entity.uniqueness.append(RawUniqueness(fields: fields, location: constraint.location, fromAttribute: false, entity: name))
+          }
         }
       case "fetchIndex", "compoundIndexes":
         if report { log.note(child.location, "index-ignored", "The index <\(child.name)> of \(name) is ignored: indexes do not change what syncs.") }
@@ -275,6 +278,15 @@ struct CoreDataReader {
     switch type {
     case _ where Self.stringTypes.contains(type): kind = .string
     case _ where Self.intTypes.contains(type): kind = .int
+    case _ where Self.doubleTypes.contains(type):
+      kind = .double
+      if type == "Decimal" && report {
+        log.note(
+          element.location, "kind-approximated",
+          "\(entity).\(name): Decimal is simulated as a double (a binary number of about 16 digits): decimals that differ only past that compare equal."
+        )
+      }
+    case "Binary": kind = .bytes
     case "Boolean": kind = .bool
     case "Date": kind = .date
     default:
@@ -293,6 +305,11 @@ struct CoreDataReader {
     }
     var p = RawProperty(name: name, location: element.location, typeText: type, kind: kind, optional: element["optional"] == "YES")
     p.originalName = element["elementID"].flatMap { $0 == name ? nil : $0 }
+    // A Date attribute's default is a time interval since 2001 (`defaultDateTimeInterval`).
+    if kind == .date, let interval = element["defaultDateTimeInterval"] {
+      p.hasDefault = true
+      p.defaultText = "\(interval)s after 2001-01-01"
+    }
     if let value = element["defaultValueString"] {
       p.hasDefault = true
       switch kind {
@@ -304,6 +321,8 @@ struct CoreDataReader {
         }
       case .int:
         if let v = Int64(value.trimmingSpaces()) { p.defaultLiteral = String(v) } else { p.defaultText = value }
+      case .double:
+        if let v = Double(value.trimmingSpaces()), v.isFinite { p.defaultLiteral = v.description } else { p.defaultText = value }
       case .bool:
         switch value.trimmingSpaces() {
         case "YES", "1", "true": p.defaultLiteral = "true"

@@ -41,12 +41,16 @@ public enum ModelSource: String, Hashable, Sendable {
 
 /// The scenario kind of an imported field.
 public enum ImportedKind: Hashable, Sendable {
-  /// A short string (also every opaque value: enums, structs, `Data`, `UUID`, `Double`…).
+  /// A short string (also every opaque value: enums, structs, `UUID`, `URL`…).
   case string
   /// A long, collaboratively edited text (never inferred by the importer, kept for completeness).
   case text
   /// A 64-bit integer.
   case int
+  /// A floating-point number (`Double`, `Float`, `Decimal`).
+  case double
+  /// Bytes stored in the record (`Data`, Core Data's Binary).
+  case bytes
   /// A Boolean.
   case bool
   /// A date.
@@ -60,17 +64,21 @@ public enum ImportedKind: Hashable, Sendable {
     case .string: "string"
     case .text: "text"
     case .int: "int"
+    case .double: "double"
+    case .bytes: "bytes"
     case .bool: "bool"
     case .date: "date"
     case .ref(let type): "ref \(type)"
     }
   }
 
-  /// The zero literal of the kind (`""`, `0`, `false`, `0s`), `nil` for a reference.
+  /// The zero literal of the kind (`""`, `0`, `0.0`, `false`, `0s`, `0x`), `nil` for a reference.
   public var zeroLiteral: String? {
     switch self {
     case .string, .text: "\"\""
     case .int: "0"
+    case .double: "0.0"
+    case .bytes: "0x"
     case .bool: "false"
     case .date: "0s"
     case .ref: nil
@@ -199,14 +207,25 @@ public struct ImportFinding: Hashable, Sendable {
   public var location: SourceLocation
   /// Warning or note.
   public var severity: Severity
-  /// A kebab-case identifier (`unique-constraint`, `attribute-required`).
+  /// A kebab-case identifier (`unique-constraint`, `required-without-default`): for a warning, a
+  /// `SchemaFinding.Problem` of the Replica module, the name `sim-cli check` gives it.
   public var rule: String
   /// One sentence: what is wrong and what it does at run time.
   public var message: String
   /// The rule as Apple states it, if the finding is about one (empty for importer notes).
   public var appleRule: String
-  /// A concrete fix.
+  /// A concrete fix, in the model's terms: Swift for SwiftData, the model editor's for Core Data.
   public var fix: String
+  /// The type the finding is about, by its scenario name (the first entity that inherits it,
+  /// for a declaration of an abstract entity), when it is about one.
+  public var type: String?
+  /// The field the finding is about, by its scenario name, when it is about one.
+  public var field: String?
+  /// The types (scenario names) whose records a run rejects at upload because of what the
+  /// finding is about, as the imported schema states it (a required field, a `unique` field, a
+  /// reference that is required, `on-delete deny`, `ordered` or `no-inverse`); empty for a
+  /// finding that stops no upload (a removed field, a constraint over several fields).
+  public var blocks: [String] = []
 
   /// A finding with every property given.
   public init(location: SourceLocation, severity: Severity, rule: String, message: String, appleRule: String = "", fix: String = "") {

@@ -3,13 +3,44 @@ struct ModelBuilder {
   var log: FindingLog
   let source: ModelSource
   static let maximumFields = 64
+  var wording: ModelWording { ModelWording(source: source) }
+  /// Per declaring entity, the entities of the latest version that hold its properties and
+  /// constraints (itself first when it is not abstract): a declaration is reported once, at the
+  /// first of them, in the name of the entity that declares it.
+  var heirs: [String: [String]] = [:]
+  /// Per entity of the latest version, the parent entities it inherits a property or a
+  /// constraint from: a relationship whose destination is one of them reaches the entity too.
+  var ancestors: [String: Set<String>] = [:]
 
-  /// A property of the latest version, with its entity.
-  struct Member {
-    var entityIndex: Int
-    var propertyIndex: Int
-    var entity: String
-    var property: RawProperty
+  init(log: FindingLog, source: ModelSource) {
+    self.log = log
+    self.source = source
+  }
+
+  /// Who holds a declaration of `declaring` (an entity of the latest version, or one that its
+  /// heirs inherit from).
+  func holder(_ declaring: String) -> ModelWording.Holder {
+    ModelWording.Holder(declaring: declaring, heirs: heirs[declaring] ?? [declaring])
+  }
+
+  /// Whether `entity` reports the declarations of `declaring`: it is the first that holds them.
+  func reports(_ entity: String, for declaring: String) -> Bool { (heirs[declaring]?.first ?? entity) == entity }
+
+  /// ``heirs`` of the latest version.
+  static func heirs(of version: RawVersion) -> [String: [String]] {
+    var heirs: [String: [String]] = [:]
+    var seen: Set<[String]> = []
+    func add(_ declaring: String, _ entity: String) {
+      if seen.insert([declaring, entity]).inserted { heirs[declaring, default: []].append(entity) }
+    }
+    // Each entity first in its own list (Xcode writes entities in alphabetical order: a child
+    // may come before its parent), then the entities that inherit from it, in model order.
+    for e in version.entities { add(e.name, e.name) }
+    for e in version.entities {
+      for p in e.properties { add(p.inheritedFrom ?? e.name, e.name) }
+      for u in e.uniqueness { add(u.entity, e.name) }
+    }
+    return heirs
   }
 
   mutating func build(versions: [RawVersion], versionNames: [String], origin: String) -> ImportedModel {
@@ -22,9 +53,17 @@ struct ModelBuilder {
       let name = unique(sanitized(entity.name, at: entity.location, what: "type"), in: &usedTypeNames)
       typeNames[entity.name] = name
     }
+    heirs = Self.heirs(of: latest)
+    for e in latest.entities {
+      var above = Set(e.properties.compactMap(\.inheritedFrom)).union(e.uniqueness.map(\.entity))
+      if let parent = e.parent { above.insert(parent) }
+      above.remove(e.name)
+      if !above.isEmpty { ancestors[e.name, default: []].formUnion(above) }
+    }
     let (typeSince, fieldSince) = versionFindings(versions)
     var types: [ImportedType] = []
     var built: Set<String> = []
+    var scenarioFieldNames: [String: [String: String]] = [:]
     for (entityIndex, entity) in latest.entities.enumerated() {
       guard let typeName = typeNames[entity.name], built.insert(typeName).inserted else { continue }
       let since = typeSince[entity.name] ?? 1
@@ -32,7 +71,10 @@ struct ModelBuilder {
       var usedFieldNames: Set<String> = []
       var fieldNames: [String: String] = [:]
       for (propertyIndex, p) in entity.properties.enumerated() {
+        // A declaration that several entities inherit is reported by the first of them only.
+        let logged = log.findings.count
         let field = fieldFor(p, in: entity, entityIndex: entityIndex, propertyIndex: propertyIndex, latest: latest, typeNames: typeNames)
+        if !reports(entity.name, for: p.inheritedFrom ?? entity.name) { log.findings.removeLast(log.findings.count - logged) }
         guard var field else { continue }
         if fieldNames[p.name] != nil { continue }
         field.name = unique(sanitized(p.name, at: p.location, what: "field"), in: &usedFieldNames)
@@ -40,6 +82,7 @@ struct ModelBuilder {
         fieldNames[p.name] = field.name
         type.fields.append(field)
       }
+      scenarioFieldNames[typeName] = fieldNames
       applyUniqueness(entity, to: &type, fieldNames: fieldNames)
       if type.fields.count > Self.maximumFields {
         // At most 20 names: a deep hierarchy drops thousands per type, and the warnings would
@@ -50,56 +93,34 @@ struct ModelBuilder {
           type.fields[Self.maximumFields].location, "too-many-fields",
           "\(type.name) has \(type.fields.count) fields; a scenario type holds at most \(Self.maximumFields), so \(dropped.joined(separator: ", "))\(more > 0 ? " and \(more) more" : "") are left out.",
           apple: "",
-          fix: "split the model, or edit the scenario to keep the fields whose conflicts matter")
+          fix: "split the model, or edit the scenario to keep the fields whose conflicts matter", about: ModelSubject(entity: entity.name))
         type.fields.removeLast(type.fields.count - Self.maximumFields)
         type.uniqueBy = type.uniqueBy.filter { u in type.fields.contains { $0.name == u } }
       }
       types.append(type)
     }
+    // What each finding is about, by the scenario's names: a declaration of an abstract entity
+    // is its first heir's.
+    for i in log.findings.indices {
+      guard let entity = log.findings[i].type else { continue }
+      let typeName = typeNames[entity] ?? heirs[entity]?.first(where: { typeNames[$0] != nil }).flatMap { typeNames[$0] }
+      if let property = log.findings[i].field {
+        log.findings[i].field = typeName.flatMap { scenarioFieldNames[$0]?[property] } ?? property
+      }
+      log.findings[i].type = typeName ?? entity
+      log.findings[i].blocks = log.findings[i].blocks.compactMap { typeNames[$0] }
+    }
     return ImportedModel(source: source, origin: origin, versions: versionNames, types: types, findings: sorted(log.findings))
   }
 
+  /// The findings in order of place, each once.
   func sorted(_ findings: [ImportFinding]) -> [ImportFinding] {
     var seen: Set<ImportFinding> = []
-    let sorted = findings.filter { seen.insert($0).inserted }.sorted { a, b in
+    return findings.filter { seen.insert($0).inserted }.sorted { a, b in
       if a.location != b.location { return a.location < b.location }
       if a.rule != b.rule { return a.rule < b.rule }
       return a.message < b.message
     }
-    return reportedOnce(sorted)
-  }
-
-  /// One finding per declaration: an attribute or constraint an entity declares is copied into
-  /// every entity that inherits it, and each copy's finding differs only in the name it starts
-  /// with (`Book.title is …`, `Film.title is …`, at the parent's line). The first is kept and
-  /// says which other entities inherit the declaration. (Sorted input: such findings are
-  /// adjacent.)
-  func reportedOnce(_ findings: [ImportFinding]) -> [ImportFinding] {
-    func split(_ message: String) -> (name: Substring, rest: Substring) {
-      guard let space = message.firstIndex(of: " ") else { return (message[...], "") }
-      return (message[..<space], message[space...])
-    }
-    var out: [ImportFinding] = []
-    var others: [Substring] = []
-    func flush() {
-      guard !others.isEmpty, var last = out.popLast() else { return }
-      last.message += " The same declaration is inherited by \(others.joined(separator: ", ")): reported once."
-      out.append(last)
-      others = []
-    }
-    for f in findings {
-      // (Not `too-many-fields`: it is about each entity, though placed at the first field left out.)
-      if let last = out.last, last.location == f.location, last.severity == f.severity, last.rule == f.rule, f.rule != "too-many-fields",
-        split(last.message).rest == split(f.message).rest, split(last.message).name != split(f.message).name
-      {
-        others.append(split(f.message).name)
-        continue
-      }
-      flush()
-      out.append(f)
-    }
-    flush()
-    return out
   }
 
   // MARK: Names
@@ -139,14 +160,12 @@ struct ModelBuilder {
     var fieldSince: [String: Int] = [:]
     guard let latest = versions.last else { return ([:], [:]) }
     for entity in latest.entities {
-      for p in entity.properties where p.originalName != nil {
+      for p in entity.properties where p.originalName != nil && reports(entity.name, for: p.inheritedFrom ?? entity.name) {
         let old = p.originalName!
+        let declaring = p.inheritedFrom ?? entity.name
+        let (message, fix) = wording.renamed(p, holder(declaring), from: old)
         log.warning(
-          p.location, "field-renamed",
-          "\(entity.name).\(p.name) was renamed from \(old): CloudKit sees a new field \(p.name), and old app versions keep writing \(old).",
-          apple: AppleRule.schemaAdditive,
-          fix: "keep the old name in the schema (rename only in code, with `originalName`) or keep writing both fields until every device has updated"
-        )
+          p.location, "field-renamed", message, apple: AppleRule.schemaAdditive, fix: fix, about: ModelSubject(entity: declaring, property: p.name))
       }
     }
     guard versions.count >= 2 else { return ([:], [:]) }
@@ -162,12 +181,14 @@ struct ModelBuilder {
           if i < versions.count - 1 && !sameKind(old, p) { changed = (i + 1, old.typeText) }
         }
         fieldSince["\(entity.name).\(p.name)"] = first ?? versions.count
-        if let changed {
+        let declaring = p.inheritedFrom ?? entity.name
+        if let changed, reports(entity.name, for: declaring) {
           log.warning(
             p.location, "field-kind-changed",
-            "\(entity.name).\(p.name) was \(changed.kind) in version \(changed.version) and is \(p.typeText) now: CloudKit keeps the old field type, and old app versions write the old kind.",
+            "\(holder(declaring).subject(p.name)) was \(changed.kind) in version \(changed.version) and is \(p.typeText) now: CloudKit keeps the old field type, and old app versions write the old kind.",
             apple: AppleRule.schemaAdditive,
-            fix: "add a new field with the new type and migrate the values in code; keep the old field")
+            fix: "add a new field with the new type and migrate the values in code; keep the old field",
+            about: ModelSubject(entity: declaring, property: p.name))
         }
       }
     }
@@ -185,7 +206,8 @@ struct ModelBuilder {
           continue
         }
         for q in e.properties where !now.properties.contains(where: { $0.name == q.name || $0.originalName == q.name }) {
-          let key = "\(e.name).\(q.name)"
+          // (Keyed by the entity that declares it: each heir holds a copy.)
+          let key = "\(q.inheritedFrom ?? e.name).\(q.name)"
           if let k = removedFields.firstIndex(where: { $0.key == key }) {
             removedFields[k].location = q.location
           } else {
@@ -198,13 +220,15 @@ struct ModelBuilder {
       log.warning(
         t.location, "type-removed",
         "\(t.name) was in an older version and is gone from the latest: CloudKit keeps the record type, and old app versions keep writing it.",
-        apple: AppleRule.schemaAdditive, fix: "keep \(t.name) in the model (unused) until no old app version can sync")
+        apple: AppleRule.schemaAdditive, fix: "keep \(t.name) in the model (unused) until no old app version can sync",
+        about: ModelSubject(entity: t.name))
     }
     for f in removedFields {
       log.warning(
         f.location, "field-removed",
         "\(f.key) was in an older version and is gone from the latest: CloudKit keeps the field, and old app versions keep writing it.",
-        apple: AppleRule.schemaAdditive, fix: "keep the field in the model (unused, optional) until no old app version can sync")
+        apple: AppleRule.schemaAdditive, fix: "keep the field in the model (unused, optional) until no old app version can sync",
+        about: ModelSubject(entity: String(f.key.prefix { $0 != "." }), property: String(f.key.drop { $0 != "." }.dropFirst())))
     }
     return (typeSince, fieldSince)
   }
@@ -226,9 +250,13 @@ struct ModelBuilder {
   /// The relationship on the other side of `p` (declared by either side, or inferred for
   /// SwiftData when there is exactly one candidate each way).
   func partner(of p: RawProperty, in e: RawEntity, latest: RawVersion) -> (entity: RawEntity, property: RawProperty, index: Int, inferred: Bool)? {
-    guard case .relationship(let destination, _) = p.kind, let (yi, y) = entity(destination, in: latest) else { return nil }
+    // A destination that is an abstract parent entity (not a type) is read as the first entity
+    // that inherits from it: each holds a copy of the parent's relationships.
+    guard case .relationship(let destination, _) = p.kind,
+      let (yi, y) = entity(destination, in: latest) ?? heirs[destination]?.lazy.compactMap({ self.entity($0, in: latest) }).first
+    else { return nil }
     func targets(_ q: RawProperty, _ name: String) -> Bool {
-      if case .relationship(let t, _) = q.kind { return t == name }
+      if case .relationship(let t, _) = q.kind { return t == name || (ancestors[name]?.contains(t) ?? false) }
       return false
     }
     if let inverse = p.inverse {
@@ -248,21 +276,16 @@ struct ModelBuilder {
     return (y, candidates[0], yi, true)
   }
 
-  func swiftZero(_ p: RawProperty) -> String? {
-    switch p.kind {
-    case .string: "\"\""
-    case .int: "0"
-    case .bool: "false"
-    case .date: ".now"
-    default: nil
-    }
-  }
-
   mutating func fieldFor(
     _ p: RawProperty, in e: RawEntity, entityIndex: Int, propertyIndex: Int, latest: RawVersion, typeNames: [String: String]
   ) -> ImportedField? {
-    let qualified = "\(e.name).\(p.name)"
-    let swift = source == .swiftData
+    // Findings name the entity that declares the property (a parent entity, for an inherited
+    // one), and the entities whose records it concerns.
+    let declaring = p.inheritedFrom ?? e.name
+    let holder = holder(declaring)
+    // (Worded only when a finding needs it: a parent of thousands of heirs is named often.)
+    var qualified: String { holder.subject(p.name) }
+    let about = ModelSubject(entity: declaring, property: p.name)
     guard case .relationship(let destination, let toMany) = p.kind else {
       var field = ImportedField(name: p.name, location: p.location, kind: p.kind.scenarioKind, optional: p.optional, unique: p.unique)
       if p.hasDefault {
@@ -274,22 +297,13 @@ struct ModelBuilder {
             ? "a date default is written as a duration from the start of the run" : "it is not a literal of kind \(field.kind.scenarioName)"
           log.note(
             p.location, "default-approximated",
-            "The default `\(p.defaultText ?? "?")` of \(qualified) is kept as \"has a default\" but written as \(zero): \(why).")
+            "The default `\(p.defaultText ?? "?")` of \(qualified) is kept as \"has a default\" but written as \(zero): \(why).", about: about)
         }
       }
       if !p.optional && !p.hasDefault {
-        let fix: String
-        if swift {
-          fix =
-            swiftZero(p).map { "make it `var \(p.name): \(p.typeText) = \($0)` or optional (`var \(p.name): \(p.typeText)?`)" }
-            ?? "give it a default value (`var \(p.name): \(p.typeText) = …`) or make it optional (`var \(p.name): \(p.typeText)?`)"
-        } else {
-          fix = "tick Optional for \(qualified) in the model editor, or give it a default value"
-        }
+        let (message, fix) = wording.requiredAttribute(p, holder)
         log.warning(
-          p.location, "attribute-required",
-          "\(qualified) is neither optional nor defaulted: CloudKit cannot require a field, so the store refuses to load with CloudKit enabled, and a record synced without it would be invalid.",
-          apple: AppleRule.optionalOrDefault, fix: fix)
+          p.location, "required-without-default", message, apple: AppleRule.optionalOrDefault, fix: fix, about: about.blocking(holder.heirs))
       }
       return field
     }
@@ -297,46 +311,48 @@ struct ModelBuilder {
     if destinationName == nil && !toMany {
       log.note(
         p.location, "unreadable-source",
-        "The destination \(destination) of \(qualified) is not a type of the latest version; the relationship is not read.")
+        "The destination \(destination) of \(qualified) is not a type of the latest version; the relationship is not read.", about: about)
       return nil
     }
     if !p.optional {
-      let fix =
-        swift
-        ? (toMany ? "make it `var \(p.name): [\(destination)]? = []`" : "make it `var \(p.name): \(destination)?`")
-        : "tick Optional for \(qualified) in the model editor"
+      let (message, fix) = wording.requiredRelationship(p, holder, destination: destination, toMany: toMany)
       log.warning(
-        p.location, "relationship-required",
-        "\(qualified) is a required relationship: CloudKit may deliver a record before the one it refers to, so the store refuses to load with CloudKit enabled\(toMany ? "" : "; it is imported as a non-optional reference").",
-        apple: AppleRule.optionalRelationships, fix: fix)
-    }
-    if p.deleteRule == .deny {
-      log.warning(
-        p.location, "deny-rule",
-        "\(qualified) has the Deny delete rule: CloudKit does not enforce it, so another device can still delete the record it protects.",
-        apple: AppleRule.deny,
-        fix: swift
-          ? "use `.nullify` or `.cascade` and check for dependents in code before deleting"
-          : "use Nullify or Cascade and check for dependents in code before deleting")
-    }
-    if p.deleteRule == .noAction {
-      log.warning(
-        p.location, "no-action-rule",
-        "\(qualified) has the No Action delete rule: deleting leaves dangling references on other devices; it is simulated as nullify.",
-        apple: "",
-        fix: swift ? "use `.nullify` (the default) or `.cascade`" : "use Nullify or Cascade")
-    }
-    if p.ordered {
-      log.warning(
-        p.location, "ordered-relationship",
-        "\(qualified) is an ordered relationship: CloudKit does not keep an order, and a store with one does not sync; the referring records are imported with `ordered`, so they never upload in a run.",
-        apple: AppleRule.ordered, fix: "untick Ordered and store an explicit position attribute (an Integer or a fractional index) on \(destination)")
+        p.location, "required-reference", message, apple: AppleRule.optionalRelationships, fix: fix, about: about.blocking(toMany ? [] : holder.heirs)
+      )
     }
     let other = partner(of: p, in: e, latest: latest)
+    // The entities holding the reference on the other side, which carries this side's delete
+    // rule and order (the child's, or the other one's of a one-to-one).
+    let otherHolders: [String] =
+      if let other, case .relationship(_, false) = other.property.kind {
+        self.holder(other.property.inheritedFrom ?? other.entity.name).heirs
+      } else {
+        []
+      }
+    if p.deleteRule == .deny {
+      // The rule lands on the other side's reference (the child's, or the other one's of a
+      // one-to-one).
+      let importedOn: String? =
+        if let other, case .relationship(_, false) = other.property.kind {
+          other.property.inheritedFrom.map { self.holder($0).records } ?? typeNames[other.entity.name]
+        } else {
+          nil
+        }
+      let (message, fix) = wording.deny(p, holder, importedOn: importedOn)
+      log.warning(p.location, "deny-delete-rule", message, apple: AppleRule.deny, fix: fix, about: about.blocking(otherHolders))
+    }
+    if p.deleteRule == .noAction {
+      let (message, fix) = wording.noAction(p, holder)
+      log.warning(p.location, "no-action-rule", message, apple: "", fix: fix, about: about)
+    }
+    if p.ordered {
+      let (message, fix) = wording.ordered(p, holder, destination: destination)
+      log.warning(p.location, "ordered-relationship", message, apple: AppleRule.ordered, fix: fix, about: about.blocking(otherHolders))
+    }
     if let inverse = p.inverse, other == nil {
       log.note(
         p.location, "unreadable-source",
-        "The inverse \(destination).\(inverse) of \(qualified) is not a relationship back to \(e.name); read as having no inverse.")
+        "The inverse \(destination).\(inverse) of \(qualified) is not a relationship back to \(e.name); read as having no inverse.", about: about)
     }
     if let other, other.inferred,
       (entityIndex, propertyIndex) < (other.index, other.entity.properties.firstIndex { $0.name == other.property.name } ?? 0)
@@ -344,18 +360,12 @@ struct ModelBuilder {
       log.note(
         p.location, "inverse-inferred",
         "\(qualified) and \(destination).\(other.property.name) declare no inverse; SwiftData pairs them because each is the only candidate.",
-        fix: "state it: `@Relationship(inverse: \\\(destination).\(other.property.name))`")
+        fix: "state it: `@Relationship(inverse: \\\(destination).\(other.property.name))`", about: about)
     }
-    let fixInverse =
-      swift
-      ? "add the inverse on \(destination) (`var \(lowerFirst(e.name)): \(e.name)?` for a to-many, with `@Relationship(inverse:)` on one side)"
-      : "add an inverse relationship on \(destination) and set it as the inverse of \(qualified)"
     if toMany {
       guard let other else {
-        log.warning(
-          p.location, "missing-inverse",
-          "\(qualified) has no inverse: CloudKit stores references on the child record, and without an inverse there is none; the relationship is not imported.",
-          apple: AppleRule.inverses, fix: fixInverse)
+        let (message, fix) = wording.missingInverse(p, holder, destination: destination, toMany: true)
+        log.warning(p.location, "missing-inverse", message, apple: AppleRule.inverses, fix: fix, about: about)
         return nil
       }
       if case .relationship(_, true) = other.property.kind {
@@ -367,18 +377,16 @@ struct ModelBuilder {
           log.note(
             p.location, "many-to-many",
             "\(qualified) and \(destination).\(other.property.name) are a many-to-many relationship, which CloudKit syncs (as a record of its own per link) but the simulator does not model; it is not imported.",
-            fix: "model the link as its own type with a to-one to each side (a join record), if its conflicts matter")
+            fix: "model the link as its own type with a to-one to each side (a join record), if its conflicts matter", about: about)
         }
       }
       return nil
     }
     var field = ImportedField(name: p.name, location: p.location, kind: .ref(destinationName!), optional: p.optional, unique: p.unique)
     guard let other else {
-      log.warning(
-        p.location, "missing-inverse",
-        "\(qualified) has no inverse: it is imported as a reference marked `no-inverse`; CloudKit needs the inverse, and a store without one does not sync, so \(e.name) records never upload in a run.",
-        apple: AppleRule.inverses, fix: fixInverse)
-      childRuleNote(p, qualified)
+      let (message, fix) = wording.missingInverse(p, holder, destination: destination, toMany: false)
+      log.warning(p.location, "missing-inverse", message, apple: AppleRule.inverses, fix: fix, about: about.blocking(holder.heirs))
+      childRuleNote(p, holder)
       field.hasInverse = false
       return field
     }
@@ -390,54 +398,59 @@ struct ModelBuilder {
     case .deny: field.onDelete = .deny
     case .nullify, .noAction: field.onDelete = .nullify
     }
-    if case .relationship(_, true) = other.property.kind { childRuleNote(p, qualified) }
+    if case .relationship(_, true) = other.property.kind { childRuleNote(p, holder) }
     return field
   }
 
   /// A Cascade or Deny rule on a child's to-one (deleting the child acts on the parent): the
   /// scenario format cannot say it.
-  mutating func childRuleNote(_ p: RawProperty, _ qualified: String) {
+  mutating func childRuleNote(_ p: RawProperty, _ holder: ModelWording.Holder) {
     guard let rule = p.deleteRule, rule == .cascade || rule == .deny, case .relationship(let destination, _) = p.kind else { return }
+    let (message, fix) = wording.childRule(p, holder, rule: rule, destination: destination)
     log.warning(
-      p.location, "child-delete-rule",
-      "\(qualified) has the \(rule.sourceName) delete rule, so deleting this record \(rule == .cascade ? "deletes" : "is refused while it has") its \(destination); the scenario format cannot express a rule on this side, so it is not simulated.",
-      apple: rule == .deny ? AppleRule.deny : "",
-      fix: "put the delete rule on the to-many side (\(destination)'s relationship) and use Nullify here")
+      p.location, "child-delete-rule", message, apple: rule == .deny ? AppleRule.deny : "", fix: fix,
+      about: ModelSubject(entity: holder.declaring, property: p.name))
   }
-
-  func lowerFirst(_ s: String) -> String { s.prefix(1).lowercased() + s.dropFirst() }
 
   // MARK: Uniqueness
 
   mutating func applyUniqueness(_ e: RawEntity, to type: inout ImportedType, fieldNames: [String: String]) {
     var constraints = e.uniqueness
-    for p in e.properties where p.unique { constraints.append(RawUniqueness(fields: [p.name], location: p.location, fromAttribute: true)) }
+    for p in e.properties where p.unique {
+      constraints.append(
+        RawUniqueness(fields: [p.name], location: p.location, fromAttribute: true, entity: p.inheritedFrom ?? e.name, alone: p.uniqueAlone))
+    }
     constraints.sort { $0.location < $1.location }
     for i in type.fields.indices { type.fields[i].unique = false }
     for c in constraints {
       let names = c.fields.compactMap { fieldNames[$0] }
       let listed = c.fields.joined(separator: ", ")
-      let fix =
-        source == .swiftData
-        ? (c.fromAttribute
-          ? "remove `.unique` and derive the record name from the key (de-duplicating after the fact loses the duplicate's writes, and can delete both copies)"
-          : "remove `#Unique` and derive the record name from the key (de-duplicating after the fact loses the duplicate's writes, and can delete both copies)")
-        : "remove the uniqueness constraint and derive the record name from the key (de-duplicating after the fact loses the duplicate's writes, and can delete both copies)"
-      log.warning(
-        c.location, "unique-constraint",
-        "\(e.name) is unique by \(listed): CloudKit cannot enforce it, so two devices can each create a record with the same \(listed) and both survive the sync.",
-        apple: AppleRule.unique, fix: fix)
+      // A constraint that several entities inherit is reported by the first of them only.
+      let report = reports(e.name, for: c.entity)
+      let imported = names.count == 1 && names.count == c.fields.count && type.fields.contains { $0.name == names[0] }
+      if report {
+        let (message, fix) = wording.unique(c, holder(c.entity), imported: imported)
+        log.warning(
+          c.location, "unique-constraint", message, apple: AppleRule.unique, fix: fix,
+          about: ModelSubject(
+            entity: c.entity, property: c.fields.count == 1 ? c.fields[0] : nil, blocks: imported ? holder(c.entity).heirs : []))
+      }
       guard names.count == c.fields.count else {
-        log.note(
-          c.location, "unreadable-source",
-          "The uniqueness constraint on \(listed) names a field that is not imported; it is not written to the scenario.")
+        if report {
+          log.note(
+            c.location, "unreadable-source",
+            "The uniqueness constraint on \(listed) names a field that is not imported; it is not written to the scenario.",
+            about: ModelSubject(entity: c.entity))
+        }
         continue
       }
       if names.count == 1, let i = type.fields.firstIndex(where: { $0.name == names[0] }) { type.fields[i].unique = true }
       if type.uniqueBy.isEmpty {
         type.uniqueBy = names
-      } else if names.count > 1 || !type.fields.contains(where: { $0.name == names[0] && $0.unique }) {
-        log.note(c.location, "unreadable-source", "A scenario type has one unique-by; the constraint on \(listed) is not written to the scenario.")
+      } else if report, names.count > 1 || !type.fields.contains(where: { $0.name == names[0] && $0.unique }) {
+        log.note(
+          c.location, "unreadable-source", "A scenario type has one unique-by; the constraint on \(listed) is not written to the scenario.",
+          about: ModelSubject(entity: c.entity))
       }
     }
   }

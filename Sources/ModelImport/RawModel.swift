@@ -2,8 +2,12 @@
 enum RawKind: Hashable {
   case string
   case int
+  /// `Double`, `Float`, `Decimal` (and Core Data's attribute types of those names).
+  case double
   case bool
   case date
+  /// `Data`, Core Data's Binary.
+  case bytes
   /// Simulated as an opaque string; the source type's name.
   case opaque(String)
   /// A relationship to the named type.
@@ -19,6 +23,8 @@ enum RawKind: Hashable {
     switch self {
     case .string, .opaque: .string
     case .int: .int
+    case .double: .double
+    case .bytes: .bytes
     case .bool: .bool
     case .date: .date
     case .relationship(let target, _): .ref(target)
@@ -57,6 +63,8 @@ struct RawProperty {
   /// The default as written, for messages.
   var defaultText: String?
   var unique = false
+  /// `@Attribute(.unique)` with no other option (its whole attribute can go).
+  var uniqueAlone = false
   var originalName: String?
   var deleteRule: RawDeleteRule?
   /// The inverse relationship's name on the destination.
@@ -72,6 +80,10 @@ struct RawUniqueness {
   var location: SourceLocation
   /// Written as `@Attribute(.unique)` on the field itself.
   var fromAttribute: Bool
+  /// The entity that declares it (its heirs hold a copy).
+  var entity: String
+  /// `@Attribute(.unique)` with no other option.
+  var alone = false
 }
 
 /// One `@Model` class or Core Data entity.
@@ -94,12 +106,35 @@ struct RawVersion {
 struct FindingLog {
   var findings: [ImportFinding] = []
 
-  mutating func note(_ location: SourceLocation, _ rule: String, _ message: String, fix: String = "") {
-    findings.append(ImportFinding(location: location, severity: .note, rule: rule, message: message, appleRule: "", fix: fix))
+  mutating func note(_ location: SourceLocation, _ rule: String, _ message: String, fix: String = "", about: ModelSubject? = nil) {
+    var finding = ImportFinding(location: location, severity: .note, rule: rule, message: message, appleRule: "", fix: fix)
+    finding.type = about?.entity
+    finding.field = about?.property
+    findings.append(finding)
   }
 
-  mutating func warning(_ location: SourceLocation, _ rule: String, _ message: String, apple: String, fix: String) {
-    findings.append(ImportFinding(location: location, severity: .warning, rule: rule, message: message, appleRule: apple, fix: fix))
+  mutating func warning(_ location: SourceLocation, _ rule: String, _ message: String, apple: String, fix: String, about: ModelSubject? = nil) {
+    var finding = ImportFinding(location: location, severity: .warning, rule: rule, message: message, appleRule: apple, fix: fix)
+    finding.type = about?.entity
+    finding.field = about?.property
+    finding.blocks = about?.blocks ?? []
+    findings.append(finding)
+  }
+}
+
+/// What a finding is about, by the model's names (made the scenario's names when the model is
+/// built).
+struct ModelSubject {
+  var entity: String
+  var property: String?
+  /// The entities whose records a run rejects because of it.
+  var blocks: [String] = []
+
+  /// The same subject, blocking the uploads of `entities`.
+  func blocking(_ entities: [String]) -> ModelSubject {
+    var subject = self
+    subject.blocks = entities
+    return subject
   }
 }
 

@@ -50,15 +50,17 @@ struct SwiftTypeShape {
 
   static let stringTypes: Set<String> = ["String", "Substring", "Character"]
   static let intTypes: Set<String> = ["Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64"]
-  static let knownOpaque: Set<String> = [
-    "Data", "UUID", "URL", "Double", "Float", "Float16", "Float80", "CGFloat", "Decimal", "AttributedString", "TimeInterval", "PersistentIdentifier",
-  ]
+  /// Swift's floating-point and decimal types: kind `double`.
+  static let doubleTypes: Set<String> = ["Double", "Float", "Float16", "Float32", "Float64", "Float80", "CGFloat", "Decimal", "TimeInterval"]
+  static let knownOpaque: Set<String> = ["UUID", "URL", "AttributedString", "PersistentIdentifier"]
 }
 
 /// A default value as written in Swift.
 enum SwiftDefault {
   case string(String)
   case int(Int64)
+  /// A floating-point literal (`0.5`, `1e3`, `-2.25`), finite.
+  case double(Double)
   case bool(Bool)
   case nilLiteral
   case other(String)
@@ -71,6 +73,8 @@ struct SwiftProperty {
   var shape: SwiftTypeShape?
   var defaultValue: SwiftDefault?
   var unique = false
+  /// `@Attribute(.unique)` with no other option.
+  var uniqueAlone = false
   var originalName: String?
   var isRelationship = false
   var deleteRule: RawDeleteRule?
@@ -208,6 +212,16 @@ struct SwiftDataReader {
       kind = .string
     } else if SwiftTypeShape.intTypes.contains(shape.name) {
       kind = .int
+    } else if SwiftTypeShape.doubleTypes.contains(shape.name) {
+      kind = .double
+      if shape.name == "Decimal" && report {
+        log.note(
+          p.location, "kind-approximated",
+          "\(model.name).\(p.name): Decimal is simulated as a double (a binary number of about 16 digits): decimals that differ only past that compare equal."
+        )
+      }
+    } else if shape.name == "Data" {
+      kind = .bytes
     } else if shape.name == "Bool" {
       kind = .bool
     } else if shape.name == "Date" {
@@ -234,6 +248,7 @@ struct SwiftDataReader {
     }
     var raw = RawProperty(name: p.name, location: p.location, typeText: shape.text, kind: kind, optional: shape.optional)
     raw.unique = p.unique
+    raw.uniqueAlone = p.uniqueAlone
     raw.originalName = p.originalName
     raw.deleteRule = p.deleteRule
     raw.inverse = p.inverse
@@ -256,6 +271,18 @@ struct SwiftDataReader {
       case (.bool(let v), .bool):
         raw.hasDefault = true
         raw.defaultLiteral = v ? "true" : "false"
+      case (.int(let v), .double):
+        raw.hasDefault = true
+        raw.defaultLiteral = Double(v).description
+      case (.double(let v), .double):
+        raw.hasDefault = true
+        raw.defaultLiteral = v.description
+      case (.double(let v), _):
+        raw.hasDefault = true
+        raw.defaultText = v.description
+      case (.other(let text), .bytes) where text == "Data()" || text == "[]" || text == ".init()":
+        raw.hasDefault = true
+        raw.defaultLiteral = "0x"
       case (.string(let s), _):
         raw.hasDefault = true
         raw.defaultText = ScenarioText.quoted(s)
@@ -514,7 +541,7 @@ struct FileReader {
           if constraints.isEmpty {
             reader.log.note(at, "unreadable-source", "This #Unique could not be read; it is ignored.")
           }
-          for fields in constraints { model.uniqueness.append(RawUniqueness(fields: fields, location: at, fromAttribute: false)) }
+          for fields in constraints { model.uniqueness.append(RawUniqueness(fields: fields, location: at, fromAttribute: false, entity: name)) }
         } else if macro == "Index" {
           reader.log.note(at, "index-ignored", "#Index in \(name) is ignored: indexes do not change what syncs.")
         } else if !["if", "elseif", "else", "endif", "warning", "error", "sourceLocation"].contains(macro) {
@@ -617,6 +644,7 @@ struct FileReader {
       switch property.defaultValue {
       case .string: property.shape = SwiftTypeShape("String")
       case .int: property.shape = SwiftTypeShape("Int")
+      case .double: property.shape = SwiftTypeShape("Double")
       case .bool: property.shape = SwiftTypeShape("Bool")
       default:
         reader.log.note(at, "unreadable-source", "The type of \(model).\(property.name) could not be read; write it out (`var \(property.name): T`).")
@@ -626,7 +654,9 @@ struct FileReader {
     for attribute in member.attributes {
       switch attribute.name {
       case "Attribute":
-        for arg in attribute.args.map(arguments) ?? [] where !arg.isEmpty {
+        let args = (attribute.args.map(arguments) ?? []).filter { !$0.isEmpty }
+        if args.count == 1, p(args[0].lowerBound, "."), isIdent(args[0].lowerBound + 1, "unique") { property.uniqueAlone = true }
+        for arg in args {
           if p(arg.lowerBound, "."), isIdent(arg.lowerBound + 1) {
             let option = lexer.text(at: arg.lowerBound + 1)
             switch option {
@@ -694,6 +724,7 @@ struct FileReader {
         if let s = lexer.stringValue(t) { return .string(s) }
       case .number:
         if let v = Self.integer(lexer.text(t)) { return .int(v) }
+        if let v = Self.floating(lexer.text(t)) { return .double(v) }
       case .identifier:
         switch lexer.text(t) {
         case "true": return .bool(true)
@@ -704,11 +735,20 @@ struct FileReader {
       case .punct:
         break
       }
-    } else if count == 2, p(first, "-"), tokens[first + 1].kind == .number, let v = Self.integer("-" + lexer.text(at: first + 1)) {
-      return .int(v)
+    } else if count == 2, p(first, "-"), tokens[first + 1].kind == .number {
+      if let v = Self.integer("-" + lexer.text(at: first + 1)) { return .int(v) }
+      if let v = Self.floating(lexer.text(at: first + 1)) { return .double(-v) }
     }
     let written = text(range)
     return .other(written.count > 60 ? String(written.prefix(57)) + "..." : written)
+  }
+
+  /// A decimal Swift floating-point literal (`0.5`, `1e3`, `1_000.25`), if it is a finite
+  /// double. (Hexadecimal ones, `0x1p4`, are left as written.)
+  static func floating(_ literal: String) -> Double? {
+    let s = literal.replacingOccurrences(of: "_", with: "")
+    guard !s.hasPrefix("0x"), s.first?.isNumber == true, let v = Double(s), v.isFinite else { return nil }
+    return v
   }
 
   /// A Swift integer literal (`42`, `-7`, `1_000`, `0x1F`), if it is one that fits 64 bits.

@@ -162,6 +162,11 @@ struct SwiftLexer {
             k += 1
           } else if d == UInt8(ascii: "."), k + 1 < n, bytes[k + 1] >= 0x30, bytes[k + 1] <= 0x39 {
             k += 1
+          } else if d == UInt8(ascii: "-") || d == UInt8(ascii: "+"), bytes[k - 1] | 0x20 == UInt8(ascii: "e"), k + 1 < n,
+            bytes[k + 1] >= 0x30, bytes[k + 1] <= 0x39, !(k - i > 1 && bytes[i] == 0x30 && bytes[i + 1] | 0x20 == UInt8(ascii: "x"))
+          {
+            // The sign of a decimal exponent (`1.5e-3`); not in a hexadecimal number (`0x1E-1`).
+            k += 1
           } else {
             break
           }

@@ -419,7 +419,7 @@ extension SyncEngineDriver {
         fields.append(FieldValue(value: .text(text), writer: writer, stamp: .origin))
         continue
       }
-      let value = shown.map(simValue) ?? field.initialValue
+      let value = shown.map { simValue($0, kind: field.kind) } ?? field.initialValue
       let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
       fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
     }
@@ -448,16 +448,24 @@ extension SyncEngineDriver {
     case .date(let ns): .date(ns)
     case .ref(let k): .reference(SyncRecord.Reference(recordID: recordID(k), action: .none))
     case .text(let t): .string(t.string)
+    case .double(let d): .double(d)
+    case .bytes(let b): .data(Data(b))
     }
   }
 
-  func simValue(_ v: SyncValue) -> Value {
+  /// A value the app stored, as the simulator holds it in a field of `kind`. A `Double` in a
+  /// `double` field is itself (NaN, which equals nothing, is no value); elsewhere it is the whole
+  /// number toward zero (the nearer end past Int64's range). `Data` in a `bytes` field is its
+  /// bytes; elsewhere its base-64 text.
+  func simValue(_ v: SyncValue, kind: FieldKind) -> Value {
     switch v {
     case .string(let s): .string(s)
-    case .int(let n): .int(n)
-    case .double(let d): .int(Int64(d))
+    case .int(let n): kind == .double ? Double(exactly: n).map(Value.double) ?? .int(n) : .int(n)
+    case .double(let d) where kind == .double: d.isNaN ? .null : .double(d)
+    case .double(let d): d.isNaN ? .null : .int(Int64(exactly: d.rounded(.towardZero)) ?? (d > 0 ? .max : .min))
     case .bool(let b): .bool(b)
     case .date(let ns): .date(ns)
+    case .data(let d) where kind == .bytes: .bytes([UInt8](d))
     case .data(let d): .string(d.base64EncodedString())
     case .reference(let r): keys[r.recordID.recordName].map(Value.ref) ?? .null
     case .strings(let s): s.isEmpty ? .null : .string(s.joined(separator: ","))

@@ -28,7 +28,7 @@ final class MappingTests: XCTestCase {
       XCTAssertEqual(ref?.inverseOf, "List.items", rule)
       XCTAssertNil(field(model, "List", "items"), "the to-many side is not a field")
       if rule == "noAction" { XCTAssertEqual(findingKeys(model, .warning), ["no-action-rule M.swift:2:3"]) }
-      if rule == "deny" { XCTAssertEqual(findingKeys(model, .warning), ["deny-rule M.swift:2:3"]) }
+      if rule == "deny" { XCTAssertEqual(findingKeys(model, .warning), ["deny-delete-rule M.swift:2:3"]) }
     }
   }
 
@@ -84,7 +84,7 @@ final class MappingTests: XCTestCase {
     XCTAssertEqual(ref?.kind, .ref("Owner"))
     XCTAssertEqual(ref?.optional, false)
     XCTAssertNil(ref?.onDelete)
-    XCTAssertEqual(findingKeys(model, .warning), ["missing-inverse M.swift:5:3", "relationship-required M.swift:5:3"])
+    XCTAssertEqual(findingKeys(model, .warning), ["missing-inverse M.swift:5:3", "required-reference M.swift:5:3"])
     XCTAssertTrue(model.scenarioSchema().contains("  owner: ref Owner no-inverse  "))
     XCTAssertEqual(ref?.hasInverse, false)
   }
@@ -181,6 +181,10 @@ final class MappingTests: XCTestCase {
         var b: Bool = true
         var d: Date = Date()
         var f: Float = 1.5
+        var g: Double = -2_500.25e-1
+        var price: Decimal = 3
+        var blob: Data = Data()
+        var photo: Data?
         var tags: [String] = []
         var nl: String = "a\\nb"
         var observed: Int = 0 {
@@ -193,7 +197,9 @@ final class MappingTests: XCTestCase {
     XCTAssertEqual(
       rendered,
       [
-        "s string? -", "i int -9223372036854775808", "u int 31", "b bool true", "d date 0s", "f string \"\"", "tags string \"\"",
+        "s string? -", "i int -9223372036854775808", "u int 31", "b bool true", "d date 0s", "f double 1.5", "g double -250.025", "price double 3.0",
+        "blob bytes 0x",
+        "photo bytes? -", "tags string \"\"",
         #"nl string "a\nb""#,
         "observed int 0",
       ])
@@ -267,16 +273,16 @@ final class MappingTests: XCTestCase {
     XCTAssertEqual(
       finding.rendered(),
       """
-      TripPlanner/Trip.swift:8:3: warning: Trip is unique by name: CloudKit cannot enforce it, so two devices can each create a record with the same name and both survive the sync.
+      TripPlanner/Trip.swift:8:3: warning: Trip is unique by name: CloudKit cannot enforce it, so two devices can each create a record with the same name and both survive the sync; it is imported as `unique`, so Trip records never upload in a run.
         Apple's rule: CloudKit integration does not support unique constraints.
-        fix: remove `.unique` and derive the record name from the key (de-duplicating after the fact loses the duplicate's writes, and can delete both copies)
+        fix: remove `@Attribute(.unique)` from `name` and derive the record name from the key (de-duplicating after the fact loses the duplicate's writes, and can delete both copies)
 
       """)
   }
 
   /// An attribute or constraint declared once on a parent entity is reported once, not again for
-  /// every entity that inherits it (a real model gave 129 findings for 83 problems), and the
-  /// finding says who else inherits it.
+  /// every entity that inherits it (a real model gave 129 findings for 83 problems), in the name
+  /// of the entity that declares it, saying which entities inherit it; the fix is made there.
   func testAnInheritedDeclarationIsReportedOnce() {
     let model = coreData(
       """
@@ -288,9 +294,54 @@ final class MappingTests: XCTestCase {
       <entity name="Film" parentEntity="Item"><attribute name="minutes" attributeType="Integer 64" defaultValueString="0"/></entity>
       </model>
       """)
-    XCTAssertEqual(model.warnings.count, 2, "\(model.warnings.map(\.message))")
-    XCTAssertTrue(model.warnings[0].message.hasPrefix("Book.title is neither optional nor defaulted"), model.warnings[0].message)
-    XCTAssertTrue(model.warnings[0].message.hasSuffix("The same declaration is inherited by Film.title: reported once."), model.warnings[0].message)
-    XCTAssertTrue(model.warnings[1].message.hasSuffix("The same declaration is inherited by Film: reported once."), model.warnings[1].message)
+    XCTAssertEqual(model.warnings.map(\.rule), ["required-without-default", "unique-constraint"], "\(model.warnings.map(\.message))")
+    XCTAssertTrue(
+      model.warnings[0].message.hasPrefix("Item.title (inherited by Book and Film) is neither optional nor defaulted"), model.warnings[0].message)
+    XCTAssertTrue(model.warnings[0].message.hasSuffix("so Book and Film records never upload in a run."), model.warnings[0].message)
+    XCTAssertEqual(
+      model.warnings[0].fix, "set a Default Value for attribute `title` of entity `Item` in the Data Model inspector, or tick Optional")
+    XCTAssertTrue(model.warnings[1].message.hasPrefix("Item (inherited by Book and Film) is unique by code:"), model.warnings[1].message)
+    XCTAssertTrue(model.warnings[1].fix.hasPrefix("remove the constraint `code` from the Constraints of entity `Item`"), model.warnings[1].fix)
+    // What each is about, by the scenario's names: the first type that inherits it.
+    XCTAssertEqual(model.warnings.map { "\($0.type ?? "-").\($0.field ?? "-")" }, ["Book.title", "Book.code"])
+  }
+
+  /// A parent entity that has records of its own reports its declarations itself, though Xcode
+  /// writes its children first (entities in alphabetical order): not as inherited by itself.
+  func testAParentWrittenAfterItsChildReportsItsOwnDeclarations() {
+    let model = coreData(
+      """
+      <model>
+      <entity name="Book" parentEntity="Media"><attribute name="pages" optional="YES" attributeType="Integer 64"/></entity>
+      <entity name="Media"><attribute name="title" attributeType="String"/></entity>
+      </model>
+      """)
+    XCTAssertEqual(model.warnings.count, 1, "\(model.warnings.map(\.message))")
+    XCTAssertTrue(model.warnings[0].message.hasPrefix("Media.title (inherited by Book) is neither optional nor defaulted"), model.warnings[0].message)
+    XCTAssertTrue(model.warnings[0].message.hasSuffix("so Media and Book records never upload in a run."), model.warnings[0].message)
+    XCTAssertEqual([model.warnings[0].type, model.warnings[0].field], ["Media", "title"])
+  }
+
+  /// A relationship whose destination is an abstract parent entity pairs with the inverse its
+  /// heirs inherit: neither side is said to lack an inverse (both had been, each advising to add
+  /// the inverse the model already has), and the heirs' references carry the to-many's rule.
+  func testARelationshipToAnAbstractParentPairsWithTheInverseItsHeirsInherit() {
+    let model = coreData(
+      """
+      <model>
+      <entity name="Media" isAbstract="YES">
+      <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="items" inverseEntity="Shelf"/>
+      </entity>
+      <entity name="Book" parentEntity="Media"/>
+      <entity name="Film" parentEntity="Media"/>
+      <entity name="Shelf">
+      <relationship name="items" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Media" inverseName="shelf" inverseEntity="Media"/>
+      </entity>
+      </model>
+      """)
+    XCTAssertEqual(model.warnings, [], "\(model.warnings.map(\.message))")
+    XCTAssertEqual(field(model, "Book", "shelf")?.onDelete, .cascade)
+    XCTAssertEqual(field(model, "Film", "shelf")?.inverseOf, "Shelf.items")
+    XCTAssertEqual(field(model, "Film", "shelf")?.hasInverse, true)
   }
 }

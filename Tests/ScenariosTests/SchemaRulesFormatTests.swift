@@ -1,4 +1,5 @@
 import Foundation
+import ModelImport
 import Replica
 @_spi(Kernel) import Simulator
 import Testing
@@ -158,6 +159,113 @@ import Testing
     let trip = try #require(file.schema.types.first { $0.name == "Trip" })
     #expect(trip.uniqueness == .fields([0]))
     #expect(file.schema.safetyFindings().contains { $0.problem == .uniqueConstraint })
+  }
+
+  /// A type read with `schema from` is judged by the importer's findings, in the model's terms
+  /// and at the model's lines (what `sim-cli import` prints), not in scenario syntax; the file's
+  /// own types are judged in scenario syntax; a stranded record's explanation quotes the model's
+  /// finding.
+  @Test func aModelsTypesAreJudgedInTheModelsTerms() throws {
+    let source = Self.corpus.appendingPathComponent("here.scenario").path
+    let file = try parsed(
+      """
+      devices iPad phone
+      schema from TripPlanner
+      type Note
+        title: string
+      at 0s iPad create Trip t1 name="Lisbon"
+      at 1s iPad create Note n1 title="x"
+      settle
+      """, source: source)
+    let findings = file.schema.safetyFindings()
+    #expect(findings.map(\.problem) == [.requiredWithoutDefault, .uniqueConstraint, .requiredReference, .requiredWithoutDefault])
+    let trip = try #require(findings.first)
+    #expect(trip.modelLocation?.description == Self.corpus.appendingPathComponent("TripPlanner/Trip.swift").path + ":8:3")
+    #expect([trip.type, trip.field] == ["Trip", "name"])
+    #expect(trip.fix == "give `name` a default value: `var name: String = \"\"`, or make it optional: `var name: String?`")
+    let note = try #require(findings.last)
+    #expect(note.modelLocation == nil)
+    #expect(note.fix == "write `title: string?` or add `= …`")
+    let report = ScenarioRunner.run(file).report
+    let stranded = report.anomalies.filter { $0.kind == .strandedRecord }
+    #expect(stranded.count == 2, "\(report.text)")
+    #expect(stranded.contains { $0.explanation.contains("Trip.name is neither optional nor defaulted") }, "\(report.text)")
+    #expect(stranded.contains { $0.explanation.contains("Note.title is required and has no default") }, "\(report.text)")
+  }
+
+  /// A stranded record is explained by a finding that stops its type's uploads, not by the
+  /// first about the type: Gadget.title was renamed (a warning that stops nothing) and is unique
+  /// (which does); Core Data's Deny on Shelf.items stops the Book, Film and AudioBook records
+  /// that refer to a shelf, not the Shelf records.
+  @Test func aStrandedRecordIsExplainedByAFindingThatStopsItsType() throws {
+    let gadgets = try parsed(
+      """
+      devices iPad phone
+      schema from Unreadable
+      at 0s iPad create Gadget g1
+      settle
+      """, source: Self.corpus.appendingPathComponent("here.scenario").path)
+    let findings = gadgets.schema.safetyFindings()
+    #expect(findings.first?.problem == .fieldRenamed && findings.first?.blocks == [], "\(findings)")
+    #expect(findings.contains { $0.problem == .uniqueConstraint && $0.blocks == ["Gadget"] })
+    let stranded = try #require(ScenarioRunner.run(gadgets).report.anomalies.first { $0.kind == .strandedRecord })
+    #expect(stranded.explanation.contains("— Gadget is unique by title: CloudKit cannot enforce it"), "\(stranded.explanation)")
+
+    let library = try parsed(
+      """
+      devices iPad phone
+      schema from Library.xcdatamodel
+      at 0s iPad create Shelf s1
+      at 1s iPad create Film f1 title="Heat" shelf=s1
+      settle
+      """, source: Self.corpus.appendingPathComponent("here.scenario").path)
+    let deny = try #require(library.schema.safetyFindings().first { $0.problem == .denyDeleteRule })
+    #expect([deny.type, deny.field] == ["Shelf", "items"])
+    #expect(deny.blocks == ["Book", "Film", "AudioBook"])
+    let report = ScenarioRunner.run(library).report
+    #expect(report.anomalies.filter { $0.kind == .strandedRecord }.map { $0.record?.name } == ["f1"], "\(report.text)")
+  }
+
+  /// Every warning the importer makes is a ``SchemaFinding`` of its own problem: those the corpus
+  /// has not (No Action, a child's Cascade, a type removed, too many fields) here.
+  @Test func everyImportWarningIsASchemaFinding() throws {
+    var fields = (0..<65).map { "  var f\($0): Int = 0" }.joined(separator: "\n")
+    fields += "\n  @Relationship(deleteRule: .noAction, inverse: \\Leaf.owner) var leaves: [Leaf]? = []"
+    let text = """
+      import SwiftData
+      enum V1: VersionedSchema {
+        static var versionIdentifier = Schema.Version(1, 0, 0)
+        static var models: [any PersistentModel.Type] { [Wide.self, Leaf.self, Gone.self] }
+        @Model final class Wide {
+          var f0: Int = 0
+        }
+        @Model final class Leaf {
+          var owner: Wide?
+        }
+        @Model final class Gone {
+          var x: Int = 0
+        }
+      }
+      enum V2: VersionedSchema {
+        static var versionIdentifier = Schema.Version(2, 0, 0)
+        static var models: [any PersistentModel.Type] { [Wide.self, Leaf.self] }
+        @Model final class Wide {
+      \(fields)
+        }
+        @Model final class Leaf {
+          @Relationship(deleteRule: .cascade) var owner: Wide?
+        }
+      }
+      """
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("every-warning-\(getpid())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try text.write(to: folder.appendingPathComponent("Model.swift"), atomically: true, encoding: .utf8)
+    let file = try parsed("devices a\nschema from \(folder.path)\n")
+    let model = try ModelImporter.load(path: folder.path)
+    #expect(Set(model.warnings.map(\.rule)) == ["no-action-rule", "child-delete-rule", "type-removed", "too-many-fields"])
+    #expect(file.schema.safetyFindings().map(\.problem.rawValue) == model.warnings.map(\.rule))
+    #expect(file.schema.safetyFindings().map(\.sentence).allSatisfy { !$0.isEmpty })
   }
 
   @Test func schemaFromSaysWhatIsWrong() {

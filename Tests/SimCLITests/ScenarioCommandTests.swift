@@ -66,9 +66,27 @@ import Testing
     #expect(r.stdout.contains("warning: Highlight.note is a non-optional reference"))
     // Each warning says where the declaration is.
     #expect(r.stdout.contains("  unsafe-schema:11: warning: Highlight.color is required"))
-    // The ok line counts them; a file without any says ok alone.
-    #expect(r.stdout.contains("unsafe-schema: ok (") && r.stdout.contains("); 2 CloudKit warnings:\n"), "\(r.stdout)")
+    // Each says Apple's rule and the fix, in scenario syntax (the scenario declares the type).
+    #expect(
+      r.stdout.contains(
+        "\n    Apple's rule: All attributes must be optional or have a default value.\n    fix: write `color: string?` or add `= …`\n"))
+    // "ok" only without warnings: a file with some is headed by their count.
+    #expect(!r.stdout.contains("unsafe-schema: ok"), "\(r.stdout)")
+    #expect(r.stdout.hasPrefix("unsafe-schema: 2 CloudKit warnings (2 devices, 2 types, 2 timeline lines, policy append-only):\n"), "\(r.stdout)")
     #expect(r.stdout.contains("two-device-acceptance: ok (2 devices, 3 types, 11 timeline lines, policy append-only)\n"), "\(r.stdout)")
+  }
+
+  /// `--strict`: a warning fails the check (exit 1); a file that does not parse is still 65; a
+  /// clean file is 0 either way.
+  @Test func checkStrictFailsOnWarnings() {
+    #expect(runCLI("check", "unsafe-schema", "--strict").code == .failure)
+    #expect(runCLI("check", "two-device-acceptance", "--strict").code == .success)
+    #expect(runCLI("check", "two-device-acceptance", "unsafe-schema").code == .success)
+    #expect(runCLI("check", "unsafe-schema", "nope", "--strict").code == .usage)
+    let json = runCLI("check", "unsafe-schema", "two-device-acceptance", "--strict", "--format", "json")
+    #expect(json.code == .failure)
+    #expect(json.stdout.contains("\"ok\":false,\"parsed\":true,\"warnings\":2"), "\(json.stdout)")
+    #expect(json.stdout.contains("\"ok\":true,\"parsed\":true,\"warnings\":0"), "\(json.stdout)")
   }
 
   /// A type whose key the import already declared as `unique-by` is told only to drop `unique`,
@@ -82,10 +100,10 @@ import Testing
     #expect(r.code == .success)
     #expect(
       r.stdout.contains(
-        "Trip.name is unique; CloudKit cannot enforce unique constraints, so Trip records will never upload. Remove `unique`: `type Trip unique-by …` already states the key"
+        "Trip.name is unique; CloudKit cannot enforce unique constraints, so Trip records will never upload.\n    Apple's rule: CloudKit integration does not support unique constraints.\n    fix: remove `unique`: `type Trip unique-by …` already states the key"
       ), "\(r.stdout)")
     #expect(!r.stdout.contains("declare `type Trip unique-by name`"), "\(r.stdout)")
-    #expect(r.stdout.contains("Remove `unique`, declare `type Tag unique-by code`"), "\(r.stdout)")
+    #expect(r.stdout.contains("fix: remove `unique`, declare `type Tag unique-by code`"), "\(r.stdout)")
   }
 
   @Test func checkJSONCarriesDiagnosticsAndPlacedFindings() throws {

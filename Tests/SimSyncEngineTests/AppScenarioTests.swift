@@ -69,6 +69,36 @@ import Testing
     #expect(report.passed, "\(report.text)")
   }
 
+  /// Doubles and bytes reach an app as `Double` and `Data` (`CKRecord`'s values), are stored on
+  /// its disk and read back as what was written: the app's copies are judged with the
+  /// simulator's values, concurrent sets resolve, and a kill (the app's rows read from disk)
+  /// changes nothing.
+  @Test func anAppKeepsDoublesAndBytes() throws {
+    let text = """
+      devices iPad phone
+      latency 100ms
+      type Photo
+        title: string = "" mutable
+        price: double = 0.0 mutable
+        thumb: bytes? mutable
+      at 0s    iPad  create Photo p1 title="Sunset" price=12 thumb=0x0102
+      at 2s    sync
+      at 5s    offline phone
+      at 6s    phone set p1 price=-3.25 thumb=0xcafe
+      at 7s    phone kill
+      at 8s    iPad  set p1 price=1.5e-3
+      at 20s   online phone
+      settle
+      expect no violations
+      expect p1.price in -3.25 0.0015
+      expect p1.thumb == 0xcafe
+      """
+    let file = try ScenarioParser.parse(text, source: "kinds.scenario").get()
+    let report = ScenarioRunner.run(file, app: NotesApp.self).report
+    #expect(report.passed, "\(report.text)")
+    #expect(report.traceHash == ScenarioRunner.run(file, app: NotesApp.self).report.traceHash)
+  }
+
   /// An app whose delegate nothing keeps alive: the engine holds it weakly, as `CKSyncEngine`
   /// does, so the first event finds it gone. The report fails and says so, with the device and
   /// time, instead of judging a device that silently never synced.

@@ -15,4 +15,10 @@ public enum Value: Hashable, Sendable {
   case date(Int64)
   case ref(RecordKey)
   case text(TextValue)
+  /// A floating-point number (`Double`, `Float`, `Decimal` in the app), never NaN: scenario
+  /// literals cannot write one, and an app's NaN is read as no value (NaN is not equal to itself,
+  /// so no write could be told to have made it).
+  case double(Double)
+  /// Bytes stored in the record itself (`Data`; Core Data's Binary), as a `CKRecord` holds them.
+  case bytes([UInt8])
 }

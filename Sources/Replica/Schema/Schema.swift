@@ -1,12 +1,16 @@
-/// The kind of a field, as scenario files write it: `string text int bool date ref TYPE`.
+/// The kind of a field, as scenario files write it: `string text int double bool date bytes ref TYPE`.
 public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
   case string
   /// Long text edited by appends and replacements; judged character by character by the oracle.
   case text
   case int
+  /// A floating-point number (`Double`, `Float`, `Decimal`): literals `3.5`, `-0.25`, `1e3`, `42`.
+  case double
   case bool
   /// An instant, stored as nanoseconds from the start of the simulation.
   case date
+  /// Bytes stored in the record (`Data`, Core Data's Binary): literals `0x`, `0x89504e47`.
+  case bytes
   /// A reference to a record of the named type.
   case ref(String)
 
@@ -15,8 +19,10 @@ public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
     case .string: "string"
     case .text: "text"
     case .int: "int"
+    case .double: "double"
     case .bool: "bool"
     case .date: "date"
+    case .bytes: "bytes"
     case .ref(let t): "ref \(t)"
     }
   }
@@ -26,7 +32,7 @@ public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
 public struct FieldSpec: Hashable, Sendable {
   /// The field's name, as scenario files write it (`title`).
   public var name: String
-  /// What the field holds: `string`, `text`, `int`, `bool`, `date` or `ref TYPE`.
+  /// What the field holds: `string`, `text`, `int`, `double`, `bool`, `date`, `bytes` or `ref TYPE`.
   public var kind: FieldKind
   /// `?` in the scenario: the field may be absent.
   public var optional: Bool
@@ -156,11 +162,16 @@ public struct Schema: Hashable, Sendable {
   public var types: [RecordType]
   /// Types deployed to the production schema; `nil` means all.
   public var deployed: [String]?
+  /// The app's own model that some of the types were read from (`schema from PATH`), with what
+  /// the importer found about it; nil when every type is the scenario's own.
+  public var imported: SchemaImport?
 
-  /// A schema of `types`; `deployed` lists the types deployed to production (nil: all of them).
-  public init(types: [RecordType], deployed: [String]? = nil) {
+  /// A schema of `types`; `deployed` lists the types deployed to production (nil: all of them);
+  /// `imported` says which of them were read from the app's model.
+  public init(types: [RecordType], deployed: [String]? = nil, imported: SchemaImport? = nil) {
     self.types = types
     self.deployed = deployed
+    self.imported = imported
   }
 
   /// The index of the type called `name`, or nil when the schema has none.
@@ -176,123 +187,7 @@ public struct Schema: Hashable, Sendable {
   }
 }
 
-/// A way a schema is not CloudKit-safe, found statically: such a type's records are rejected at
-/// upload time and strand on the device that made them.
-public struct SchemaFinding: Hashable, Sendable, CustomStringConvertible {
-  /// Which rule a type breaks; the raw value is its kebab-case name (`required-without-default`).
-  public enum Problem: String, Hashable, Sendable {
-    case requiredWithoutDefault = "required-without-default"
-    case uniqueConstraint = "unique-constraint"
-    case requiredReference = "required-reference"
-    case denyDeleteRule = "deny-delete-rule"
-    case orderedRelationship = "ordered-relationship"
-    case missingInverse = "missing-inverse"
-    case notDeployed = "not-deployed"
-  }
-  /// The name of the type whose records will not upload.
-  public var type: String
-  /// The field at fault; nil when the whole type is (`not-deployed`).
-  public var field: String?
-  /// Which rule is broken.
-  public var problem: Problem
-  /// One sentence naming the problem, its consequence and the fix (how to rewrite the field line).
-  public var message: String
-  /// The rule as Apple states it for Core Data and SwiftData with CloudKit.
-  public var appleRule: String {
-    switch problem {
-    case .requiredWithoutDefault: "All attributes must be optional, or have a default value."
-    case .uniqueConstraint: "CloudKit integration does not support unique constraints."
-    case .requiredReference: "All relationships must be optional."
-    case .denyDeleteRule: "CloudKit integration does not support the Deny deletion rule."
-    case .orderedRelationship: "CloudKit integration does not support ordered relationships."
-    case .missingInverse: "All relationships must have an inverse."
-    case .notDeployed: "Record types must be deployed to the production schema before a released app uses them."
-    }
-  }
-  public var description: String { message }
-}
-
 extension Schema {
-  /// Every CloudKit-safety problem, in schema order: required fields without a default,
-  /// unique constraints, non-optional references, `on-delete deny`, ordered relationships,
-  /// relationships without an inverse, and types not deployed to
-  /// production.
-  public func safetyFindings() -> [SchemaFinding] {
-    var findings: [SchemaFinding] = []
-    for type in types {
-      for field in type.fields {
-        if case .ref(let target) = field.kind {
-          if !field.optional {
-            findings.append(
-              SchemaFinding(
-                type: type.name, field: field.name, problem: .requiredReference,
-                message:
-                  "\(type.name).\(field.name) is a non-optional reference to \(target); CloudKit relationships must be optional. Write `\(field.name): ref \(target)?`."
-              ))
-          }
-          if field.onDelete == .deny {
-            findings.append(
-              SchemaFinding(
-                type: type.name, field: field.name, problem: .denyDeleteRule,
-                message:
-                  "\(type.name).\(field.name) denies deleting the \(target) it refers to; CloudKit cannot enforce it (another device may delete that record or add a \(type.name) at any time), so \(type.name) records will never upload. Write `on-delete nullify` or `on-delete cascade` and check in the app before deleting."
-              ))
-          }
-          if field.ordered {
-            findings.append(
-              SchemaFinding(
-                type: type.name, field: field.name, problem: .orderedRelationship,
-                message:
-                  "\(type.name).\(field.name) is listed by an ordered relationship of \(target); CloudKit does not keep an order, so the store does not sync and \(type.name) records will never upload. Remove `ordered` and store an explicit position field (an int or a fractional index) on \(type.name)."
-              ))
-          }
-          if !field.hasInverse {
-            findings.append(
-              SchemaFinding(
-                type: type.name, field: field.name, problem: .missingInverse,
-                message:
-                  "\(type.name).\(field.name) has no inverse relationship on \(target); CloudKit needs every relationship to have one, so the store does not sync and \(type.name) records will never upload. Add the inverse to-many on \(target) and remove `no-inverse`."
-              ))
-          }
-        } else if !field.optional && field.defaultValue == nil {
-          findings.append(
-            SchemaFinding(
-              type: type.name, field: field.name, problem: .requiredWithoutDefault,
-              message:
-                "\(type.name).\(field.name) is required and has no default; CloudKit needs every attribute optional or defaulted, so \(type.name) records will never upload. Write `\(field.name): \(field.kind)?` or add `= …`."
-            ))
-        }
-        if field.unique {
-          // (The advice names what is still to do: a type that already declares the key as
-          // `unique-by` only needs the constraint removed.)
-          let declared: Bool =
-            if case .fields(let keys)? = type.uniqueness, let f = type.fields.firstIndex(where: { $0.name == field.name }) {
-              keys.contains(f)
-            } else {
-              false
-            }
-          let fix =
-            declared
-            ? "Remove `unique`: `type \(type.name) unique-by …` already states the key, and deriving record names from it (policy `unique=key-name`) keeps one record per key."
-            : "Remove `unique`, declare `type \(type.name) unique-by \(field.name)` and derive record names from the key (policy `unique=key-name`)."
-          findings.append(
-            SchemaFinding(
-              type: type.name, field: field.name, problem: .uniqueConstraint,
-              message:
-                "\(type.name).\(field.name) is unique; CloudKit cannot enforce unique constraints, so \(type.name) records will never upload. \(fix)"
-            ))
-        }
-      }
-      if let deployed, !deployed.contains(type.name) {
-        findings.append(
-          SchemaFinding(
-            type: type.name, field: nil, problem: .notDeployed,
-            message: "\(type.name) is not deployed to the production schema; every upload of it fails quietly. Deploy it, or list it in `deployed`."))
-      }
-    }
-    return findings
-  }
-
   /// Whether the server accepts uploads of this type (CloudKit-safe and deployed).
   /// (The same rules as ``safetyFindings()``, without building messages.)
   public func acceptsUploads(ofType typeIndex: Int) -> Bool {

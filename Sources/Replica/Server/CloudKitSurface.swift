@@ -185,12 +185,13 @@ public struct RejectRule: Hashable, Sendable {
 
 extension Value {
   /// Bytes the value takes in a request and in the account's storage: text and strings by their
-  /// UTF-8 bytes, numbers, dates and references 8, booleans 1, null 0.
+  /// UTF-8 bytes, bytes by their count, numbers, dates and references 8, booleans 1, null 0.
   public var byteSize: Int64 {
     switch self {
     case .null: 0
     case .string(let s): Int64(s.utf8.count)
-    case .int, .date, .ref: 8
+    case .bytes(let b): Int64(b.count)
+    case .int, .double, .date, .ref: 8
     case .bool: 1
     case .text(let t): t.visibleByteCount
     }
@@ -216,6 +217,7 @@ extension RecordState {
       switch f.value {
       case .text(let t): n += Int64(t.atoms.count) * 4
       case .string(let s): n += Int64(s.utf8.count)
+      case .bytes(let b): n += Int64(b.count)
       default: n += 8
       }
     }

@@ -40,6 +40,22 @@ extension Value {
         let parent = a.parent.map { UInt64(UInt32(bitPattern: $0.intent)) | UInt64(UInt32(bitPattern: $0.offset)) << 32 } ?? .max
         h.combine(parent)
       }
+    // (New kinds take new tags: the words fed for the kinds above are as before.)
+    case .double(let d):
+      h.combine(8 as UInt64)
+      h.combine(d.bitPattern)
+    case .bytes(let b):
+      h.combine(9 as UInt64)
+      h.combine(b.count)
+      var word: UInt64 = 0
+      for (i, byte) in b.enumerated() {
+        word |= UInt64(byte) << (8 * UInt64(i % 8))
+        if i % 8 == 7 {
+          h.combine(word)
+          word = 0
+        }
+      }
+      if b.count % 8 != 0 { h.combine(word) }
     }
   }
 }

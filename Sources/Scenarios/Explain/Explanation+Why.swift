@@ -327,8 +327,10 @@ extension Explainer {
     default:
       break
     }
-    if let finding = names.schema.safetyFindings().first(where: { f in names.types(key).map { names.schema.types[Int($0)].name } == f.type }) {
-      out.append("Schema: \(finding.message)")
+    if let finding = names.schema.safetyFindings().first(where: { f in
+      names.types(key).map { f.blocks.contains(names.schema.types[Int($0)].name) } ?? false
+    }) {
+      out.append("Schema: \(finding.sentence)")
     }
     return out
   }

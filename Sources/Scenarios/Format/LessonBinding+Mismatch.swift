@@ -18,8 +18,8 @@ extension _LessonSearch {
 
     init(_ kind: FieldKind) {
       switch kind {
-      case .string: self = .scalar
-      case .int, .date: self = .number
+      case .string, .bytes: self = .scalar
+      case .int, .date, .double: self = .number
       case .text: self = .text
       case .bool: self = .bool
       case .ref(let target): self = .reference(target)

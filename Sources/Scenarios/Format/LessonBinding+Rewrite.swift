@@ -158,6 +158,8 @@ extension ScenarioFile {
     case .int(let n): .int(n)
     case .bool(let b): .bool(b)
     case .date(let ns): .duration(SimDuration(nanoseconds: ns))
+    case .double(let d): .double(d)
+    case .bytes(let b): .bytes(b)
     case .null, .ref, .text: nil
     }
   }

@@ -15,14 +15,19 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
   public var description: String { "\(line):\(column)" }
 }
 
-/// A literal as written in a scenario: `"text"`, `42`, `true`, `1.5s` (for `date` fields), or a
-/// bare identifier (a record id, for `ref` fields).
+/// A literal as written in a scenario: `"text"`, `42`, `3.5`, `true`, `1.5s` (for `date`
+/// fields), `0x89504e47` (for `bytes` fields), or a bare identifier (a record id, for `ref`
+/// fields).
 public enum Literal: Hashable, Sendable, CustomStringConvertible {
   case string(String)
   case int(Int64)
   case bool(Bool)
   case duration(SimDuration)
   case identifier(String)
+  /// A number with a fraction or an exponent (`3.5`, `-0.25`, `1e3`), finite: for `double` fields.
+  case double(Double)
+  /// `0x` and two hex digits a byte (`0x`, `0x89504e47`): for `bytes` fields.
+  case bytes([UInt8])
 
   /// The literal as it would be written back into a scenario file.
   public var description: String {
@@ -43,7 +48,25 @@ public enum Literal: Hashable, Sendable, CustomStringConvertible {
     case .bool(let b): return b ? "true" : "false"
     case .duration(let d): return d.description
     case .identifier(let id): return id
+    case .double(let d): return Self.spelled(d)
+    case .bytes(let b): return Self.spelled(b)
     }
+  }
+
+  /// A double as a literal: Swift's shortest spelling that reads back as the same number
+  /// (`3.5`, `42.0`, `1e-05`, `1e+16`), the same on every platform and in every process.
+  public static func spelled(_ d: Double) -> String { d.description }
+
+  /// Bytes as a literal: `0x` and two lowercase hex digits a byte.
+  public static func spelled(_ bytes: [UInt8]) -> String {
+    let digits: [UInt8] = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = [48, 120]
+    out.reserveCapacity(2 + 2 * bytes.count)
+    for b in bytes {
+      out.append(digits[Int(b >> 4)])
+      out.append(digits[Int(b & 15)])
+    }
+    return String(decoding: out, as: UTF8.self)
   }
 }
 

@@ -119,6 +119,8 @@ extension ScenarioFile {
     case .int(let n)?: s += " = \(n)"
     case .bool(let b)?: s += " = \(b)"
     case .date(let ns)?: s += " = \(SimDuration(nanoseconds: ns))"
+    case .double(let d)?: s += " = " + Literal.spelled(d)
+    case .bytes(let b)?: s += " = " + Literal.spelled(b)
     }
     if f.mutable { s += " mutable" }
     if f.unique { s += " unique" }

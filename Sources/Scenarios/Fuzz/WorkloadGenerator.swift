@@ -717,6 +717,18 @@ struct IntentDrafter {
     case .int: return .int(Int64(counter))
     case .bool: return .bool(r.chance(1, outOf: 2))
     case .date: return .duration(.seconds(Int64(counter)))
+    // (The two kinds that came later draw from `r` only for their own fields, so that a seed of a
+    // schema without them draws what it drew before.) The counter keeps every write's value its
+    // own, as an app's values must be; a quarter of them negative, with a fraction in quarters.
+    case .double:
+      let magnitude = Double(counter) + Double(r.int(in: 0..<4)) / 4
+      return .double(r.chance(1, outOf: 4) ? -magnitude : magnitude)
+    case .bytes:
+      // The counter's four bytes, then up to four drawn ones: `0x0000002a9c`.
+      let n = UInt32(truncatingIfNeeded: counter)
+      var bytes: [UInt8] = [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)]
+      for _ in 0..<r.int(in: 0..<5) { bytes.append(UInt8(truncatingIfNeeded: r.next())) }
+      return .bytes(bytes)
     case .ref(let target):
       guard let t = schema.typeIndex(named: target) else { return nil }
       let pool = liveOf(t)

@@ -141,8 +141,8 @@ extension Oracle {
     for e in world.facts.events where e.device == device {
       switch e.fact {
       case .rejected(key, let typeName):
-        let finding = schema.safetyFindings().first { $0.type == typeName }
-        let message = finding.map { $0.message.hasSuffix(".") ? String($0.message.dropLast()) : $0.message }
+        let finding = schema.safetyFindings().first { $0.blocks.contains(typeName) }
+        let message = finding.map { $0.sentence.hasSuffix(".") ? String($0.sentence.dropLast()) : $0.sentence }
         return "the server rejected its type at \(e.time)" + (message.map { " — \($0)" } ?? "")
       case .outboxLost(let keys) where keys.contains(key):
         return "its pending upload was in an in-memory outbox, lost when the app was killed at \(e.time) (outbox=memory)"

@@ -90,10 +90,10 @@ struct ExpectationChecker {
       let held = holdersAgree(key) { $0 == nil }
       return (held, { "\(id) is visible on \(holders(id).filter { $0.record != nil }.map(\.name).joined(separator: ", "))" })
     case .fieldEquals(let id, let field, let literal):
-      let (ok, wrong) = fieldCheck(id, field) { $0 == literal }
+      let (ok, wrong) = fieldCheck(id, field) { Self.same($0, literal) }
       return (ok, { wrong })
     case .fieldIn(let id, let field, let literals):
-      let (ok, wrong) = fieldCheck(id, field) { literals.contains($0) }
+      let (ok, wrong) = fieldCheck(id, field) { held in literals.contains { Self.same(held, $0) } }
       return (ok, { wrong })
     }
   }
@@ -145,6 +145,13 @@ struct ExpectationChecker {
     return (wrong.isEmpty, wrong.joined(separator: "; "))
   }
 
+  /// Whether a held value's literal is the expected one: equal, or a double equal to the whole
+  /// number written for it (`expect p.price == 42` of a double field holding 42.0).
+  static func same(_ held: Literal, _ expected: Literal) -> Bool {
+    if case .double(let d) = held, case .int(let n) = expected { return Double(exactly: n) == d }
+    return held == expected
+  }
+
   /// A stored value as the literal a scenario would write for it.
   static func literal(_ v: Value, recordNames: [String]) -> Literal {
     switch v {
@@ -154,6 +161,8 @@ struct ExpectationChecker {
     case .int(let i): .int(i)
     case .bool(let b): .bool(b)
     case .date(let ns): .duration(SimDuration(nanoseconds: ns))
+    case .double(let d): .double(d)
+    case .bytes(let b): .bytes(b)
     case .ref(let k): .identifier(Int(k) < recordNames.count ? recordNames[Int(k)] : "r\(k)")
     }
   }

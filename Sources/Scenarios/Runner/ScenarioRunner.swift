@@ -370,7 +370,10 @@ public enum ScenarioRunner {
     switch (literal, kind) {
     case (.string(let s), .text): .text(TextValue(s, by: 0))
     case (.string(let s), _): .string(s)
+    case (.int(let i), .double): .double(Double(i))
     case (.int(let i), _): .int(i)
+    case (.double(let d), _): .double(d)
+    case (.bytes(let b), _): .bytes(b)
     case (.bool(let b), _): .bool(b)
     case (.duration(let d), _): .date(d.nanoseconds)
     case (.identifier(let id), _): keys[id].map { .ref($0) } ?? .null

@@ -129,7 +129,8 @@ package struct Vocabulary: Sendable {
 
   // MARK: Values
 
-  /// A value as a scenario would write it: `"text"`, `42`, `true`, `2.5s`, `n1`, `nil`.
+  /// A value as a scenario would write it: `"text"`, `42`, `3.5`, `true`, `2.5s`, `0x1f`, `n1`,
+  /// `nil` (bytes past the 16th cut, with their count).
   package func render(_ value: Value) -> String {
     var out = ""
     render(value, into: &out)
@@ -147,6 +148,14 @@ package struct Vocabulary: Sendable {
     case .date(let ns): out += SimDuration(nanoseconds: ns).description
     case .ref(let k): out += record(k)
     case .text(let t): quote(t.string, into: &out)
+    case .double(let d): out += Literal.spelled(d)
+    case .bytes(let b):
+      // As `quote` cuts text: the first 16 bytes of longer ones, and how many there are.
+      if b.count <= 16 {
+        out += Literal.spelled(b)
+      } else {
+        out += Literal.spelled(Array(b.prefix(16))) + "… (\(b.count) bytes)"
+      }
     }
   }
 

@@ -8,16 +8,21 @@ enum CheckCommand {
   static let spec = CommandSpec(
     name: "check", summary: "Parse and lint scenarios without running them (CloudKit-safety included).",
     discussion: """
-      Exit 0 when every file parses (safety findings are warnings), 65 when one does not, 64 when
-      one cannot be found. With --format json, one object per file on stdout: its parse
-      diagnostics (file, line, column, message, suggestion) or its lint findings (with the line
-      of the declaration), and nothing on stderr.
+      A file that parses with no CloudKit warning is "ok"; one with warnings is listed with them,
+      each at its declaration (the scenario's line, or the model file's line for types read with
+      'schema from', worded as 'sim-cli import' words them) with Apple's rule and the fix. Exit 0
+      when every file parses (warnings do not fail, unless --strict: then 1), 65 when one does
+      not, 64 when one cannot be found. With --format json, one object per file on stdout: its
+      parse diagnostics (file, line, column, message, suggestion) or its findings, and nothing on
+      stderr.
       """,
     positionals: [.init(name: "FILE|NAME", help: "Scenario files or names.", variadic: true)],
-    options: [Formats.option])
+    options: [Formats.option, .flag("--strict", "Fail (exit 1) when a file has a CloudKit warning.")],
+    examples: ["sim-cli check scenarios/*.scenario", "sim-cli check notes.scenario --strict"])
 
   static let command = Command(spec: spec) { args, console in
     let json = args.value("--format") == "json"
+    let strict = args.has("--strict")
     var worst: ExitCode = .success
     var results: [JSONValue] = []
     for item in args.positionals {
@@ -31,26 +36,32 @@ enum CheckCommand {
           if case .invalid(let errors) = error, case .object(var object) = errors.json {
             object["file"] = .string(item)
             object["ok"] = false
+            object["parsed"] = false
             results.append(.object(object))
           } else {
-            results.append(["file": .string(item), "ok": false, "error": .string(sentence(error.description))])
+            results.append(["file": .string(item), "ok": false, "parsed": false, "error": .string(sentence(error.description))])
           }
         } else {
           code = ScenarioOptions.report(error, console: console)
         }
-        if code == .dataError || worst == .success { worst = code }
+        worst = worse(worst, code)
         continue
       }
-      let findings = file.schema.safetyFindings().map { Finding($0, in: file) }
-      results.append(["file": .string(item), "ok": true, "findings": .array(findings.map(\.json))])
+      let findings = file.schema.safetyFindings().map { Finding($0, in: file, item: item) }
+      results.append([
+        "file": .string(item), "ok": .bool(findings.isEmpty), "parsed": true, "warnings": .int(Int64(findings.count)),
+        "findings": .array(findings.map(\.json)),
+      ])
+      if strict, !findings.isEmpty { worst = worse(worst, .failure) }
       if !json {
-        console.out(
-          "\(item): ok (\(file.devices.count) devices, \(file.schema.types.count) types, \(file.timeline.count) timeline lines, policy \(file.policy))"
-            + (findings.isEmpty ? "" : "; \(findings.count) CloudKit warning\(findings.count == 1 ? "" : "s"):") + "\n"
-        )
-        for f in findings {
-          console.out("  \(item)\(f.line.map { ":\($0)" } ?? ""): warning: \(f.finding.message)\n")
-          console.out("    Apple's rule: \(f.finding.appleRule)\n")
+        let summary = "\(file.devices.count) devices, \(file.schema.types.count) types, \(file.timeline.count) timeline lines, policy \(file.policy)"
+        if findings.isEmpty {
+          console.out("\(item): ok (\(summary))\n")
+        } else {
+          console.out("\(item): \(findings.count) CloudKit warning\(findings.count == 1 ? "" : "s") (\(summary)):\n")
+          for f in findings {
+            console.out(f.rendered.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { "  \($0)\n" }.joined())
+          }
         }
       }
     }
@@ -58,23 +69,60 @@ enum CheckCommand {
     return worst
   }
 
-  /// A schema finding with the line of the declaration it is about: the field's, else the
-  /// type's, else the `deployed` line (a type missing from it).
+  /// The more serious of two outcomes: a file that does not parse (65), then one not found (64),
+  /// then a warning under --strict (1).
+  static func worse(_ a: ExitCode, _ b: ExitCode) -> ExitCode {
+    func rank(_ c: ExitCode) -> Int {
+      switch c {
+      case .dataError: 3
+      case .usage: 2
+      case .success: 0
+      default: 1
+      }
+    }
+    return rank(b) > rank(a) ? b : a
+  }
+
+  /// A schema finding with the place of the declaration it is about: for a type read from the
+  /// app's model, the model file's line and column; else the scenario's line of the field, of
+  /// the type, or of `deployed` (a type missing from it).
   struct Finding {
     var finding: SchemaFinding
     var line: Int?
+    /// `FILE:LINE[:COLUMN]`, or the scenario's name when no line is known.
+    var place: String
 
-    init(_ finding: SchemaFinding, in file: ScenarioFile) {
+    init(_ finding: SchemaFinding, in file: ScenarioFile, item: String) {
       self.finding = finding
-      line = finding.field.flatMap { file.line(ofType: finding.type, field: $0) } ?? file.line(ofType: finding.type) ?? file.deployedLine
+      if let model = finding.modelLocation {
+        line = model.line
+        place = model.description
+      } else {
+        line = finding.field.flatMap { file.line(ofType: finding.type, field: $0) } ?? file.line(ofType: finding.type) ?? file.deployedLine
+        place = item + (line.map { ":\($0)" } ?? "")
+      }
+    }
+
+    /// `PLACE: warning: MESSAGE`, then `  Apple's rule: …` and `  fix: …` (each when there is
+    /// one): the lines `sim-cli import` prints for the same finding.
+    var rendered: String {
+      var text = "\(place): warning: \(finding.message)\n"
+      if !finding.appleRule.isEmpty { text += "  Apple's rule: \(finding.appleRule)\n" }
+      if !finding.fix.isEmpty { text += "  fix: \(finding.fix)\n" }
+      return text
     }
 
     var json: JSONValue {
-      [
+      var object: [String: JSONValue] = [
         "type": .string(finding.type), "field": finding.field.map { .string($0) } ?? .null, "problem": .string(finding.problem.rawValue),
-        "message": .string(finding.message), "appleRule": .string(finding.appleRule), "severity": "warning",
+        "message": .string(finding.message), "fix": .string(finding.fix), "appleRule": .string(finding.appleRule), "severity": "warning",
         "line": line.map { .int(Int64($0)) } ?? .null,
       ]
+      if let model = finding.modelLocation {
+        object["file"] = .string(model.file)
+        object["column"] = .int(Int64(model.column))
+      }
+      return .object(object)
     }
   }
 }

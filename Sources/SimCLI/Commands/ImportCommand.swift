@@ -81,6 +81,8 @@ enum ImportCommand {
       object["message"] = .string(finding.message)
       object["appleRule"] = .string(finding.appleRule)
       object["fix"] = .string(finding.fix)
+      object["type"] = finding.type.map { .string($0) } ?? .null
+      object["field"] = finding.field.map { .string($0) } ?? .null
       return .object(object)
     }
     return [

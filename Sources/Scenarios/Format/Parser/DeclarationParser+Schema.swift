@@ -3,7 +3,14 @@ import Replica
 
 /// `type NAME [append-only]` and its indented field lines `name: KIND[?] [= LITERAL] [mutable] [unique]`.
 extension DeclarationParser {
-  static let kinds = ["string", "text", "int", "bool", "date", "ref"]
+  static let kinds = ["string", "text", "int", "double", "bool", "date", "bytes", "ref"]
+  /// Names of Swift and Core Data types, and other common words, for the kind that stands for
+  /// them (lowercased): `float` is a typo of no kind, yet plainly means `double`.
+  static let kindSynonyms: [String: String] = [
+    "float": "double", "decimal": "double", "cgfloat": "double", "number": "double", "real": "double", "float64": "double",
+    "data": "bytes", "binary": "bytes", "blob": "bytes", "integer": "int", "int64": "int", "int32": "int", "boolean": "bool",
+    "timestamp": "date", "datetime": "date", "reference": "ref",
+  ]
   static let fieldUsage = "name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [ordered] [no-inverse] [since N]"
   static let fieldModifiers = ["mutable", "unique", "on-delete", "ordered", "no-inverse", "parent", "since"]
 
@@ -106,7 +113,7 @@ extension DeclarationParser {
       for (name, offset) in names {
         if let f = types[typeIndex].fieldIndex(named: name) {
           if types[typeIndex].fields[f].kind == .text {
-            error(i, offset, "'\(Self.quoted(name))' is a text field; a unique key is made of string, int, bool, date or ref fields")
+            error(i, offset, "'\(Self.quoted(name))' is a text field; a unique key is made of string, int, double, bool, date, bytes or ref fields")
           }
           indices.append(f)
         } else if !(brokenFields[types[typeIndex].name] ?? []).contains(name) {
@@ -172,7 +179,7 @@ extension DeclarationParser {
     if nameToken.text.isEmpty { error(i, head, "expected a field name before ':'") }
     guard let kindToken else {
       if nameOK, let typeIndex { brokenFields[types[typeIndex].name, default: []].append(nameToken.text) }
-      return missing(i, "expected a kind after ':': string, text, int, bool, date or ref TYPE")
+      return missing(i, "expected a kind after ':': string, text, int, double, bool, date, bytes or ref TYPE")
     }
     // The kind and what follows it; `string="x"` is split into `string` and `="x"`.
     var rest = [kindToken] + t[min(next, t.count)...]
@@ -220,7 +227,7 @@ extension DeclarationParser {
     let token = t[0]
     let next = 1
     guard token.isWord else {
-      error(i, token, "expected a kind (string, text, int, bool, date or ref TYPE), found a string")
+      error(i, token, "expected a kind (string, text, int, double, bool, date, bytes or ref TYPE), found a string")
       return nil
     }
     var word = token.text
@@ -233,8 +240,10 @@ extension DeclarationParser {
     case "string": return (.string, optional, next)
     case "text": return (.text, optional, next)
     case "int": return (.int, optional, next)
+    case "double": return (.double, optional, next)
     case "bool": return (.bool, optional, next)
     case "date": return (.date, optional, next)
+    case "bytes": return (.bytes, optional, next)
     case "ref":
       if optional {
         error(i, token, "write '?' after the referenced type, as in 'ref Note?'")
@@ -255,7 +264,9 @@ extension DeclarationParser {
     default:
       error(
         i, token,
-        "unknown kind '\(Self.quoted(word))'" + didYouMean(word, Self.kinds, else: "; the kinds are string, text, int, bool, date and ref TYPE"))
+        "unknown kind '\(Self.quoted(word))'"
+          + (Self.kindSynonyms[word.lowercased()].map { "; did you mean '\($0)'?" }
+            ?? didYouMean(word, Self.kinds, else: "; the kinds are string, text, int, double, bool, date, bytes and ref TYPE")))
       return nil
     }
   }

@@ -36,6 +36,7 @@ extension DeclarationParser {
       let first = errors.diagnostics.first.map { "\($0.location.line):\($0.location.column): \($0.message)" } ?? "no detail"
       error(i, t[2], "the schema imported from \(written) does not read as a scenario schema (\(first)); please report it")
     case .success(let imported):
+      var names: [String] = []
       for type in imported.schema.types {
         if let prior = typeLines[type.name] {
           error(i, t[2], "the model declares type '\(type.name)', already declared on line \(prior)")
@@ -44,7 +45,11 @@ extension DeclarationParser {
         typeLines[type.name] = lines[i].number
         for f in type.fields { fieldLines["\(type.name).\(f.name)"] = lines[i].number }
         types.append(type)
+        names.append(type.name)
       }
+      // The importer's warnings, as `sim-cli import` prints them: `check` and the oracle give
+      // the model's own findings, in its terms, for the types read from it.
+      schemaImport = SchemaImport(path: written, types: names, findings: model.warnings.compactMap(SchemaFinding.init(importedFrom:)))
     }
   }
 
@@ -54,5 +59,18 @@ extension DeclarationParser {
     guard !path.hasPrefix("/"), source.contains("/") else { return path }
     let directory = (source as NSString).deletingLastPathComponent
     return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+  }
+}
+
+extension SchemaFinding {
+  /// An importer's warning about the app's model, word for word, at its place in the model; nil
+  /// for a rule that is not one of ``SchemaFinding/Problem``'s (every warning the importer makes
+  /// is one: `ImportWordingTests` holds it to that).
+  public init?(importedFrom finding: ImportFinding) {
+    guard let problem = Problem(rawValue: finding.rule) else { return nil }
+    self.init(
+      type: finding.type ?? "", field: finding.field, problem: problem, message: finding.message, fix: finding.fix, appleRule: finding.appleRule,
+      modelLocation: ModelLocation(file: finding.location.file, line: finding.location.line, column: finding.location.column),
+      blocks: finding.blocks)
   }
 }

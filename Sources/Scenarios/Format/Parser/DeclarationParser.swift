@@ -46,6 +46,8 @@ struct DeclarationParser: ScenarioParsePart {
   var pendingVersions: [(Int, Int, Int)] = []
   /// `schema from PATH`: the path as written.
   var schemaSource: String?
+  /// The types `schema from` read and the importer's findings about the model.
+  var schemaImport: SchemaImport?
   var typeLines: [String: Int] = [:]
   /// `Type.field` → line, for duplicate fields.
   var fieldLines: [String: Int] = [:]

@@ -110,6 +110,9 @@ extension ScenarioParsePart {
       return .failure(_WordError(offset: offset, message: "expected a value"))
     }
     let signed = first == "-" && scalars.count > 1 && isDigit(scalars[1])
+    if first == "0", scalars.count > 1, scalars[1] == "x" || scalars[1] == "X" {
+      return bytes(scalars, at: offset)
+    }
     if isDigit(first) || signed {
       if scalars.dropFirst(signed ? 1 : 0).allSatisfy(isDigit) {
         guard let n = Int64(text) else {
@@ -120,13 +123,104 @@ extension ScenarioParsePart {
         }
         return .success(.int(n))
       }
+      if isDecimalNumber(scalars.dropFirst(signed ? 1 : 0)) {
+        guard scalars.count <= 64, let d = Double(text), d.isFinite else {
+          return .failure(
+            _WordError(
+              offset: offset,
+              message:
+                "number \(quoted(String(text.prefix(64)))) is too large for a double: write one whose magnitude is at most \(Double.greatestFiniteMagnitude) (64 characters at most)"
+            ))
+        }
+        return .success(.double(d))
+      }
       return duration(text, at: offset).map { .duration($0) }
     }
     if isIdentifier(text) { return .success(.identifier(text)) }
     return .failure(
       _WordError(
         offset: offset,
-        message: "expected a value: a \"string\", a whole number, true or false, a duration such as 2s, or a record id; found '\(quoted(text))'"))
+        message:
+          "expected a value: a \"string\", a number such as 42 or 3.5, true or false, a duration such as 2s, bytes such as 0x1f, or a record id; found '\(quoted(text))'"
+      ))
+  }
+
+  /// The most bytes a `bytes` literal holds: a `CKRecord` holds at most 1 MB.
+  static var maximumBytesLiteral: Int { 1_000_000 }
+
+  /// `0x` and two hex digits a byte (either case): `0x`, `0x89504E47`.
+  static func bytes(_ scalars: [Unicode.Scalar], at offset: Int) -> Result<Literal, _WordError> {
+    let digits = scalars.dropFirst(2)
+    func nibble(_ u: Unicode.Scalar) -> UInt8? {
+      switch u.value {
+      case 48...57: UInt8(u.value - 48)
+      case 97...102: UInt8(u.value - 87)
+      case 65...70: UInt8(u.value - 55)
+      default: nil
+      }
+    }
+    if scalars[1] == "X" {
+      return .failure(_WordError(offset: offset + 1, message: "write bytes with a lowercase '0x', as in 0x1f"))
+    }
+    if let bad = digits.firstIndex(where: { nibble($0) == nil }) {
+      return .failure(
+        _WordError(
+          offset: offset + bad,
+          message: "'\(quoted(String(scalars[bad])))' is not a hex digit; bytes are written 0x and two hex digits a byte, as in 0x1f"))
+    }
+    guard digits.count % 2 == 0 else {
+      return .failure(
+        _WordError(
+          offset: offset,
+          message:
+            "bytes take two hex digits each, and \(quoted(String(String.UnicodeScalarView(scalars)))) has an odd number (\(digits.count)): write a leading 0, as in 0x0f for 0xf"
+        ))
+    }
+    guard digits.count / 2 <= maximumBytesLiteral else {
+      return .failure(
+        _WordError(
+          offset: offset,
+          message: "a bytes value holds at most \(maximumBytesLiteral) bytes (a CKRecord holds 1 MB); this one has \(digits.count / 2)"))
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(digits.count / 2)
+    var high: UInt8?
+    for u in digits {
+      let n = nibble(u)!
+      if let h = high {
+        out.append(h << 4 | n)
+        high = nil
+      } else {
+        high = n
+      }
+    }
+    return .success(.bytes(out))
+  }
+
+  /// `12.5`, `3e8`, `1.5e-3`, `2E+4`: digits, then a fraction, an exponent or both (no sign:
+  /// the caller has taken it).
+  static func isDecimalNumber(_ scalars: ArraySlice<Unicode.Scalar>) -> Bool {
+    var k = scalars.startIndex
+    let end = scalars.endIndex
+    func digits() -> Bool {
+      let start = k
+      while k < end, isDigit(scalars[k]) { k += 1 }
+      return k > start
+    }
+    guard digits() else { return false }
+    var marked = false
+    if k < end, scalars[k] == "." {
+      k += 1
+      guard digits() else { return false }
+      marked = true
+    }
+    if k < end, scalars[k] == "e" || scalars[k] == "E" {
+      k += 1
+      if k < end, scalars[k] == "+" || scalars[k] == "-" { k += 1 }
+      guard digits() else { return false }
+      marked = true
+    }
+    return marked && k == end
   }
 
   /// What to write instead, when a literal does not fit a field.
@@ -135,10 +229,21 @@ extension ScenarioParsePart {
     case .string: "\(field) is a string; write \"…\""
     case .text: "\(field) is text; write \"…\""
     case .int: "\(field) is an int; write a whole number such as 42"
+    case .double: "\(field) is a double; write a number such as 3.5, -0.25, 1e3 or 42"
     case .bool: "\(field) is a bool; write true or false"
     case .date: "\(field) is a date; write a time from the start such as 2s"
+    case .bytes: "\(field) is bytes; write 0x and two hex digits a byte, such as 0x89504e47 (0x for none)"
     case .ref(let type): "\(field) is a ref to \(type); write the id of a \(type) record"
     }
+  }
+
+  /// A whole number as a double, when the double is exactly that number (every one of at most
+  /// 2^53 in magnitude, and some larger).
+  static func double(exactly n: Int64) -> Double? { Double(exactly: n) }
+
+  /// Why a whole number does not fit a double field.
+  static func inexactDouble(_ n: Int64) -> String {
+    "\(n) has no exact double (a double holds whole numbers exactly up to 9007199254740992); write it as a double, such as \(Literal.spelled(Double(n)))"
   }
 
   /// A field's default value from its literal (`nil` when it does not fit; then it is reported).
@@ -150,8 +255,16 @@ extension ScenarioParsePart {
     case (.string, .string(let s)): return .string(s)
     case (.text, .string(let s)): return .text(TextValue(s, by: 0))
     case (.int, .int(let n)): return .int(n)
+    case (.double, .double(let d)): return .double(d)
+    case (.double, .int(let n)):
+      guard let d = Self.double(exactly: n) else {
+        error(lineIndex, offset, Self.inexactDouble(n))
+        return nil
+      }
+      return .double(d)
     case (.bool, .bool(let b)): return .bool(b)
     case (.date, .duration(let d)): return .date(d.nanoseconds)
+    case (.bytes, .bytes(let b)): return .bytes(b)
     default:
       error(lineIndex, offset, Self.kindHint(field.name, field.kind))
       return nil
@@ -166,7 +279,13 @@ extension TimelineParser {
   @discardableResult
   mutating func checkFits(_ literal: Literal, _ field: FieldSpec, _ lineIndex: Int, at offset: Int) -> Bool {
     switch (field.kind, literal) {
-    case (.string, .string), (.text, .string), (.int, .int), (.bool, .bool), (.date, .duration):
+    case (.string, .string), (.text, .string), (.int, .int), (.bool, .bool), (.date, .duration), (.double, .double), (.bytes, .bytes):
+      return true
+    case (.double, .int(let n)):
+      guard Self.double(exactly: n) != nil else {
+        error(lineIndex, offset, Self.inexactDouble(n))
+        return false
+      }
       return true
     case (.ref(let target), .identifier(let id)):
       guard let created = creates[id] else {

@@ -148,7 +148,7 @@ final class ScenarioParse {
       source: source, name: d.name ?? ScenarioParser.defaultName(forSource: source), about: d.about, devices: d.devices,
       policy: d.policy ?? DeclarationParser.defaultPolicy, policyLocation: d.policyLocation, seed: d.seed, latency: d.latency,
       loss: d.loss, duplicate: d.duplicate, clocks: d.clocks, retention: d.retention, autosync: d.autosync, push: d.push,
-      schema: Schema(types: d.types, deployed: d.deployed), timeline: timeline, expectations: t.expectations)
+      schema: Schema(types: d.types, deployed: d.deployed, imported: d.schemaImport), timeline: timeline, expectations: t.expectations)
     file.server = d.server
     file.recordZones = t.recordZones
     file.accounts = d.accounts
