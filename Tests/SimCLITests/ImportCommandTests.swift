@@ -16,6 +16,22 @@ import Testing
     #expect(r.stderr.hasSuffix("0 warnings, 1 note\n"))
   }
 
+  /// A scenario's `schema from ../../Corpus/…` names the model's files without the `..` walk
+  /// (the path the file system resolves to the same place), in `check` as in `import`.
+  @Test func findingsNameTheModelByATidyPath() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tidy-\(getpid())/a/b")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent().deletingLastPathComponent()) }
+    let model = folder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Trip.swift")
+    try String(contentsOf: Self.corpus.appendingPathComponent("TripPlanner/Trip.swift"), encoding: .utf8).write(
+      to: model, atomically: true, encoding: .utf8)
+    let scenario = folder.appendingPathComponent("trips.scenario")
+    try "devices iPad phone\nschema from ../../Trip.swift\n".write(to: scenario, atomically: true, encoding: .utf8)
+    let r = runCLI("check", scenario.path)
+    #expect(r.stdout.contains("  \(model.path):8:3: warning: Trip.name"), "\(r.stdout)")
+    #expect(!r.stdout.contains("/../"))
+  }
+
   @Test func rendersWarningsOnStderr() {
     let path = Self.corpus.appendingPathComponent("TripPlanner").path
     let r = runCLI("import", path)

@@ -54,11 +54,36 @@ extension DeclarationParser {
   }
 
   /// A relative path is read from the directory of the scenario file (when the scenario has a
-  /// path), else from the working directory.
+  /// path), else from the working directory. The result is tidied by its words alone, so that
+  /// findings name `Tests/Model.swift`, not `docs/examples/../../Tests/Model.swift`.
   static func resolve(_ path: String, against source: String) -> String {
     guard !path.hasPrefix("/"), source.contains("/") else { return path }
     let directory = (source as NSString).deletingLastPathComponent
-    return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+    guard !directory.isEmpty else { return path }
+    let joined = (directory as NSString).appendingPathComponent(path)
+    let tidied = tidy(joined)
+    // Tidied only when the file system agrees (no symbolic link made a `..` mean another folder).
+    let real = { (p: String) in URL(fileURLWithPath: p).resolvingSymlinksInPath().path }
+    return tidied != joined && real(tidied) == real(joined) ? tidied : joined
+  }
+
+  /// `a/./b/../c` as `a/c`: `.` dropped, and `..` taking away the folder before it where that
+  /// folder is named (not itself `..`), by the words alone (``resolve(_:against:)`` keeps the
+  /// result only when the file system resolves it to the same place).
+  static func tidy(_ path: String) -> String {
+    let absolute = path.hasPrefix("/")
+    var kept: [Substring] = []
+    for word in path.split(separator: "/", omittingEmptySubsequences: true) {
+      if word == "." { continue }
+      if word == "..", let last = kept.last, last != ".." {
+        kept.removeLast()
+        continue
+      }
+      if word == "..", absolute, kept.isEmpty { continue }
+      kept.append(word)
+    }
+    let joined = kept.joined(separator: "/")
+    return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
   }
 }
 
