@@ -76,6 +76,27 @@ import Testing
     #expect(r.stdout.components(separatedBy: "    | scenario ").count - 1 == min(headers.count, FuzzCommand.inlineScenarios))
   }
 
+  /// After ``FuzzCommand/fullBlocks`` signatures, each new one is two lines: the signature and
+  /// where its minimal scenario went (or the command that runs its seed again); the summary
+  /// table has one row per signature, with no minimal-scenario line under it.
+  @Test func signaturesAfterTheFirstTenTakeTwoLines() throws {
+    let r = runCLI("fuzz", "--policy", "mark-first-unit", "--seeds", "1..60", "--intents", "20", "--jobs", "2")
+    let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let headers = lines.indices.filter { lines[$0].hasPrefix("FAIL ") }
+    try #require(headers.count > FuzzCommand.fullBlocks, "\(headers.count) signatures")
+    for (n, at) in headers.enumerated() {
+      let compact = n >= FuzzCommand.fullBlocks
+      #expect(lines[at].contains(" · policy mark-first-unit") != compact, "\(lines[at])")
+      if compact {
+        #expect(lines[at + 1].hasPrefix("  again:     "))
+        #expect(lines[at + 2].hasPrefix("FAIL ") || lines[at + 2].isEmpty, "\(lines[at + 2])")
+      }
+    }
+    let table = try #require(r.stdout.components(separatedBy: "by signature:\n").last)
+    #expect(!table.contains("minimal scenario: "))
+    #expect(table.contains("  minimal scenarios: not saved (--minimize-to DIR saves them; report --html shrinks them)\n"))
+  }
+
   @Test func quietPrintsTheSummaryLineOnlyAndVerboseEveryFailingSeed() throws {
     let arguments = ["fuzz", "--policy", "memory-outbox", "--seeds", "3..7", "--intents", "8", "--jobs", "2"]
     let quiet = runCLI(arguments + ["--quiet"])

@@ -37,14 +37,30 @@ extension FuzzCommand {
   /// ones after say how to save theirs, so that a campaign's output stays a screenful.
   static let inlineScenarios = 3
 
+  /// Signatures printed as a whole block; the ones after (unless `--verbose`) get two lines — the
+  /// signature and its minimal scenario — so that a long campaign's output stays a screenful.
+  /// `sim-cli report` prints every signature in full from the results file.
+  static let fullBlocks = 10
+
   /// The block for the first seed of a new signature: the signature, the seed's profile, one
   /// anomaly of each kind, the minimal scenario and the commands that replay it. A `brief` block
-  /// (for a signature whose kinds all came in earlier ones) leaves out the profile and anomalies.
+  /// (for a signature whose kinds all came in earlier ones) leaves out the profile and anomalies;
+  /// a `compact` one (after ``fullBlocks`` signatures) is the signature and where its minimal
+  /// scenario was saved, or the command that runs its seed again.
   static func signatureReport(
-    _ outcome: FuzzOutcome, signature: FuzzSignature, number: Int, brief: Bool, shrunk: Shrinker.Result?, scenario: MinimalScenario,
-    context: ReportContext
+    _ outcome: FuzzOutcome, signature: FuzzSignature, number: Int, brief: Bool, compact: Bool = false, shrunk: Shrinker.Result?,
+    scenario: MinimalScenario, context: ReportContext
   ) -> String {
     let seed = outcome.record.seed
+    if compact {
+      var out = "FAIL \(signature.text) · signature \(number), first at seed \(seed)\n"
+      if let shrunk, case .written(let path) = scenario {
+        out += "  minimal scenario (\(shrunk.file.timeline.count) timeline lines, keeps \(shrunk.kind.rawValue)): \(path)\n"
+      } else {
+        out += "  again:     \(againCommand(seed: seed, context: context))\n"
+      }
+      return out
+    }
     var out = "FAIL \(signature.text) · signature \(number), first at seed \(seed) · \(context.subject) · workload \(context.shape.name)\n"
     if brief {
       out += "  (each of its kinds is shown above)\n"
@@ -127,28 +143,23 @@ extension FuzzCommand {
     let ordered = findings.groups.enumerated().sorted { a, b in
       a.element.seeds != b.element.seeds ? a.element.seeds > b.element.seeds : a.element.firstSeed < b.element.firstSeed
     }
-    var signatureRows: [(seeds: String, first: String, signature: String, minimal: String)] = []
-    for (number, group) in ordered {
-      let minimal: String
-      if let path = group.minimized {
-        minimal = path + (group.timelineLines.map { " (\($0) lines)" } ?? "")
-      } else if group.printed {
-        minimal = "(signature \(number + 1) above)"
-      } else if group.earlier {
-        minimal = "(found by an earlier run, not saved)"
-      } else {
-        minimal = "(not saved: pass --minimize-to DIR)"
-      }
-      signatureRows.append((BenchCommand.group(Double(group.seeds)), String(group.firstSeed), group.signature.text, minimal))
+    var signatureRows: [(seeds: String, first: String, signature: String)] = []
+    for (_, group) in ordered {
+      signatureRows.append((BenchCommand.group(Double(group.seeds)), String(group.firstSeed), group.signature.text))
     }
     out += "\nby signature:\n" + signatureTable(signatureRows)
+    let saved = findings.groups.filter { $0.minimized != nil }.count
+    if saved > 0 {
+      out += "  minimal scenarios: \(saved) of \(findings.groups.count) saved, each named in its signature's block above\n"
+    } else if !findings.groups.isEmpty {
+      out += "  minimal scenarios: not saved (--minimize-to DIR saves them; report --html shrinks them)\n"
+    }
     return out
   }
 
   /// The signatures as rows of seeds, first seed and signature, the signature wrapped to stay
-  /// within 100 columns and its minimal scenario on a line under it (a path longer than a line
-  /// is printed whole).
-  static func signatureTable(_ rows: [(seeds: String, first: String, signature: String, minimal: String)]) -> String {
+  /// within 100 columns.
+  static func signatureTable(_ rows: [(seeds: String, first: String, signature: String)]) -> String {
     let seedsWidth = rows.reduce("seeds".count) { max($0, $1.seeds.count) }
     let firstWidth = rows.reduce("first".count) { max($0, $1.first.count) }
     func pad(_ s: String, _ width: Int) -> String { String(repeating: " ", count: width - s.count) + s }
@@ -156,7 +167,7 @@ extension FuzzCommand {
     let width = ReportText.columns - indent.count
     var out = "  \(pad("seeds", seedsWidth))  \(pad("first", firstWidth))  signature\n"
     for row in rows {
-      let lines = ReportText.wrap(row.signature, columns: width) + ReportText.wrap("minimal scenario: " + row.minimal, columns: width)
+      let lines = ReportText.wrap(row.signature, columns: width)
       for (i, line) in lines.enumerated() {
         out += (i == 0 ? "  \(pad(row.seeds, seedsWidth))  \(pad(row.first, firstWidth))  " : indent) + line + "\n"
       }

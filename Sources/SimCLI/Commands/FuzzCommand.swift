@@ -233,7 +233,9 @@ enum FuzzCommand {
             let number = session.findings.groups.count
             progress.clear()
             console.out(
-              signatureReport(outcome, signature: signature, number: number, brief: brief, shrunk: shrunk, scenario: shown, context: context))
+              signatureReport(
+                outcome, signature: signature, number: number, brief: brief, compact: !mode.verbose && number > fullBlocks, shrunk: shrunk,
+                scenario: shown, context: context))
           }
         }
         if let after = hooks.signalAfter, session.written == after {
