@@ -1,3 +1,5 @@
+import Simulator
+
 /// Building SVG text by hand, deterministically: coordinates are integers in tenths of a pixel,
 /// printed with integer arithmetic (`123.4`), so no floating-point formatting can differ between
 /// machines.
@@ -56,22 +58,7 @@ enum SVGText {
   }
 
   /// Greedy word wrap to at most `columns` characters per line.
-  static func wrap(_ text: String, columns: Int) -> [String] {
-    var lines: [String] = []
-    var line = ""
-    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
-      if line.isEmpty {
-        line = String(word)
-      } else if line.count + 1 + word.count <= columns {
-        line += " " + word
-      } else {
-        lines.append(line)
-        line = String(word)
-      }
-    }
-    if !line.isEmpty { lines.append(line) }
-    return lines
-  }
+  static func wrap(_ text: String, columns: Int) -> [String] { TextWrap.greedy(text, columns: columns) }
 
   /// Greedy word wrap of sans-serif text at `size` px to lines of at most `width` tenths of a
   /// pixel, as estimated by ``width(_:size:mono:bold:)`` (a longer word gets a line of its own).

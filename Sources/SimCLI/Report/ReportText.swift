@@ -177,22 +177,11 @@ enum ReportText {
     return words
   }
 
-  /// Greedy word wrap; a word longer than a line (a path) gets a line of its own.
+  /// Greedy word wrap; a word longer than a line (a path) gets a line of its own; text without
+  /// a word is one empty line.
   static func wrap(_ text: String, columns: Int) -> [String] {
-    var lines: [String] = []
-    var line = ""
-    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
-      if line.isEmpty {
-        line = String(word)
-      } else if line.count + 1 + word.count <= columns {
-        line += " " + word
-      } else {
-        lines.append(line)
-        line = String(word)
-      }
-    }
-    lines.append(line)
-    return lines
+    let lines = TextWrap.greedy(text, columns: columns)
+    return lines.isEmpty ? [""] : lines
   }
 
   /// `1,600`.
