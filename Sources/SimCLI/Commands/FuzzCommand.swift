@@ -302,7 +302,7 @@ enum FuzzCommand {
           + (i.refused > 0 ? " — each fails its seed\n" : "\n")
       }
       text +=
-        "fuzz \(app?.policyName ?? policy.description) on \(shape.name): \(done) seeds\(resumed), \(session.findings.failing) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")"
+        "fuzz \(app?.policyName ?? policy.description) on \(shape.name): \(done) seed\(done == 1 ? "" : "s")\(resumed), \(session.findings.failing) failing · \(BenchCommand.group(rate)) seeds/s · \(BenchCommand.format2(elapsed))s with \(jobs) job\(jobs == 1 ? "" : "s")"
       text += stoppedBy.map { " · stopped by \(InterruptWatch.name($0))\n" } ?? "\n"
       console.out(text)
     }
