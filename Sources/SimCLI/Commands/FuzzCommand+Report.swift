@@ -29,8 +29,6 @@ extension FuzzCommand {
     case inline
     /// Not printed: too many signatures to print each scenario in full.
     case withheld
-
-    var isInline: Bool { if case .inline = self { true } else { false } }
   }
 
   /// Signatures whose minimal scenario is printed in full when there is no `--minimize-to`; the

@@ -213,8 +213,7 @@ enum FuzzCommand {
           }
         }
         if let results, !results.append(record.jsonLine) { return false }  // the disk is full: stop, resumable
-        let printed = shrunk != nil && !mode.json && !mode.quiet && shown.isInline
-        session.findings.add(record, minimized: record.minimized, timelineLines: shrunk?.file.timeline.count, printed: printed)
+        session.findings.add(record, minimized: record.minimized)
         session.written += 1
         session.lastSeed = record.seed
         if record.failed { session.failed.append(record) }

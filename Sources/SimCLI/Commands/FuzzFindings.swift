@@ -21,10 +21,6 @@ struct FuzzFindings: Sendable {
     var kept: AnomalyKind?
     /// Where the first seed's minimal scenario was written, if it was.
     var minimized: String?
-    /// Timeline lines of the minimal scenario, when it was shrunk in this run.
-    var timelineLines: Int?
-    /// Whether its minimal scenario was printed in full.
-    var printed = false
     /// Found by the earlier run of a resumed campaign (already printed there).
     var earlier: Bool
   }
@@ -107,10 +103,10 @@ struct FuzzFindings: Sendable {
     return .new(signature, keep: signature.kindToKeep(covered: covered))
   }
 
-  /// Adds the next record in seed order; `minimized`, `timelineLines` and `printed` describe
-  /// its minimal scenario when it is the first of its signature. Returns what it added.
+  /// Adds the next record in seed order; `minimized` is where its minimal scenario was written
+  /// when it is the first of its signature. Returns what it added.
   @discardableResult
-  mutating func add(_ record: FuzzRecord, minimized: String? = nil, timelineLines: Int? = nil, printed: Bool = false, earlier: Bool = false)
+  mutating func add(_ record: FuzzRecord, minimized: String? = nil, earlier: Bool = false)
     -> Finding
   {
     let finding = finding(for: record)
@@ -138,8 +134,7 @@ struct FuzzFindings: Sendable {
       if !earlier { for kind in signature.kinds where !kindsSeen.contains(kind) { kindsSeen.append(kind) } }
       groups.append(
         Group(
-          signature: signature, firstSeed: record.seed, kept: keep, minimized: minimized, timelineLines: timelineLines, printed: printed,
-          earlier: earlier))
+          signature: signature, firstSeed: record.seed, kept: keep, minimized: minimized, earlier: earlier))
     }
     return finding
   }
