@@ -214,6 +214,10 @@ package struct ReferenceCausality: Sendable {
         grow(device)
         accountChangedAt[Int(device)] = at
 
+      case .stagingPurged, .fileDeleted:
+        // Files say nothing of causality (judged in step 8b).
+        break
+
       case .visibility(let device, let key, let visible, let at):
         grow(device)
         let d = Int(device)

@@ -161,6 +161,8 @@ struct Judge {
         }
       }
     }
+    // 8b. Assets: a device showing a record whose asset's file is not on it.
+    judgeAssets()
     // 9. Divergence: against the account's own server and what is shared with it.
     if !world.facts.settled && stalled.isEmpty { report(ReferenceVerdict.divergence, nil) }
     for device in world.devices where !stalled.contains(device.config.index) {
@@ -453,6 +455,8 @@ struct Judge {
 
   /// Step 5 for a field that is not text.
   mutating func judgeValue(_ r: RecordKey, _ f: Int, _ final: FieldValue, _ spec: FieldSpec, intents: [Intent], seenByDelete: Set<IntentID>) {
+    var final = final
+    final.value = final.value.asWritten
     let writes: [(intent: Intent, value: Value)] = intents.compactMap { i in
       Self.written(i, field: f).map { (i, $0) }
     }
@@ -568,5 +572,73 @@ struct Judge {
       j += 1
     }
     return nil
+  }
+}
+
+extension Judge {
+  /// Step 8b. Where each device's asset files came from and went, replayed from the raw
+  /// observations: the app's own writes (the intent log), the copies the device took in (a file
+  /// arrives with a copy that carries the asset's data), the app's file deletions and the
+  /// staging purges — a fetched file is in staging, and purged with it, under
+  /// `fetched-assets=keep-staging`. One `missing-asset` per device, record and asset field whose
+  /// value's file is not there at the end (or whose value carries no data).
+  mutating func judgeAssets() {
+    let schema = world.config.schema
+    let assetFields = schema.types.map { t in t.fields.indices.filter { t.fields[$0].kind == .asset } }
+    guard assetFields.contains(where: { !$0.isEmpty }) else { return }
+    let staging = world.config.policy.settings.fetchedAssets == .keepStaging
+    enum Step {
+      case wrote(String)
+      case arrived(String)
+      case deleted(String)
+      case purged
+    }
+    for device in world.devices {
+      let d = device.config.index
+      var steps: [(time: VirtualTime, order: Int, step: Step)] = []
+      for i in world.log.intents where i.device == d && i.ignored == nil {
+        let values: [FieldWrite]
+        switch i.kind {
+        case .create(_, let v), .set(let v): values = v
+        default: continue
+        }
+        for w in values { if case .content(let c) = w.value, c.isAsset { steps.append((i.trueTime, steps.count, .wrote(c.name))) } }
+      }
+      for o in world.facts.observations {
+        switch o {
+        case .received(d, let copy, let at) where !copy.isDeleted:
+          for f in assetFields[Int(copy.type)] {
+            if case .content(let c) = copy.fields[f].value, c.isAsset, c.hasData { steps.append((at, steps.count, .arrived(c.name))) }
+          }
+        case .fileDeleted(d, let name, let at): steps.append((at, steps.count, .deleted(name)))
+        case .stagingPurged(d, let at): steps.append((at, steps.count, .purged))
+        default: continue
+        }
+      }
+      // In time order; at one time, the app's writes first (the log and the observations are each in order).
+      steps.sort { ($0.time, $0.order) < ($1.time, $1.order) }
+      var own: Set<String> = []
+      var staged: Set<String> = []
+      for s in steps {
+        switch s.step {
+        case .wrote(let n):
+          own.insert(n)
+          staged.remove(n)
+        case .arrived(let n) where !own.contains(n):
+          if staging { staged.insert(n) } else { own.insert(n) }
+        case .arrived: break
+        case .deleted(let n):
+          own.remove(n)
+          staged.remove(n)
+        case .purged: staged = []
+        }
+      }
+      for r in device.visibleRecords {
+        for f in assetFields[Int(r.type)] {
+          guard case .content(let c) = r.fields[f].value, c.isAsset else { continue }
+          if !c.hasData || !(own.contains(c.name) || staged.contains(c.name)) { report(ReferenceVerdict.missingAsset, r.key, f) }
+        }
+      }
+    }
   }
 }

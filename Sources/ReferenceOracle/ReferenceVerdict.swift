@@ -66,6 +66,8 @@ package struct ReferenceVerdict: Hashable, Sendable, Comparable, CustomStringCon
   package static let danglingReference = "dangling-reference"
   /// Two live records of a singleton or unique-by type sharing their key.
   package static let logicalDuplicate = "logical-duplicate"
+  /// A device showing a record whose asset's file is not on that device.
+  package static let missingAsset = "missing-asset"
   /// Concurrent writes to a mutable field, one of them overwritten (informational).
   package static let concurrentOverwrite = "concurrent-overwrite"
   /// A delete concurrent with an update of the same record (informational).
@@ -76,6 +78,6 @@ package struct ReferenceVerdict: Hashable, Sendable, Comparable, CustomStringCon
   /// Every kind the reference checker reports, in alphabetical order.
   package static let allKinds: [String] = [
     accessLeak, concurrentOverwrite, danglingReference, deleteUpdateConflict, divergence, droppedEvent, duplicateEvent, logicalDuplicate, lostEdit,
-    phantomValue, resurrection, stalledSync, staleOverwrite, strandedRecord,
+    missingAsset, phantomValue, resurrection, stalledSync, staleOverwrite, strandedRecord,
   ]
 }

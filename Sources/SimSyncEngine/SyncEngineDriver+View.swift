@@ -450,6 +450,7 @@ extension SyncEngineDriver {
     case .text(let t): .string(t.string)
     case .double(let d): .double(d)
     case .bytes(let b): .data(Data(b))
+    case .content(let c): .string(c.name)  // (assets in SimSyncEngine: issue 33, piece 4)
     }
   }
 

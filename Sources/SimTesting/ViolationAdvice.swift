@@ -260,6 +260,22 @@ enum ViolationAdvice {
         ], remedy: [("access-ended", "remove"), ("account", "keep")],
         does: "delete the local copies of a share's records when its zone leaves the shared database, and set an account's data aside with it",
         otherwise: "on a zone deletion in the shared database, delete every local row of that zone; never keep shared rows across an account change.")
+    case .missingAsset:
+      return Entry(
+        causes: [
+          Cause(
+            axis: "fetched-assets=keep-staging", present: { $0.fetchedAssets == .keepStaging },
+            why: "the engine shows a fetched asset from the staging area, which the system purges when it likes (Apple, CKAsset)"),
+          Cause(
+            axis: "asset-merge=all-fields", present: { $0.assetMerge == .allFields },
+            why:
+              "after serverRecordChanged the engine copies every field of the server's record, whose assets carry no data (CKAsset.fileURL is nil), and saves them"
+          ),
+        ], remedy: [("fetched-assets", "copy"), ("asset-merge", "changed-keys")],
+        does: "copy a fetched asset's file into the app's own files at once, and after serverRecordChanged save only the keys it changed",
+        otherwise:
+          "copy each fetched CKAsset's file out of the staging area in the fetch's delegate call; after serverRecordChanged, never copy an asset from the error's server record (its fileURL is nil)."
+      )
     case .concurrentOverwrite, .deleteUpdateConflict:
       return Entry(causes: [], otherwise: "nothing: this kind is informational.")
     }

@@ -30,13 +30,14 @@ import Testing
 
   @Test func everyPresetIsDistinctAndPlantedBugsDifferFromTheirBase() {
     let all = PolicyPreset.all
-    #expect(all.count == 32)
+    #expect(all.count == 35)
     #expect(
       all.filter(\.plantedBug).map(\.name) == [
         "hard-delete", "mark-first-unit", "memory-outbox", "token-before-apply", "naive-refetch", "drops-transient", "ignores-retry-after",
         "no-split", "reuploads-after-purge", "wipes-after-reset", "wipes-on-signout", "random-record-names", "dedupes-after-fetch",
         "local-delete-rules", "deletions-first", "drops-orphans", "drops-unknown-fields", "keeps-revoked-shares", "ignores-permission-failure",
         "blocks-read-only-updates", "echoes-shared-changes", "skips-own-records", "fetches-shares-at-launch", "shares-stale-root",
+        "deletes-file-early", "keeps-staging-url", "merges-server-assets",
       ])
     let base = PolicyPreset.named("field-lww-hlc")!.settings
     for p in all where p.plantedBug { #expect(p.settings != base, "\(p.name)") }

@@ -18,6 +18,9 @@ import Testing
     "left-share-on-other-device", "shared-after-switch", "read-only-never-updated", "guest-echoes-owner-change", "share-accepted-again",
     "share-after-child-saved",
     "accepted-share-not-fetched",
+    // Assets and the per-record limit.
+    "fat-note-passes-1mb", "fat-note-as-asset", "asset-file-deleted-early", "staging-purged", "asset-lost-in-merge",
+    "asset-changed-in-upload",
     // Lessons for an app written on SimSyncEngine: the safe design passes them; each catches a
     // planted-bug app (Tests/SimSyncEngineTests/AppScenarioTests.swift).
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
@@ -76,6 +79,11 @@ import Testing
     ("skips-own-records", "share-accepted-again", .divergence, "field-lww-hlc"),
     ("shares-stale-root", "share-after-child-saved", .stalledSync, "field-lww-hlc"),
     ("fetches-shares-at-launch", "accepted-share-not-fetched", .divergence, "field-lww-hlc"),
+    // Assets.
+    ("deletes-file-early", "asset-file-deleted-early", .strandedRecord, "field-lww-hlc"),
+    ("keeps-staging-url", "staging-purged", .missingAsset, "field-lww-hlc"),
+    ("merges-server-assets", "asset-lost-in-merge", .missingAsset, "sync-engine-merge"),
+    ("drops-transient", "asset-changed-in-upload", .strandedRecord, "field-lww-hlc"),
   ]
 
   @Test func everyPlantedBugPresetHasAScenarioHere() {

@@ -8,7 +8,7 @@ import Testing
     let report = ScenarioRunner.run(try Scenario.load("fat-note-lww")).report
     #expect(
       "\(report.counts)"
-        == "[lost-edit: 1, stale-overwrite: 0, resurrection: 0, dropped-event: 0, duplicate-event: 0, stranded-record: 0, divergence: 0, phantom-value: 0, stalled-sync: 0, dangling-reference: 0, logical-duplicate: 0, concurrent-overwrite: 0, delete-update-conflict: 0, access-leak: 0]"
+        == "[lost-edit: 1, stale-overwrite: 0, resurrection: 0, dropped-event: 0, duplicate-event: 0, stranded-record: 0, divergence: 0, phantom-value: 0, stalled-sync: 0, dangling-reference: 0, logical-duplicate: 0, concurrent-overwrite: 0, delete-update-conflict: 0, access-leak: 0, missing-asset: 0]"
     )
     #expect(report.counts[.lostEdit] == 1)
     #expect(report.counts.total == report.anomalies.count)

@@ -177,7 +177,7 @@ import Testing
     ("about plain", "the about text is a string; write 'about \"…\"'"),
     (
       "policy",
-      "expected a policy preset; one of: cloudkit-default, record-lww-clock, field-lww-arrival, field-lww-clock, field-lww-hlc, sync-engine-merge, crdt, append-only, hard-delete, mark-first-unit, memory-outbox, token-before-apply, naive-refetch, drops-transient, ignores-retry-after, no-split, reuploads-after-purge, wipes-after-reset, wipes-on-signout, random-record-names, dedupes-after-fetch, local-delete-rules, deletions-first, drops-orphans, drops-unknown-fields, keeps-revoked-shares, ignores-permission-failure, blocks-read-only-updates, echoes-shared-changes, skips-own-records, fetches-shares-at-launch, shares-stale-root"
+      "expected a policy preset; one of: cloudkit-default, record-lww-clock, field-lww-arrival, field-lww-clock, field-lww-hlc, sync-engine-merge, crdt, append-only, hard-delete, mark-first-unit, memory-outbox, token-before-apply, naive-refetch, drops-transient, ignores-retry-after, no-split, reuploads-after-purge, wipes-after-reset, wipes-on-signout, random-record-names, dedupes-after-fetch, local-delete-rules, deletions-first, drops-orphans, drops-unknown-fields, keeps-revoked-shares, ignores-permission-failure, blocks-read-only-updates, echoes-shared-changes, skips-own-records, fetches-shares-at-launch, shares-stale-root, deletes-file-early, keeps-staging-url, merges-server-assets"
     ),
     ("policy cloudkit-defualt", "unknown policy preset 'cloudkit-defualt'; did you mean 'cloudkit-default'?"),
     ("seed -1", "the seed is a whole number from 0 to 18446744073709551615; found '-1'"),
@@ -219,7 +219,7 @@ import Testing
     ("  n: int muteable", "unexpected 'muteable'; did you mean 'mutable'?"),
     (
       "  n int",
-      "expected a field, as in 'title: string'; write 'name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [ordered] [no-inverse] [since N]'"
+      "expected a field, as in 'title: string'; write 'name: KIND[?] [= VALUE] [mutable] [unique] [encrypted] [on-delete RULE] [ordered] [no-inverse] [since N]'"
     ),
     // Timeline.
     (
@@ -249,12 +249,12 @@ import Testing
     ("at 1s iPad sync now", "unexpected 'now'; write 'DEVICE sync'"),
     (
       "at 1s iPad",
-      "expected an action after 'iPad': create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account, upgrade, share, invite, accept, leave, unshare, permission or remove"
+      "expected an action after 'iPad': create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account, upgrade, share, invite, accept, leave, unshare, permission, remove, delete-file, change-file or purge-staging"
     ),
     ("at 1s iPad crate Note n9", "unknown action 'crate'; did you mean 'create'?"),
     (
       "at 1s iPad explode",
-      "unknown action 'explode'; a device can create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account, upgrade, share, invite, accept, leave, unshare, permission or remove"
+      "unknown action 'explode'; a device can create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account, upgrade, share, invite, accept, leave, unshare, permission, remove, delete-file, change-file or purge-staging"
     ),
     ("at 1s snyc", "unknown action 'snyc'; did you mean 'sync'?"),
     ("at 1s ofline iPad", "unknown action 'ofline'; did you mean 'offline'?"),

@@ -22,7 +22,7 @@ import Testing
     #expect(
       anomalies.keys.sorted() == [
         "access-leak", "concurrent-overwrite", "dangling-reference", "delete-update-conflict", "divergence", "dropped-event", "duplicate-event",
-        "logical-duplicate", "lost-edit", "phantom-value", "resurrection", "stale-overwrite", "stalled-sync", "stranded-record",
+        "logical-duplicate", "lost-edit", "missing-asset", "phantom-value", "resurrection", "stale-overwrite", "stalled-sync", "stranded-record",
       ])
     // The safe design loses nothing: every anomaly at this size is informational.
     for kind in ["lost-edit", "stale-overwrite", "resurrection", "divergence", "phantom-value"] { #expect(anomalies[kind] == 0, "\(kind)") }

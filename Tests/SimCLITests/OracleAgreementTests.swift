@@ -66,6 +66,9 @@ import Testing
     "left-share-on-other-device", "read-only-never-updated", "guest-echoes-owner-change", "share-accepted-again",
     "share-after-child-saved",
     "accepted-share-not-fetched",
+    // Assets: files deleted, purged, saved without data; records over 1 MB.
+    "fat-note-passes-1mb", "asset-file-deleted-early", "staging-purged", "asset-lost-in-merge",
+    "asset-changed-in-upload",
   ])
   func bothOraclesAgreeOnTheSchemaLessons(name: String) throws {
     let file = try Scenario.load(name)

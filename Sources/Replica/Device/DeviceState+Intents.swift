@@ -79,6 +79,7 @@ extension DeviceState {
         record.kind = .create(type: type, values: values)
         store[key] = r
         outbox.save(key, fields: mask)
+        if env.hasAssets { keepOwnFiles(values) }
         break
       }
       guard !store.contains(key) || (store.isDeleted(key) && env.context.isRecreated(key)) else {
@@ -99,6 +100,7 @@ extension DeviceState {
       stampVersions(&new)
       record.kind = .create(type: type, values: values)
       setLocal(new, for: key, effects: &effects)
+      if env.hasAssets { keepOwnFiles(values) }
       if spec.uniqueness != nil && env.settings.unique == .keyName {
         // The name comes from the key, so another device may have made the record too: only
         // what this create wrote is its change (a default must not overwrite their values).
@@ -133,6 +135,7 @@ extension DeviceState {
       record.kind = .set(values)
       store[key] = r
       outbox.save(key, fields: mask)
+      if env.hasAssets { keepOwnFiles(values) }
     case .append(_, let field, let text):
       guard var r = live else { return ignore(_absence(key), .append(field: field, text: text)) }
       var t = r.fields[Int(field)].value.textValue ?? TextValue()

@@ -114,6 +114,17 @@ package struct DeviceState: Sendable {
     package var attempts: Int
   }
   var rng: SimRandom
+  /// The asset files on this device, by content name (lookups only: never iterated into a
+  /// trace, a report or a hash but by ``purgeStaging()``, which only deletes).
+  package internal(set) var files: [String: AssetFile] = [:]
+  /// Files of assets the app changed in place, and when (`change-file`).
+  var fileChanges: [String: VirtualTime] = [:]
+  /// Upload files the engine deleted before their save was confirmed (`asset-file=delete-after-send`).
+  var uploadCopiesGone: Set<String> = []
+  /// Why files went from this device, by content name, and when (the oracle's words).
+  package internal(set) var lostFiles: [String: (why: FileLoss, at: VirtualTime)] = [:]
+  /// When the latest push request was sent (an upload reads its files while it travels).
+  package internal(set) var pushSentAt: VirtualTime = .zero
 
   package init(config: DeviceConfig, clock: DeviceClock, seed: UInt64) {
     self.config = config
@@ -338,6 +349,7 @@ package struct DeviceState: Sendable {
     let id = nextRequestID
     nextRequestID += 1
     phase = .pushing(requestID: id, sent: sent)
+    pushSentAt = env.now
     effects.append(.send(.push(requestID: id, writes: writes, zone: zoneEpoch)))
     effects.append(.timer(.timeout, after: config.requestTimeout, generation: _bump(.timeout)))
   }
@@ -423,9 +435,15 @@ package struct DeviceState: Sendable {
       guard case .pushing(id, let sent) = phase else { return }
       _ = _bump(.timeout)
       var failures = FailureSummary()
+      if env.hasAssets, env.settings.assetFile == .deleteAfterSend {
+        for (entry, result) in zip(sent, results) where result.isFailure { dropUploadCopies(of: entry, env: env) }
+      }
       for (entry, result) in zip(sent, results) {
         if case .failed(let error, let retryAfter) = result {
-          failed(entry, error, retryAfter: retryAfter, batchSize: sent.count, env: env, into: &failures)
+          // `limitExceeded` for some writes of a request and not others: those records are over
+          // CloudKit's per-record limits, which no split helps.
+          let alone = error == .limitExceeded && results.contains { if case .failed(.limitExceeded, _) = $0 { false } else { true } }
+          failed(entry, error, retryAfter: retryAfter, batchSize: alone ? 1 : sent.count, env: env, into: &failures)
         } else {
           pushResult(entry, result, env: env, effects: &effects)
         }
@@ -491,8 +509,14 @@ package struct DeviceState: Sendable {
       if env.settings.save == .ifUnchanged { ancestors[key] = server }
       adopt(server, env: env, effects: &effects)
     case .conflict(let server):
-      take(server, effects: &effects)
+      // The server's record that comes with `serverRecordChanged` has no asset data (Apple,
+      // `CKAsset.fileURL`). Saving only the keys it changed, the engine leaves the server its
+      // assets (merged in as the server has them); copying every field of that record
+      // (`asset-merge=all-fields`), it saves assets with no data.
+      let received = env.hasAssets ? Self.withoutAssetData(server, env.context.rules) : server
+      take(received, effects: &effects)
       guard let local = store[key], !local.isDeleted else { return }
+      let server = env.hasAssets && env.settings.assetMerge == .allFields ? received : server
       var merged = env.policy.resolveConflict(client: local, server: server, ancestor: ancestors[key], context: env.context)
       merged.changeTag = server.changeTag
       ancestors[key] = server
@@ -965,6 +989,7 @@ package struct DeviceState: Sendable {
   /// ``adopt(_:env:effects:)`` once the copy is one the device's app version can hold.
   mutating func _adopt(_ remote: RecordState, env: DeviceEnvironment, effects: inout [DeviceEffect]) {
     take(remote, effects: &effects)
+    if env.hasAssets { receiveFiles(of: remote, env: env) }
     let key = remote.key
     if !env.context.recreatedKeys.isEmpty, let local = store[key], local.creator != remote.creator, env.context.isRecreated(key) {
       // Copies of two incarnations of a record created again after a delete.

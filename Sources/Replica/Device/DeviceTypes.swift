@@ -208,6 +208,7 @@ package struct DeviceEnvironment: Sendable {
     @usableFromInline let settings: PolicySettings
     @usableFromInline let context: MergeContext
     @usableFromInline let hasReferences: Bool
+    @usableFromInline let hasAssets: Bool
     @usableFromInline let hasVersions: Bool
     @usableFromInline let dedupes: Bool
     @usableFromInline let takesRemoteWhenNothingPending: Bool
@@ -217,6 +218,7 @@ package struct DeviceEnvironment: Sendable {
       self.settings = policy.settings
       self.context = context
       hasReferences = context.rules.hasReferences
+      hasAssets = context.rules.hasAssets
       hasVersions = context.rules.latestVersion > 1
       dedupes = context.rules.hasUniqueness && policy.settings.unique == .dedupe
       takesRemoteWhenNothingPending = policy is StandardPolicy
@@ -236,6 +238,8 @@ package struct DeviceEnvironment: Sendable {
   /// `context.rules.hasReferences` and whether an older app version may run, read once (the hot
   /// paths test them for every record and intent).
   package var hasReferences: Bool { _fixed.hasReferences }
+  /// Whether any type has an `asset` field (the devices keep files only then).
+  package var hasAssets: Bool { _fixed.hasAssets }
   package var hasVersions: Bool { _fixed.hasVersions }
   /// Whether a fetched record of a `singleton` or `unique-by` type is checked for duplicates
   /// (`unique=dedupe`).

@@ -182,6 +182,33 @@ public struct PolicySettings: Hashable, Sendable {
     case asKnown = "as-known"
   }
 
+  /// The `asset-file` axis: when the engine lets go of the file an asset's upload reads.
+  /// `keep-until-saved` keeps it until the save is confirmed (Apple, `CKAsset.init(fileURL:)`:
+  /// CloudKit does not delete it; the app does, afterwards); `delete-after-send` deletes it when
+  /// the request ends however it ended, so a retry finds no file (`assetFileNotFound`,
+  /// SyncKit #120).
+  public enum AssetFile: String, CaseIterable, Sendable {
+    case keepUntilSaved = "keep-until-saved"
+    case deleteAfterSend = "delete-after-send"
+  }
+
+  /// The `fetched-assets` axis: a fetched asset's file is copied into the app's own files at
+  /// once (`copy`, as Apple's `CKAsset` page asks), or the app keeps the staging file's URL
+  /// (`keep-staging`), which the system purges when it likes.
+  public enum FetchedAssets: String, CaseIterable, Sendable {
+    case copy
+    case keepStaging = "keep-staging"
+  }
+
+  /// The `asset-merge` axis: after `serverRecordChanged`, whose server record has no asset data
+  /// (Apple, `CKAsset.fileURL`), the engine saves only the keys it changed, so the server keeps
+  /// its asset (`changed-keys`), or copies every field of that record into what it saves
+  /// (`all-fields`), saving assets with no data.
+  public enum AssetMerge: String, CaseIterable, Sendable {
+    case changedKeys = "changed-keys"
+    case allFields = "all-fields"
+  }
+
   /// What one conflict unit is; default `field`.
   public var granularity: Granularity = .field
   /// Which of two concurrent saves wins; default `hlc`.
@@ -241,6 +268,12 @@ public struct PolicySettings: Hashable, Sendable {
   public var sharedFetch: SharedFetch = .always
   /// The root record a hierarchy share is saved with; default `fetch-first`.
   public var shareRoot: ShareRoot = .fetchFirst
+  /// When an upload's file is let go; default `keep-until-saved`.
+  public var assetFile: AssetFile = .keepUntilSaved
+  /// What happens to a fetched asset's file; default `copy`.
+  public var fetchedAssets: FetchedAssets = .copy
+  /// What a merge after `serverRecordChanged` saves of assets; default `changed-keys`.
+  public var assetMerge: AssetMerge = .changedKeys
 
   /// The default axes, which are those of `field-lww-hlc`: field, hlc, changed-keys, tombstone,
   /// 30d, diff, delete-wins, whole text, a durable resumable outbox, after-apply, batches of 100,
@@ -260,7 +293,8 @@ public struct PolicySettings: Hashable, Sendable {
       ("order", order.rawValue), ("unknown-fields", unknownFields.rawValue), ("permission-failure", permissionFailure.rawValue),
       ("access-ended", accessEnded.rawValue), ("fetched-read-only", fetchedReadOnly.rawValue), ("fetched-shared", fetchedShared.rawValue),
       ("own-fetched", ownFetched.rawValue), ("shared-fetch", sharedFetch.rawValue),
-      ("share-root", shareRoot.rawValue),
+      ("share-root", shareRoot.rawValue), ("asset-file", assetFile.rawValue), ("fetched-assets", fetchedAssets.rawValue),
+      ("asset-merge", assetMerge.rawValue),
     ]
   }
 }

@@ -34,6 +34,7 @@ public struct PolicySpec: Hashable, Sendable, CustomStringConvertible {
     "granularity", "winner", "save", "delete", "retention", "refetch", "conflict", "text", "outbox", "unit", "token", "batch",
     "retry", "retry-after", "split", "zone-deleted", "account", "unique", "references", "orphans", "order", "unknown-fields",
     "permission-failure", "access-ended", "fetched-read-only", "fetched-shared", "own-fetched", "shared-fetch", "share-root",
+    "asset-file", "fetched-assets", "asset-merge",
   ]
 
   /// Parses a spec. Errors name the unknown preset, key or value and list the valid ones.
@@ -157,6 +158,9 @@ extension PolicySettings {
     case "own-fetched": return pick(OwnFetched.self) { ownFetched = $0 }
     case "shared-fetch": return pick(SharedFetch.self) { sharedFetch = $0 }
     case "share-root": return pick(ShareRoot.self) { shareRoot = $0 }
+    case "asset-file": return pick(AssetFile.self) { assetFile = $0 }
+    case "fetched-assets": return pick(FetchedAssets.self) { fetchedAssets = $0 }
+    case "asset-merge": return pick(AssetMerge.self) { assetMerge = $0 }
     case "retention":
       switch SimDuration.parse(value) {
       case .success(let d) where d > .zero:

@@ -272,6 +272,30 @@ extension PolicyPreset {
     ) {
       $0.shareRoot = .asKnown
     },
+    preset(
+      "deletes-file-early", models: "planted bug: field-lww-hlc asset-file=delete-after-send",
+      loses:
+        "assets: the upload's file is deleted when its request ends, before the save is confirmed, so a retry fails with assetFileNotFound and the photo never reaches the server (SyncKit #120)",
+      planted: true
+    ) {
+      $0.assetFile = .deleteAfterSend
+    },
+    preset(
+      "keeps-staging-url", models: "planted bug: field-lww-hlc fetched-assets=keep-staging",
+      loses: "assets: a fetched photo is shown from the staging area, which the system purges, and the record shows no photo (Apple, CKAsset)",
+      planted: true
+    ) {
+      $0.fetchedAssets = .keepStaging
+    },
+    preset(
+      "merges-server-assets", models: "planted bug: sync-engine-merge asset-merge=all-fields",
+      loses:
+        "assets: after serverRecordChanged every field of the server's record is copied and saved, and its assets have no data (Apple, CKAsset.fileURL): the photo is replaced by nothing",
+      planted: true
+    ) {
+      $0.save = .ifUnchanged
+      $0.assetMerge = .allFields
+    },
   ]
 
   /// The preset called `name`, or nil when there is none.

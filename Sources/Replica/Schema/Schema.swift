@@ -1,4 +1,4 @@
-/// The kind of a field, as scenario files write it: `string text int double bool date bytes ref TYPE`.
+/// The kind of a field, as scenario files write it: `string text int double bool date bytes asset ref TYPE`.
 public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
   case string
   /// Long text edited by appends and replacements; judged character by character by the oracle.
@@ -13,6 +13,8 @@ public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
   case bytes
   /// A reference to a record of the named type.
   case ref(String)
+  /// A file stored beside the record (`CKAsset`): literals `asset("IMG_0042.heic", 3MB)`.
+  case asset
 
   public var description: String {
     switch self {
@@ -24,6 +26,7 @@ public enum FieldKind: Hashable, Sendable, CustomStringConvertible {
     case .date: "date"
     case .bytes: "bytes"
     case .ref(let t): "ref \(t)"
+    case .asset: "asset"
     }
   }
 }
@@ -57,6 +60,9 @@ public struct FieldSpec: Hashable, Sendable {
   /// scenario; one a type). A share of the referred-to record shares this one with it, and the
   /// server moves the parent's change tag whenever it saves this record.
   public var isParent: Bool = false
+  /// `encrypted` in the scenario: the field is one of the record's `encryptedValues` (same
+  /// conflict semantics; an app must read and write it there).
+  public var encrypted: Bool = false
 
   /// A field; by default required, without a default value, not `mutable` and not `unique`.
   /// A required field without a default is not CloudKit-safe (``Schema/safetyFindings()``).

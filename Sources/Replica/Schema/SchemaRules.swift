@@ -25,6 +25,10 @@ package struct SchemaRules: Sendable {
   package var parentField: [Int32?]
   /// Whether any type has a `parent` field.
   package var hasParents: Bool
+  /// Per type: its `asset` fields.
+  package var assetFields: [[Int32]]
+  /// Whether any type has an `asset` field.
+  package var hasAssets: Bool
 
   package init(_ schema: Schema) {
     var referrers = Array(repeating: [Referrer](), count: schema.types.count)
@@ -47,6 +51,8 @@ package struct SchemaRules: Sendable {
     fieldSince = schema.types.map { $0.fields.map(\.since) }
     parentField = schema.types.map { type in type.fields.firstIndex { $0.isParent && $0.referencedType != nil }.map(Int32.init) }
     hasParents = parentField.contains { $0 != nil }
+    assetFields = schema.types.map { type in type.fields.indices.filter { type.fields[$0].kind == .asset }.map(Int32.init) }
+    hasAssets = assetFields.contains { !$0.isEmpty }
   }
 
   /// Whether a device running app version `version` knows field `field` of type `type`.

@@ -33,6 +33,13 @@ public enum CloudKitError: String, CaseIterable, Hashable, Sendable, CustomStrin
   /// access ended. Retrying cannot help; the engine should take the server's record back and
   /// tell the user.
   case permissionFailure
+  /// The asset's file was not there when the save needed it (Apple,
+  /// `CKError.Code.assetFileNotFound`): deleted by the app, or by an engine that let its upload
+  /// copy go before the save was confirmed. Retrying the same save cannot help.
+  case assetFileNotFound
+  /// The asset's file changed while it was being uploaded (Apple,
+  /// `CKError.Code.assetFileModified`): send it again, reading the file anew.
+  case assetFileModified
 
   public var description: String { rawValue }
 
@@ -57,7 +64,8 @@ public enum CloudKitError: String, CaseIterable, Hashable, Sendable, CustomStrin
       .retry
     case .limitExceeded: .split
     case .unknownItem, .zoneNotFound, .userDeletedZone: .reupload
-    case .serverRejectedRequest, .permissionFailure: .giveUp
+    case .serverRejectedRequest, .permissionFailure, .assetFileNotFound: .giveUp
+    case .assetFileModified: .retry
     }
   }
 
@@ -88,13 +96,18 @@ public enum CloudKitError: String, CaseIterable, Hashable, Sendable, CustomStrin
     case .serverResponseLost: 11
     case .serverRejectedRequest: 12
     case .permissionFailure: 13
+    case .assetFileNotFound: 14
+    case .assetFileModified: 15
     }
   }
 
   /// The errors a scenario's `reject` line may choose: every one that answers a single record
-  /// (but `permissionFailure`, which the server answers from the shares themselves).
+  /// (but `permissionFailure`, which the server answers from the shares themselves, and the
+  /// asset errors, which come from the device's own files).
   public static var perRecord: [CloudKitError] {
-    allCases.filter { $0 != .limitExceeded && $0 != .batchRequestFailed && $0 != .permissionFailure }
+    allCases.filter {
+      $0 != .limitExceeded && $0 != .batchRequestFailed && $0 != .permissionFailure && $0 != .assetFileNotFound && $0 != .assetFileModified
+    }
   }
 }
 
@@ -194,7 +207,16 @@ extension Value {
     case .int, .double, .date, .ref: 8
     case .bool: 1
     case .text(let t): t.visibleByteCount
+    // An asset counts toward the account's storage by its size, whether or not it carries data.
+    case .content(let c): c.size
     }
+  }
+
+  /// Bytes the value takes inside the record (what CloudKit's 1 MB a record and 2 MB a request
+  /// count): as ``byteSize``, but an asset, stored beside the record, takes none.
+  public var inlineByteSize: Int64 {
+    if case .content(let c) = self, c.isAsset { return 0 }
+    return byteSize
   }
 }
 
@@ -218,6 +240,7 @@ extension RecordState {
       case .text(let t): n += Int64(t.atoms.count) * 4
       case .string(let s): n += Int64(s.utf8.count)
       case .bytes(let b): n += Int64(b.count)
+      case .content(let c): n += c.isAsset ? 0 : c.size
       default: n += 8
       }
     }
@@ -230,6 +253,22 @@ extension RecordState {
     if isDeleted { return 0 }
     var n: Int64 = 100
     for f in fields { n += f.value.byteSize }
+    return n
+  }
+
+  /// Bytes the record takes inside itself: ``byteSize`` without its assets (Apple, `CKRecord`:
+  /// "Assets don't count toward this limit").
+  public var inlineByteSize: Int64 {
+    if isDeleted { return 0 }
+    var n: Int64 = 100
+    for f in fields { n += f.value.inlineByteSize }
+    return n
+  }
+
+  /// The largest asset the record refers to (0 when none).
+  public var largestAsset: Int64 {
+    var n: Int64 = 0
+    for f in fields { if case .content(let c) = f.value, c.isAsset { n = max(n, c.size) } }
     return n
   }
 }

@@ -70,6 +70,22 @@ package struct ServerState: Sendable {
     self.schema = schema
     self.conditions = conditions
     acceptsType = schema.types.indices.map { schema.acceptsUploads(ofType: $0) }
+    hasContent = schema.types.contains { $0.fields.contains { $0.kind == .asset || $0.kind == .bytes } }
+  }
+
+  /// Whether any type has a field that can hold content by size (an asset, or sized bytes):
+  /// only then is a record's size checked against CloudKit's per-record limits.
+  let hasContent: Bool
+
+  /// CloudKit's limit on a record's own data, assets excluded (Apple, `CKRecord`: 1 MB).
+  package static let maxRecordBytes: Int64 = 1_000_000
+  /// CloudKit's limit on one asset file (Apple, CloudKit Web Services: data size limits, 50 MB).
+  package static let maxAssetBytes: Int64 = 50_000_000
+
+  /// Whether a saved record is over CloudKit's per-record limits: its inline data over 1 MB, or
+  /// an asset over 50 MB. (The upper bound first: most records are far below.)
+  static func overRecordLimits(_ r: RecordState) -> Bool {
+    (r.byteSizeUpperBound > maxRecordBytes && r.inlineByteSize > maxRecordBytes) || r.largestAsset > maxAssetBytes
   }
 
   /// Whether storage use is counted (there is a quota).
@@ -190,7 +206,8 @@ package struct ServerState: Sendable {
   /// A request over the throttle's budget or CloudKit's limits fails as a whole; in an atomic
   /// zone one failure fails every write.
   package mutating func push(
-    _ writes: [RecordWrite], from device: Int32, zone: Int32 = 0, at now: VirtualTime, policy: any SyncPolicy, context: MergeContext
+    _ writes: [RecordWrite], from device: Int32, zone: Int32 = 0, at now: VirtualTime, policy: any SyncPolicy, context: MergeContext,
+    fileErrors: [CloudKitError?]? = nil
   ) -> (
     results: [WriteResult], changed: Bool, lostAnswers: [Int]
   ) {
@@ -223,6 +240,12 @@ package struct ServerState: Sendable {
     for write in writes {
       let key = write.record.key
       let type = Int(write.record.type)
+      // An asset whose file the upload could not read: the record is not saved (the error is
+      // the device's, before the record reaches the zone).
+      if let fileErrors, let error = fileErrors[results.count] {
+        results.append(.failed(error, retryAfter: nil))
+        continue
+      }
       if write.zone != 0, let zones = appZones, !zones.contains(write.zone) {
         // An app's record in a zone the database does not have (never saved, or deleted).
         results.append(.failed(.zoneNotFound, retryAfter: nil))
@@ -230,6 +253,12 @@ package struct ServerState: Sendable {
       }
       guard acceptsType[type] else {
         results.append(.rejected(typeName: schema.types[type].name))
+        continue
+      }
+      // A record over CloudKit's per-record limits fails alone with `limitExceeded` ("record too
+      // large"; apple/sample-cloudkit-sync-engine #7, SyncKit #30): no split can help.
+      if hasContent, !write.isDelete, Self.overRecordLimits(write.record) {
+        results.append(.failed(.limitExceeded, retryAfter: nil))
         continue
       }
       // (A save of a record deleted here is answered as such first: the reference does not matter.)
@@ -338,7 +367,7 @@ package struct ServerState: Sendable {
   /// Bytes a request carries: every saved record's size (a delete carries only its name).
   static func requestBytes(_ writes: [RecordWrite]) -> Int64 {
     var n: Int64 = 0
-    for w in writes { n += w.isDelete ? 100 : w.record.byteSize }
+    for w in writes { n += w.isDelete ? 100 : w.record.inlineByteSize }
     return n
   }
 

@@ -56,6 +56,10 @@ extension Value {
         }
       }
       if b.count % 8 != 0 { h.combine(word) }
+    case .content(let c):
+      h.combine(10 as UInt64)
+      h.combine(c.name)
+      h.combine(UInt64(bitPattern: c.size) &* 4 | (c.isAsset ? 2 : 0) | (c.hasData ? 1 : 0))
     }
   }
 }

@@ -43,7 +43,15 @@ extension SyncWorld {
     _ writes: [RecordWrite], in account: Int, zone: Int32, from d: Int32, seq: Int, stored: inout [RecordKey]
   ) -> ([WriteResult], Bool) {
     let wasDeleted = writes.map { servers[account].records.isDeleted($0.record.key) }
-    var (results, changed, lostAnswers) = servers[account].push(writes, from: d, zone: zone, at: now, policy: config.policy, context: context)
+    // Asset uploads read the device's files while the request travels.
+    var fileErrors: [CloudKitError?]?
+    if context.rules.hasAssets {
+      let device = devices[Int(d)]
+      let problems = writes.map { device.uploadProblem($0, server: servers[account].records[$0.record.key], rules: context.rules) }
+      if problems.contains(where: { $0 != nil }) { fileErrors = problems }
+    }
+    var (results, changed, lostAnswers) = servers[account].push(
+      writes, from: d, zone: zone, at: now, policy: config.policy, context: context, fileErrors: fileErrors)
     if config.trackCausality { noteSent(writes, results) }
     noteServerEvents(writes, results, wasDeleted: wasDeleted, account: account)
     if !context.recreatedKeys.isEmpty {

@@ -206,6 +206,11 @@ package struct SyncWorld: Sendable {
     devices.withUnsafeBufferPointer { $0[d].account }
   }
 
+  /// Whether device `d` holds the file of `content` (read in place), and if not, why its file went.
+  package func file(of content: Content, device d: Int) -> (held: Bool, lost: (why: DeviceState.FileLoss, at: VirtualTime)?) {
+    devices.withUnsafeBufferPointer { ($0[d].holdsFile(of: content), $0[d].lostFiles[content.name]) }
+  }
+
   /// Device `d`'s fixed settings (the device is not copied).
   package func deviceConfig(_ d: Int) -> DeviceConfig {
     devices.withUnsafeBufferPointer { $0[d].config }
@@ -326,6 +331,11 @@ package struct SyncWorld: Sendable {
         if refusal == nil { markRecreated(key) }
       }
       let intent = performIntent(device: d, resolvingNames(userIntent, device: d), trigger: 0, refused: refusal)
+      // A change to a record its device gave up on for good (the user was told) waits with it,
+      // never sent: a raw fact for the reference oracle.
+      if config.recordObservations, intent.ignored == nil, devices[Int(d)].outbox.entry(for: intent.record)?.failed == true {
+        facts.observations.append(.droppedUnsent(device: d, keys: [intent.record], at: now))
+      }
       // (A user's app carries out the schema's delete rules itself: its driver reports them.)
       if case .delete = userIntent, intent.ignored == nil, drivers.isEmpty || drivers[Int(d)]?.driver.runsItsOwnDeleteRules != true {
         // (An app keeps no tombstone: a record never sent may be nowhere now but in the log.)
@@ -367,6 +377,18 @@ package struct SyncWorld: Sendable {
       trace.record(WorldTrace.lifecycle, at: now, node: serverNode.rawValue, 8, bytes)
       note(.storageFreed(bytes: bytes))
       servers[0].freeStorage(bytes)
+    case .file(let d, let key, let field, let changed):
+      let name =
+        changed
+        ? devices[Int(d)].changeFile(of: key, field: Int(field), at: now) : devices[Int(d)].deleteFile(of: key, field: Int(field), at: now)
+      trace.record(WorldTrace.lifecycle, at: now, node: d, 15, Int64(key) << 8 | Int64(field) << 1 | (changed ? 1 : 0), name == nil ? 0 : 1)
+      if config.recordObservations, !changed, let name { facts.observations.append(.fileDeleted(device: d, name: name, at: now)) }
+      note(.device(d, .file(key, field: field, changed: changed, name: name)))
+    case .purgeStaging(let d):
+      let n = devices[Int(d)].purgeStaging(at: now)
+      if config.recordObservations { facts.observations.append(.stagingPurged(device: d, at: now)) }
+      trace.record(WorldTrace.lifecycle, at: now, node: d, 16, Int64(n))
+      note(.device(d, .stagingPurged(files: n)))
     case .upgrade(let d, let version):
       trace.record(WorldTrace.lifecycle, at: now, node: d, 12, Int64(version))
       note(.device(d, .upgraded(to: version)))

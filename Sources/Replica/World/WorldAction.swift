@@ -29,6 +29,11 @@ package enum WorldAction: Hashable, Sendable {
   /// `DEVICE share S`, `invite`, `accept`, `leave`, `unshare`, `permission`, `remove`: the user
   /// changes a share in the sharing UI on the device.
   case share(device: Int32, ShareAction)
+  /// `DEVICE delete-file ID.FIELD` (`changed` false), `DEVICE change-file ID.FIELD` (true): the
+  /// app deletes, or changes in place, the file of the asset the field refers to on the device.
+  case file(device: Int32, key: RecordKey, field: Int32, changed: Bool)
+  /// `DEVICE purge-staging`: the system deletes every file in the device's staging area.
+  case purgeStaging(device: Int32)
 }
 
 /// How the world is set up.
@@ -191,6 +196,10 @@ package enum Observation: Sendable {
   case intent(IntentID)
   /// A device took in a copy of a record: applied it, or merged it under its pending edits.
   case received(device: Int32, copy: RecordState, at: VirtualTime)
+  /// The system purged a device's staging area (`purge-staging`).
+  case stagingPurged(device: Int32, at: VirtualTime)
+  /// The app deleted the file of the asset named `name` on a device (`delete-file`).
+  case fileDeleted(device: Int32, name: String, at: VirtualTime)
   /// The server received a pushed copy: a delete, or a save of the fields in `changed` (the
   /// fields the device says it changed; bit `i` is field `i`).
   case serverReceived(copy: RecordState, isDelete: Bool, changed: FieldMask, at: VirtualTime)

@@ -28,6 +28,11 @@ package enum DeviceChange: Hashable, Sendable {
   case account(Int32?)
   /// The app was updated to this version.
   case upgraded(to: Int32)
+  /// The app deleted (or changed in place) the file of the asset a record's field refers to;
+  /// `name` nil: there was no such file on the device.
+  case file(RecordKey, field: Int32, changed: Bool, name: String?)
+  /// The system purged the device's staging area: `files` fetched asset files went.
+  case stagingPurged(files: Int)
 }
 
 /// One thing that happened in a world, for people: what pictures, explanations and the JSON

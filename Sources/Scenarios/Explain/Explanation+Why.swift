@@ -35,6 +35,10 @@ extension Explainer {
       return [
         "A participant sees a share's records in its shared database only while it has access. When access ends — the owner removes the participant or stops sharing, the participant leaves, the owner's zone is deleted — the zone disappears from the participant's shared database, and the engine must delete its local copies of what was in it (they are not deletes: nothing is uploaded). \(settings.accessEnded == .keep ? "access-ended=keep: the engine kept showing them." : "") A device whose iCloud account changes must not show the previous account's shared records either."
       ]
+    case .missingAsset:
+      return [
+        "An asset (CKAsset) is a file stored beside its record. A device that saves one must keep the file until the save is confirmed; a device that fetches one finds the file in a staging area the system purges when it likes, and must copy it into its own files at once (Apple, CKAsset). The server record that comes with serverRecordChanged has no asset data (CKAsset.fileURL is nil): a merge that copies its assets saves nothing in their place. \(settings.fetchedAssets == .keepStaging ? "fetched-assets=keep-staging: the engine kept the staging file." : "")\(settings.assetMerge == .allFields ? "asset-merge=all-fields: the merge copied every field of the server's record." : "")"
+      ]
     case .duplicateEvent, .divergence, .phantomValue, .stalledSync:
       return []
     }

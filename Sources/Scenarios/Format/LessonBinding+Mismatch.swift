@@ -18,7 +18,7 @@ extension _LessonSearch {
 
     init(_ kind: FieldKind) {
       switch kind {
-      case .string, .bytes: self = .scalar
+      case .string, .bytes, .asset: self = .scalar
       case .int, .date, .double: self = .number
       case .text: self = .text
       case .bool: self = .bool

@@ -56,6 +56,8 @@ extension ScenarioFile {
         entry.action = .append(device: device, id: id, field: field(uses.typeOfID[id], name)?.app ?? name, text: text)
       case .replace(let device, let id, let name, let old, let new):
         entry.action = .replace(device: device, id: id, field: field(uses.typeOfID[id], name)?.app ?? name, old: old, new: new)
+      case .file(let device, let id, let name, let changed):
+        entry.action = .file(device: device, id: id, field: field(uses.typeOfID[id], name)?.app ?? name, changed: changed)
       default:
         break
       }
@@ -160,7 +162,7 @@ extension ScenarioFile {
     case .date(let ns): .duration(SimDuration(nanoseconds: ns))
     case .double(let d): .double(d)
     case .bytes(let b): .bytes(b)
-    case .null, .ref, .text: nil
+    case .null, .ref, .text, .content: nil
     }
   }
 }

@@ -28,6 +28,9 @@ public enum Literal: Hashable, Sendable, CustomStringConvertible {
   case double(Double)
   /// `0x` and two hex digits a byte (`0x`, `0x89504e47`): for `bytes` fields.
   case bytes([UInt8])
+  /// Content by name and size: `asset("IMG_0042.heic", 3MB)` for `asset` fields,
+  /// `bytes("body-v3", 1200KB)` for `bytes` fields.
+  case content(name: String, size: Int64, isAsset: Bool)
 
   /// The literal as it would be written back into a scenario file.
   public var description: String {
@@ -50,6 +53,8 @@ public enum Literal: Hashable, Sendable, CustomStringConvertible {
     case .identifier(let id): return id
     case .double(let d): return Self.spelled(d)
     case .bytes(let b): return Self.spelled(b)
+    case .content(let name, let size, let isAsset):
+      return (isAsset ? "asset(" : "bytes(") + Literal.string(name).description + ", " + ByteCount.format(size) + ")"
     }
   }
 
@@ -124,6 +129,12 @@ public enum TimelineAction: Hashable, Sendable {
   case signOut(device: String)
   /// `DEVICE upgrade N`: the user updates the app on the device to version N.
   case upgrade(device: String, version: Int)
+  /// `DEVICE delete-file ID.FIELD` (`changed` false) or `DEVICE change-file ID.FIELD` (true): the
+  /// app deletes, or changes in place, the file of the asset the field refers to on the device.
+  case file(device: String, id: String, field: String, changed: Bool)
+  /// `DEVICE purge-staging`: the system deletes every fetched asset file still in the device's
+  /// staging area.
+  case purgeStaging(device: String)
   /// `DEVICE sign-in ACCOUNT`, or `DEVICE switch-account ACCOUNT` (`switch` true): the device
   /// signs into this account (switching from the one it was in).
   case signIn(device: String, account: String, switch: Bool)

@@ -113,7 +113,7 @@ extension ScenarioFile {
   static func _field(_ f: FieldSpec, typeSince: Int = 1) -> String {
     var s = "\(f.name): \(f.kind)" + (f.optional ? "?" : "")
     switch f.defaultValue {
-    case nil, .null?, .ref?: break
+    case nil, .null?, .ref?, .content?: break
     case .string(let v)?: s += " = " + _string(v)
     case .text(let v)?: s += " = " + _string(v.string)
     case .int(let n)?: s += " = \(n)"
@@ -123,6 +123,7 @@ extension ScenarioFile {
     case .bytes(let b)?: s += " = " + Literal.spelled(b)
     }
     if f.mutable { s += " mutable" }
+    if f.encrypted { s += " encrypted" }
     if f.unique { s += " unique" }
     if f.referencedType != nil, f.onDelete != .nullify { s += " on-delete \(f.onDelete.rawValue)" }
     if f.referencedType != nil, f.ordered { s += " ordered" }
@@ -154,6 +155,8 @@ extension ScenarioFile {
     case .purgeZone(let device): "\(device) purge-zone"
     case .signOut(let device): "\(device) sign-out"
     case .upgrade(let device, let version): "\(device) upgrade \(version)"
+    case .file(let device, let id, let field, let changed): "\(device) \(changed ? "change-file" : "delete-file") \(id).\(field)"
+    case .purgeStaging(let device): "\(device) purge-staging"
     case .sharing(let device, let statement): "\(device) \(statement.text)"
     case .signIn(let device, let account, let isSwitch): "\(device) \(isSwitch ? "switch-account" : "sign-in") \(account)"
     case .encryptedDataReset: "encrypted-data-reset"

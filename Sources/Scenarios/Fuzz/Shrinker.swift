@@ -214,7 +214,7 @@ public enum Shrinker {
       switch e.action {
       case .create(let d, _, _, _), .set(let d, _, _), .append(let d, _, _, _), .replace(let d, _, _, _, _), .delete(let d, _),
         .sync(let d), .send(let d), .fetch(let d), .kill(let d), .background(let d, _), .clockJump(let d, _), .deleteZone(let d), .purgeZone(let d),
-        .signOut(let d), .sharing(let d, _),
+        .signOut(let d), .sharing(let d, _), .file(let d, _, _, _), .purgeStaging(let d),
         .signIn(let d, _, _):
         if d == device { indices.append(i) }
       default: break

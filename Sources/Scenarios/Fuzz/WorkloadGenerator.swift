@@ -729,6 +729,11 @@ struct IntentDrafter {
       var bytes: [UInt8] = [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)]
       for _ in 0..<r.int(in: 0..<5) { bytes.append(UInt8(truncatingIfNeeded: r.next())) }
       return .bytes(bytes)
+    case .asset:
+      // Sizes from 8 KB to 32 MB, spread evenly over the powers of two (under the 50 MB an asset
+      // may hold: an oversized one is a lesson of its own, not something every seed should hit).
+      let kb = Int64(1) << Int64(r.int(in: 3...14))
+      return .content(name: "v\(counter)", size: (kb + Int64(r.int(in: 0..<Int(kb)))) * 1000, isAsset: true)
     case .ref(let target):
       guard let t = schema.typeIndex(named: target) else { return nil }
       let pool = liveOf(t)

@@ -283,6 +283,15 @@ struct RunHistory {
         case .upgraded(let version):
           marks.append(Mark(node: node, time: e.time, kind: .condition(label: "app v\(version)", text: "the app is updated to version \(version)")))
           closeBackground(node, at: e.time, &found)
+        case .file(let key, let field, let changed, let name):
+          let what = "\(names.record(key)).\(names.field(key, Int(field)))"
+          let text =
+            name.map { "the app \(changed ? "changes" : "deletes") the file of \(what) (\($0))" }
+            ?? "the app would \(changed ? "change" : "delete") the file of \(what), which is not on the device"
+          marks.append(Mark(node: node, time: e.time, kind: .condition(label: changed ? "file changed" : "file deleted", text: text)))
+        case .stagingPurged(let n):
+          marks.append(
+            Mark(node: node, time: e.time, kind: .condition(label: "staging purged", text: "the system purges the staging area (\(n) fetched files)")))
         }
       case .server(let up):
         if up { comeBack(serverNode, at: e.time, &found) } else { goOffline(serverNode, at: e.time) }

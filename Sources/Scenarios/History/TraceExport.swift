@@ -92,6 +92,14 @@ public enum TraceExport {
       case .upgraded(let version):
         o["event"] = "upgrade"
         o["version"] = .int(Int64(version))
+      case .file(let key, let field, let changed, let name):
+        o["event"] = changed ? "change-file" : "delete-file"
+        o["record"] = .string(words.record(key))
+        o["field"] = .int(Int64(field))
+        o["file"] = name.map { .string($0) } ?? .null
+      case .stagingPurged(let n):
+        o["event"] = "purge-staging"
+        o["files"] = .int(Int64(n))
       }
       return o
     case .server(let up):

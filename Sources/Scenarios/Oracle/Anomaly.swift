@@ -19,6 +19,8 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable, C
   /// A device shows records of a share its account no longer has access to (`oracle.md`,
   /// Access). Last, so that counts kept by position before sharing existed read the same.
   case accessLeak = "access-leak"
+  /// A device shows a record whose asset is not on that device (`oracle.md`, Assets).
+  case missingAsset = "missing-asset"
 
   /// Violations fail `expect no violations`; `concurrent-overwrite` and
   /// `delete-update-conflict` are informational.
@@ -41,6 +43,7 @@ public enum AnomalyKind: String, CaseIterable, Hashable, Sendable, Comparable, C
     case .concurrentOverwrite: 11
     case .deleteUpdateConflict: 12
     case .accessLeak: 13
+    case .missingAsset: 14
     }
   }
 

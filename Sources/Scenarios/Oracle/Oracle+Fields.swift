@@ -52,7 +52,8 @@ extension Oracle {
     var r: String { name(record.key) }
     var rRef: RecordRef { recordRef(record.key) }
     var fRef: FieldRef { FieldRef(index: Int(f), name: spec.name) }
-    let final = record.fields[Int(f)]
+    var final = record.fields[Int(f)]
+    final.value = final.value.asWritten
     let w = writes(to: f, intents)
     // Writes a delete had seen are judged no further (see `judgeFields`): the frontier is
     // taken among the others.

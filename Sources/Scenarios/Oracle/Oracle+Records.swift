@@ -149,7 +149,7 @@ extension Oracle {
       case .batchAbandoned(let keys, let cause) where keys.contains(key):
         return "its outbox entry was cleared when the batch was sent (unit=mark-first) and the request was cut off at \(e.time) (\(cause))"
       case .gaveUp(let keys, let error, let told) where keys.contains(key):
-        return Self.gaveUpCause(error, told: told, at: e.time)
+        return gaveUpCause(error, told: told, at: e.time, key: key, device: e.device)
       case .stalled(let keys, let error) where keys.contains(key):
         return Self.stalledCause(error, device: deviceName(e.device))
       case .wipedOnAccountChange(let keys) where keys.contains(key):

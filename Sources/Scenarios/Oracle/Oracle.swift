@@ -87,6 +87,7 @@ package struct Oracle {
     judgeTransientResurrections()
     judgeLiveness()
     judgeAccess()
+    judgeAssets()
     judgeDivergence()
     judgeReferences()
     judgeCascades()
@@ -160,7 +161,7 @@ package struct Oracle {
       case .rejected(i.record, let typeName):
         return "the server rejected its type \(typeName) at \(e.time)"
       case .gaveUp(let keys, let error, let told) where keys.contains(i.record):
-        return Self.gaveUpCause(error, told: told, at: e.time)
+        return gaveUpCause(error, told: told, at: e.time, key: i.record, device: e.device)
       case .stalled(let keys, let error) where keys.contains(i.record):
         return Self.stalledCause(error, device: deviceName(e.device))
       case .wipedOnAccountChange(let keys) where keys.contains(i.record):
@@ -177,6 +178,18 @@ package struct Oracle {
             : "; its device dropped the change and still shows it saved (permission-failure=ignore)")
       default:
         continue
+      }
+    }
+    // A change made after its device gave up on the record for good (told the user: the
+    // record's upload is marked failed) waits with it, never sent.
+    if world.devices.withUnsafeBufferPointer({ $0[Int(i.device)].outbox.entry(for: i.record)?.failed == true }) {
+      for e in world.facts.events.reversed() where e.device == i.device && e.intentsBefore < i.id {
+        if case .gaveUp(let keys, let error, true) = e.fact, keys.contains(i.record) {
+          return "its device no longer saves \(name(i.record)): " + gaveUpCause(error, told: true, at: e.time, key: i.record, device: e.device)
+        }
+        if case .rejected(i.record, let typeName) = e.fact {
+          return "its device no longer saves \(name(i.record)): the server rejected its type \(typeName) at \(e.time)"
+        }
       }
     }
     return nil

@@ -163,6 +163,7 @@ struct ExpectationChecker {
     case .date(let ns): .duration(SimDuration(nanoseconds: ns))
     case .double(let d): .double(d)
     case .bytes(let b): .bytes(b)
+    case .content(let c): .content(name: c.name, size: c.size, isAsset: c.isAsset)
     case .ref(let k): .identifier(Int(k) < recordNames.count ? recordNames[Int(k)] : "r\(k)")
     }
   }

@@ -307,6 +307,10 @@ public enum ScenarioRunner {
       case .encryptedDataReset: action = .deleteZone(device: nil, .encryptedDataReset)
       case .signOut(let d): action = .account(device: device(d), nil)
       case .upgrade(let d, let version): action = .upgrade(device: device(d), version: Int32(version))
+      case .file(let d, let id, let f, let changed):
+        guard let key = keys[id], let (fi, _) = field(key, f) else { continue }
+        action = .file(device: device(d), key: key, field: fi, changed: changed)
+      case .purgeStaging(let d): action = .purgeStaging(device: device(d))
       case .signIn(let d, let account, _):
         action = .account(device: device(d), accountIndex[account] ?? 0)
       case .reject(let ids, let error, let retryAfter, let duration):
@@ -374,6 +378,7 @@ public enum ScenarioRunner {
     case (.int(let i), _): .int(i)
     case (.double(let d), _): .double(d)
     case (.bytes(let b), _): .bytes(b)
+    case (.content(let name, let size, let isAsset), _): .content(Content(name: name, size: size, isAsset: isAsset))
     case (.bool(let b), _): .bool(b)
     case (.duration(let d), _): .date(d.nanoseconds)
     case (.identifier(let id), _): keys[id].map { .ref($0) } ?? .null

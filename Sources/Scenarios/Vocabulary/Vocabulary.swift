@@ -156,6 +156,9 @@ package struct Vocabulary: Sendable {
       } else {
         out += Literal.spelled(Array(b.prefix(16))) + "… (\(b.count) bytes)"
       }
+    case .content(let c):
+      out += Literal.content(name: c.name, size: c.size, isAsset: c.isAsset).description
+      if !c.hasData { out += " (without its data)" }
     }
   }
 

@@ -43,6 +43,7 @@ struct CompareTextTable {
     case .danglingReference: "F"
     case .logicalDuplicate: "Q"
     case .accessLeak: "A"
+    case .missingAsset: "M"
     case .concurrentOverwrite, .deleteUpdateConflict: nil
     }
   }

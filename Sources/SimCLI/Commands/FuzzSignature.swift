@@ -97,6 +97,11 @@ struct FuzzSignature: Hashable, Sendable {
       ]
     case .accessLeak:
       [Axis(name: "access-ended=keep") { $0.accessEnded == .keep }, Axis(name: "account=merge") { $0.account == .merge }]
+    case .missingAsset:
+      [
+        Axis(name: "fetched-assets=keep-staging") { $0.fetchedAssets == .keepStaging },
+        Axis(name: "asset-merge=all-fields") { $0.assetMerge == .allFields },
+      ]
     case .staleOverwrite:
       [Axis(name: "winner=clock") { $0.winner == .clock }, Axis(name: "winner=arrival") { $0.winner == .arrival }]
     case .resurrection:
@@ -122,6 +127,7 @@ struct FuzzSignature: Hashable, Sendable {
         Axis(name: "retry=never") { $0.retry == .never },
         // A record made in a share that went before it was uploaded, kept on the device.
         Axis(name: "access-ended=keep") { $0.accessEnded == .keep },
+        Axis(name: "asset-file=delete-after-send") { $0.assetFile == .deleteAfterSend },
       ]
     case .danglingReference:
       [Axis(name: "references=local-only") { $0.references == .localOnly }, Axis(name: "references=eager") { $0.references == .eager }]

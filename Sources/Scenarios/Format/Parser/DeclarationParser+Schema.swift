@@ -3,16 +3,16 @@ import Replica
 
 /// `type NAME [append-only]` and its indented field lines `name: KIND[?] [= LITERAL] [mutable] [unique]`.
 extension DeclarationParser {
-  static let kinds = ["string", "text", "int", "double", "bool", "date", "bytes", "ref"]
+  static let kinds = ["string", "text", "int", "double", "bool", "date", "bytes", "asset", "ref"]
   /// Names of Swift and Core Data types, and other common words, for the kind that stands for
   /// them (lowercased): `float` is a typo of no kind, yet plainly means `double`.
   static let kindSynonyms: [String: String] = [
     "float": "double", "decimal": "double", "cgfloat": "double", "number": "double", "real": "double", "float64": "double",
     "data": "bytes", "binary": "bytes", "blob": "bytes", "integer": "int", "int64": "int", "int32": "int", "boolean": "bool",
-    "timestamp": "date", "datetime": "date", "reference": "ref",
+    "timestamp": "date", "datetime": "date", "reference": "ref", "ckasset": "asset", "file": "asset", "attachment": "asset",
   ]
-  static let fieldUsage = "name: KIND[?] [= VALUE] [mutable] [unique] [on-delete RULE] [ordered] [no-inverse] [since N]"
-  static let fieldModifiers = ["mutable", "unique", "on-delete", "ordered", "no-inverse", "parent", "since"]
+  static let fieldUsage = "name: KIND[?] [= VALUE] [mutable] [unique] [encrypted] [on-delete RULE] [ordered] [no-inverse] [since N]"
+  static let fieldModifiers = ["mutable", "unique", "encrypted", "on-delete", "ordered", "no-inverse", "parent", "since"]
 
   /// Declares a type; returns its index, or `nil` when its fields should be checked but not kept.
   /// `type NAME [append-only] [singleton | unique-by FIELD[,FIELD...]] [since N]`.
@@ -227,7 +227,7 @@ extension DeclarationParser {
     let token = t[0]
     let next = 1
     guard token.isWord else {
-      error(i, token, "expected a kind (string, text, int, double, bool, date, bytes or ref TYPE), found a string")
+      error(i, token, "expected a kind (string, text, int, double, bool, date, bytes, asset or ref TYPE), found a string")
       return nil
     }
     var word = token.text
@@ -244,6 +244,7 @@ extension DeclarationParser {
     case "bool": return (.bool, optional, next)
     case "date": return (.date, optional, next)
     case "bytes": return (.bytes, optional, next)
+    case "asset": return (.asset, optional, next)
     case "ref":
       if optional {
         error(i, token, "write '?' after the referenced type, as in 'ref Note?'")
@@ -266,7 +267,7 @@ extension DeclarationParser {
         i, token,
         "unknown kind '\(Self.quoted(word))'"
           + (Self.kindSynonyms[word.lowercased()].map { "; did you mean '\($0)'?" }
-            ?? didYouMean(word, Self.kinds, else: "; the kinds are string, text, int, double, bool, date, bytes and ref TYPE")))
+            ?? didYouMean(word, Self.kinds, else: "; the kinds are string, text, int, double, bool, date, bytes, asset and ref TYPE")))
       return nil
     }
   }
@@ -281,7 +282,7 @@ extension DeclarationParser {
       let token = t[k]
       k += 1
       if token.is("mutable") || token.is("unique") || token.is("on-delete") || token.is("since") || token.is("ordered") || token.is("no-inverse")
-        || token.is("parent")
+        || token.is("parent") || token.is("encrypted")
       {
         if !seen.insert(token.text).inserted {
           error(i, token, "'\(token.text)' is given twice")
@@ -291,6 +292,7 @@ extension DeclarationParser {
         switch token.text {
         case "mutable": field.mutable = true
         case "unique": field.unique = true
+        case "encrypted": field.encrypted = true
         case "since": if let n = parseSince(i, t, &k) { field.since = n }
         case "ordered", "no-inverse", "parent":
           guard field.referencedType != nil else {
@@ -353,7 +355,7 @@ extension DeclarationParser {
             "unexpected \(Self.shown(token))"
               + didYouMean(
                 token.text, Self.fieldModifiers,
-                else: "; after the kind come '= VALUE', 'mutable', 'unique', 'on-delete RULE', 'ordered', 'no-inverse' and 'since N'"))
+                else: "; after the kind come '= VALUE', 'mutable', 'unique', 'encrypted', 'on-delete RULE', 'ordered', 'no-inverse' and 'since N'"))
         }
         continue
       }

@@ -137,6 +137,14 @@ extension ScenarioParsePart {
       return duration(text, at: offset).map { .duration($0) }
     }
     if isIdentifier(text) { return .success(.identifier(text)) }
+    if text.hasPrefix("asset(") || text.hasPrefix("bytes(") {
+      return .failure(
+        _WordError(
+          offset: offset,
+          message:
+            "\(text.prefix(5))(\"NAME\", SIZE) values are written in create and set lines only; an expect line cannot compare one (expect no missing-asset checks that every device has its assets)"
+        ))
+    }
     return .failure(
       _WordError(
         offset: offset,
@@ -223,6 +231,54 @@ extension ScenarioParsePart {
     return marked && k == end
   }
 
+  /// Reads a content literal whose head word (`asset(` or `bytes(`) is at `offset`, its
+  /// remaining tokens from `k` on: `asset("IMG_0042.heic", 3MB)` or `bytes("body-v3",1.2MB)` —
+  /// a name in quotes right after the parenthesis, a comma, a size (decimal units), a closing
+  /// parenthesis. Returns the literal or the error, and the index past the tokens it took (on an
+  /// error, past the token that closes it, when one does).
+  static func contentLiteral(_ head: String, at offset: Int, tokens t: [ScenarioToken], from k: Int) -> (Result<Literal, _WordError>, next: Int) {
+    let isAsset = head == "asset("
+    let usage = isAsset ? "asset(\"IMG_0042.heic\", 3MB)" : "bytes(\"body-v3\", 1.2MB)"
+    func closing(from j: Int) -> Int {
+      var j = j
+      while j < t.count {
+        if t[j].isWord, t[j].text.hasSuffix(")") { return j + 1 }
+        j += 1
+      }
+      return j
+    }
+    func fail(_ at: Int, _ message: String, next: Int) -> (Result<Literal, _WordError>, next: Int) {
+      (.failure(_WordError(offset: at, message: message + "; write \(usage)")), next)
+    }
+    guard k < t.count, t[k].isString, t[k].glued else {
+      return fail(offset + head.unicodeScalars.count, "expected the content's name in quotes right after '\(head)'", next: closing(from: k))
+    }
+    let name = t[k].text
+    guard !name.isEmpty else { return fail(t[k].start, "the content's name cannot be empty: it is the content's identity", next: closing(from: k + 1)) }
+    guard k + 1 < t.count, t[k + 1].isWord, t[k + 1].glued, t[k + 1].text.hasPrefix(",") else {
+      return fail(t[k].end, "expected ',' and a size after the name", next: closing(from: k + 1))
+    }
+    var sizeToken = t[k + 1]
+    var sizeText = String(sizeToken.text.dropFirst())
+    var sizeOffset = sizeToken.start + 1
+    var next = k + 2
+    if sizeText.isEmpty {
+      guard k + 2 < t.count, t[k + 2].isWord else { return fail(sizeToken.end, "expected a size such as 3MB after ','", next: closing(from: k + 2)) }
+      sizeToken = t[k + 2]
+      sizeText = sizeToken.text
+      sizeOffset = sizeToken.start
+      next = k + 3
+    }
+    guard sizeText.hasSuffix(")") else {
+      return fail(sizeToken.end, "expected ')' after the size", next: closing(from: next))
+    }
+    sizeText.removeLast()
+    switch ByteCount.parse(sizeText) {
+    case .failure(let e): return (.failure(_WordError(offset: sizeOffset, message: e.message)), next)
+    case .success(let size): return (.success(.content(name: name, size: size, isAsset: isAsset)), next)
+    }
+  }
+
   /// What to write instead, when a literal does not fit a field.
   static func kindHint(_ field: String, _ kind: FieldKind) -> String {
     switch kind {
@@ -232,7 +288,9 @@ extension ScenarioParsePart {
     case .double: "\(field) is a double; write a number such as 3.5, -0.25, 1e3 or 42"
     case .bool: "\(field) is a bool; write true or false"
     case .date: "\(field) is a date; write a time from the start such as 2s"
-    case .bytes: "\(field) is bytes; write 0x and two hex digits a byte, such as 0x89504e47 (0x for none)"
+    case .bytes:
+      "\(field) is bytes; write 0x and two hex digits a byte, such as 0x89504e47 (0x for none), or content by size such as bytes(\"body-v3\", 1.2MB)"
+    case .asset: "\(field) is an asset; write asset(\"NAME\", SIZE), such as asset(\"IMG_0042.heic\", 3MB)"
     case .ref(let type): "\(field) is a ref to \(type); write the id of a \(type) record"
     }
   }
@@ -251,6 +309,9 @@ extension ScenarioParsePart {
     switch (field.kind, literal) {
     case (.ref, _):
       error(lineIndex, offset, "a ref field cannot have a default; remove '= \(Self.quoted(literal.description))'")
+      return nil
+    case (.asset, _):
+      error(lineIndex, offset, "an asset field cannot have a default (a file is written by a device); remove '= \(Self.quoted(literal.description))'")
       return nil
     case (.string, .string(let s)): return .string(s)
     case (.text, .string(let s)): return .text(TextValue(s, by: 0))
@@ -280,6 +341,8 @@ extension TimelineParser {
   mutating func checkFits(_ literal: Literal, _ field: FieldSpec, _ lineIndex: Int, at offset: Int) -> Bool {
     switch (field.kind, literal) {
     case (.string, .string), (.text, .string), (.int, .int), (.bool, .bool), (.date, .duration), (.double, .double), (.bytes, .bytes):
+      return true
+    case (.asset, .content(_, _, true)), (.bytes, .content(_, _, false)):
       return true
     case (.double, .int(let n)):
       guard Self.double(exactly: n) != nil else {

@@ -6,9 +6,10 @@ extension TimelineParser {
   static let deviceActions = [
     "create", "set", "append", "replace", "delete", "sync", "send", "fetch", "kill", "background", "clock", "delete-zone", "purge-zone",
     "sign-out", "sign-in", "switch-account", "upgrade", "share", "invite", "accept", "leave", "unshare", "permission", "remove",
+    "delete-file", "change-file", "purge-staging",
   ]
   static let deviceActionList =
-    "create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account, upgrade, share, invite, accept, leave, unshare, permission or remove"
+    "create, set, append, replace, delete, sync, send, fetch, kill, background, clock, delete-zone, purge-zone, sign-out, sign-in, switch-account, upgrade, share, invite, accept, leave, unshare, permission, remove, delete-file, change-file or purge-staging"
 
   mutating func reportUnknownStatement(_ i: Int, _ head: ScenarioToken) {
     let word = head.text
@@ -252,6 +253,23 @@ extension TimelineParser {
       guard checkName(i, t[4], "record id"), recordType(t[4].text, i, at: t[4].start) != nil else { return nil }
       guard expectEnd(i, after: 4, usage: usage) else { return nil }
       return .delete(device: device, id: t[4].text)
+    case "delete-file", "change-file":
+      let usage = "DEVICE \(verb.text) ID.FIELD"
+      guard t.count >= 5 else {
+        missing(i, "expected the asset field whose file the app \(verb.text == "delete-file" ? "deletes" : "changes"); write '\(usage)', as in '\(device) \(verb.text) p1.photo'")
+        return nil
+      }
+      guard let target = idAndField(i, t[4], usage: "\(device) \(verb.text) p1.photo") else { return nil }
+      guard let type = recordType(target.id, i, at: target.idOffset) else { return nil }
+      if let type, let field = field(target.field, of: type, i, at: target.fieldOffset), field.kind != .asset {
+        error(i, target.fieldOffset, "\(verb.text) works on asset fields; \(target.field) is \(Self.article(field.kind))")
+        return nil
+      }
+      guard expectEnd(i, after: 4, usage: usage) else { return nil }
+      return .file(device: device, id: target.id, field: target.field, changed: verb.text == "change-file")
+    case "purge-staging":
+      guard expectEnd(i, after: 3, usage: "DEVICE purge-staging") else { return nil }
+      return .purgeStaging(device: device)
     case "sync", "send", "fetch", "kill", "delete-zone", "purge-zone", "sign-out":
       guard expectEnd(i, after: 3, usage: "DEVICE \(verb.text)") else { return nil }
       switch verb.text {
@@ -481,7 +499,15 @@ extension TimelineParser {
         ok = false
         continue
       }
-      guard let literal = value(i, Self.literal(valueText, isString: valueIsString, at: valueOffset)) else {
+      let read: Result<Literal, _WordError>
+      if !valueIsString, valueText == "asset(" || valueText == "bytes(" {
+        let content = Self.contentLiteral(valueText, at: valueOffset, tokens: t, from: index)
+        read = content.0
+        index = content.next
+      } else {
+        read = Self.literal(valueText, isString: valueIsString, at: valueOffset)
+      }
+      guard let literal = value(i, read) else {
         ok = false
         continue
       }
