@@ -59,6 +59,7 @@ enum BuiltInScenarios {
     ("two-device-acceptance", PackageResources.two_device_acceptance_scenario),
     ("unsafe-schema", PackageResources.unsafe_schema_scenario),
     ("unshared-while-offline", PackageResources.unshared_while_offline_scenario),
+    ("upload-cut-by-kill", PackageResources.upload_cut_by_kill_scenario),
     ("zone-purged-in-settings", PackageResources.zone_purged_in_settings_scenario),
   ]
 }

@@ -103,7 +103,10 @@ import Testing
     ("  a: bytes = 0xabc", "bytes take two hex digits each, and 0xabc has an odd number (3): write a leading 0, as in 0x0f for 0xf"),
     ("  a: bytes = 0x1g", "'g' is not a hex digit; bytes are written 0x and two hex digits a byte, as in 0x1f"),
     ("  a: bytes = 0XAB", "write bytes with a lowercase '0x', as in 0x1f"),
-    ("  a: bytes = 3.5", "a is bytes; write 0x and two hex digits a byte, such as 0x89504e47 (0x for none), or content by size such as bytes(\"body-v3\", 1.2MB)"),
+    (
+      "  a: bytes = 3.5",
+      "a is bytes; write 0x and two hex digits a byte, such as 0x89504e47 (0x for none), or content by size such as bytes(\"body-v3\", 1.2MB)"
+    ),
     ("  a: string = 0x00", "a is a string; write \"…\""),
     ("  a: int = 2.5", "a is an int; write a whole number such as 42"),
     ("  a: double = \"1\"", "a is a double; write a number such as 3.5, -0.25, 1e3 or 42"),

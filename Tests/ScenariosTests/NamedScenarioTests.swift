@@ -20,7 +20,7 @@ import Testing
     "accepted-share-not-fetched",
     // Assets and the per-record limit.
     "fat-note-passes-1mb", "fat-note-as-asset", "asset-file-deleted-early", "staging-purged", "asset-lost-in-merge",
-    "asset-changed-in-upload",
+    "asset-changed-in-upload", "upload-cut-by-kill",
     // Lessons for an app written on SimSyncEngine: the safe design passes them; each catches a
     // planted-bug app (Tests/SimSyncEngineTests/AppScenarioTests.swift).
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
@@ -84,6 +84,7 @@ import Testing
     ("keeps-staging-url", "staging-purged", .missingAsset, "field-lww-hlc"),
     ("merges-server-assets", "asset-lost-in-merge", .missingAsset, "sync-engine-merge"),
     ("drops-transient", "asset-changed-in-upload", .strandedRecord, "field-lww-hlc"),
+    ("mark-first-unit", "upload-cut-by-kill", .strandedRecord, "field-lww-hlc"),
   ]
 
   @Test func everyPlantedBugPresetHasAScenarioHere() {

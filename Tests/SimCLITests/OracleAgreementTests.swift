@@ -68,7 +68,7 @@ import Testing
     "accepted-share-not-fetched",
     // Assets: files deleted, purged, saved without data; records over 1 MB.
     "fat-note-passes-1mb", "asset-file-deleted-early", "staging-purged", "asset-lost-in-merge",
-    "asset-changed-in-upload",
+    "asset-changed-in-upload", "upload-cut-by-kill",
   ])
   func bothOraclesAgreeOnTheSchemaLessons(name: String) throws {
     let file = try Scenario.load(name)

@@ -45,6 +45,16 @@ extension DeviceState {
     }
   }
 
+  /// The request in flight moves `transfer` worth of asset bytes over the device's link: its
+  /// timeout counts from when they are through (an upload in progress does not time out).
+  package mutating func extendTimeout(by transfer: SimDuration, effects: inout [DeviceEffect]) {
+    switch phase {
+    case .pushing, .fetching:
+      effects.append(.timer(.timeout, after: config.requestTimeout + transfer, generation: _bump(.timeout)))
+    default: break
+    }
+  }
+
   /// The system purges the staging area: every staged file goes. Returns how many went.
   package mutating func purgeStaging(at now: VirtualTime) -> Int {
     let staged = files.filter { $0.value == .staged }.map(\.key)

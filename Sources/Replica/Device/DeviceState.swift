@@ -522,6 +522,14 @@ package struct DeviceState: Sendable {
       ancestors[key] = server
       store[key] = merged
       outbox.markAllChanged(key)
+      if env.hasAssets, env.settings.assetMerge == .changedKeys {
+        // The assets the merge took from the server are not changed keys: not uploaded again.
+        var same: FieldMask = []
+        for f in env.context.rules.assetFields[Int(merged.type)] where merged.fields[Int(f)].value == server.fields[Int(f)].value {
+          same.insert(.field(Int(f)))
+        }
+        if !same.isEmpty { outbox.leaveUnchanged(key, same) }
+      }
       // Until the merged record is saved, a newer server version fetched meanwhile is merged
       // in the same way, not kept out by the pending save.
       remerge.insert(key)

@@ -85,6 +85,11 @@ package struct Outbox: Hashable, Sendable {
     }
   }
 
+  /// Takes `fields` out of a pending save's changed fields (they hold what the server has).
+  mutating func leaveUnchanged(_ key: RecordKey, _ fields: FieldMask) {
+    if let i = entries.firstIndex(where: { $0.key == key }), !entries[i].isDelete { entries[i].changed.subtract(fields) }
+  }
+
   /// Marks a pending save to carry every field (``OutboxEntry/reupload``).
   mutating func markReupload(_ key: RecordKey) {
     if let i = entries.firstIndex(where: { $0.key == key }), !entries[i].isDelete {

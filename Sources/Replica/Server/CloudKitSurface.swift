@@ -282,6 +282,8 @@ public enum ByteCount {
   public struct ParseError: Error, Hashable, Sendable {
     /// What is wrong, quoting the text.
     public var message: String
+    /// An error saying `message`.
+    public init(message: String) { self.message = message }
   }
 
   /// Parses `250KB`, `1.5GB`, `0B`; the error says what is wrong.

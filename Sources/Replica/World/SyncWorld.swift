@@ -89,6 +89,9 @@ package struct SyncWorld: Sendable {
   var latestCreates: [IntentID] = []
   /// Per device, the user's app driving it instead of the built-in engine (empty: none).
   package internal(set) var drivers: [DriverBox?] = []
+  /// The transfer time of the asset bytes of the request a device just sent (added to the
+  /// request's timeout when the device arms it).
+  var pendingTransfer: SimDuration = .zero
 
   /// Drives device `d` with the user's app and engine from now on.
   package mutating func drive(device d: Int, with driver: any AppDriver) {
@@ -331,11 +334,6 @@ package struct SyncWorld: Sendable {
         if refusal == nil { markRecreated(key) }
       }
       let intent = performIntent(device: d, resolvingNames(userIntent, device: d), trigger: 0, refused: refusal)
-      // A change to a record its device gave up on for good (the user was told) waits with it,
-      // never sent: a raw fact for the reference oracle.
-      if config.recordObservations, intent.ignored == nil, devices[Int(d)].outbox.entry(for: intent.record)?.failed == true {
-        facts.observations.append(.droppedUnsent(device: d, keys: [intent.record], at: now))
-      }
       // (A user's app carries out the schema's delete rules itself: its driver reports them.)
       if case .delete = userIntent, intent.ignored == nil, drivers.isEmpty || drivers[Int(d)]?.driver.runsItsOwnDeleteRules != true {
         // (An app keeps no tombstone: a record never sent may be nowhere now but in the log.)
@@ -589,6 +587,11 @@ package struct SyncWorld: Sendable {
     }
     if config.trackCausality { facts.reachedServer.append(false) }
     if config.recordObservations { facts.observations.append(.intent(intent.id)) }
+    // A change to a record its device gave up on for good (the user was told) waits with it,
+    // never sent: a raw fact for the reference oracle.
+    if config.recordObservations, intent.ignored == nil, devices[Int(d)].outbox.entry(for: intent.record)?.failed == true {
+      facts.observations.append(.droppedUnsent(device: d, keys: [intent.record], at: now))
+    }
     trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), intent.ignored == nil ? 0 : 1)
     note(.intent(intent.id))
     carryOut(buffer, device: d)
@@ -614,6 +617,12 @@ package struct SyncWorld: Sendable {
       case .send(let message):
         send(message, from: NodeID(index: Int(d)), to: serverNode, session: devices[Int(d)].session)
       case .timer(let kind, let after, let generation):
+        var after = after
+        if kind == .timeout, pendingTransfer > .zero {
+          // The request just sent carries assets over a slow link: it times out only after them.
+          after = after + pendingTransfer
+          pendingTransfer = .zero
+        }
         loop.schedule(.timer(device: d, kind: kind, generation: generation), after: after)
       case .fact(let fact):
         record(fact, device: d)
@@ -654,7 +663,8 @@ package struct SyncWorld: Sendable {
   mutating func send(_ message: Message, from: NodeID, to: NodeID, session: UInt32) {
     messagesSent += 1
     recordsSent += message.recordCount
-    let t = network.send(from: from, to: to, at: now, using: &wires[from.index])
+    var t = network.send(from: from, to: to, at: now, using: &wires[from.index])
+    if !config.bandwidth.isEmpty { addTransferTime(&t, message, from: from, to: to) }
     trace.record(WorldTrace.send, at: now, node: from.rawValue, message.code, Int64(to.rawValue), Int64(message.recordCount))
     trace.fold { message.fold(into: &$0) }
     if config.keepsEvents {
@@ -716,5 +726,64 @@ package struct SyncWorld: Sendable {
     case .zoneGone(_, let wiped, let reuploaded): Int64(wiped.count) << 32 | Int64(reuploaded.count)
     default: 1
     }
+  }
+}
+
+extension SyncWorld {
+  /// A device's link carries a message's asset bytes at its bandwidth: the delivery waits for them
+  /// (a kill, or the device going offline, meanwhile cuts the request as it cuts any in flight).
+  mutating func addTransferTime(_ t: inout Transmission, _ message: Message, from: NodeID, to: NodeID) {
+    let device = from == serverNode ? to : from
+    if from != serverNode { pendingTransfer = .zero }
+    let bps = device.index < config.bandwidth.count ? config.bandwidth[device.index] : 0
+    guard bps > 0 else { return }
+    let bytes = assetBytes(of: message, device: Int(device.index))
+    guard bytes > 0 else { return }
+    // (bytes × 8) / bps seconds, in nanoseconds without overflow: bps is at most 1 Gbps.
+    let bits = bytes * 8
+    let transfer = SimDuration(nanoseconds: bits / bps * 1_000_000_000 + bits % bps * 1_000_000_000 / bps)
+    if let a = t.arrival { t.arrival = a + transfer }
+    if let a = t.duplicateArrival { t.duplicateArrival = a + transfer }
+    if from == serverNode {
+      // A reply downloading assets: the device's request times out only after them.
+      if drivers.isEmpty {
+        var effects: [DeviceEffect] = []
+        devices[device.index].extendTimeout(by: transfer, effects: &effects)
+        for case .timer(let kind, let after, let generation) in effects {
+          loop.schedule(.timer(device: Int32(device.index), kind: kind, generation: generation), after: after)
+        }
+      }
+    } else {
+      pendingTransfer = transfer
+    }
+  }
+
+  /// The asset bytes a message carries: a push's uploads (the asset fields it changed that carry
+  /// data and that the server does not already hold), a fetch's replies (the assets of the records
+  /// it returns). Answers to saves carry none.
+  func assetBytes(of message: Message, device d: Int) -> Int64 {
+    let rules = context.rules
+    guard rules.hasAssets else { return 0 }
+    var n: Int64 = 0
+    func add(_ r: RecordState, only changed: FieldMask?, server: RecordState?) {
+      guard !r.isDeleted else { return }
+      for f in rules.assetFields[Int(r.type)] {
+        if let changed, !changed.contains(.field(Int(f))) { continue }
+        guard case .content(let c) = r.fields[Int(f)].value, c.isAsset, c.hasData else { continue }
+        if let server, !server.isDeleted, Int(f) < server.fields.count, server.fields[Int(f)].value == .content(c) { continue }
+        n += c.size
+      }
+    }
+    switch message {
+    case .push(_, let writes, _):
+      let account = Int(devices[d].account ?? 0)
+      for w in writes where !w.isDelete {
+        add(w.record, only: w.changed, server: account < servers.count ? servers[account].records[w.record.key] : nil)
+      }
+    case .fetchReply(_, .changes(let records, _, _)), .fetchReply(_, .shared(let records, _, _, _, _, _)):
+      for r in records { add(r, only: nil, server: nil) }
+    default: break
+    }
+    return n
   }
 }

@@ -38,6 +38,10 @@ package enum WorldAction: Hashable, Sendable {
 
 /// How the world is set up.
 package struct WorldConfig: Sendable {
+  /// Per device, its link's bandwidth in bits per second, both ways (0: unlimited); empty: every
+  /// link unlimited. A message's delivery takes its latency plus the asset bytes it carries at
+  /// this rate.
+  package var bandwidth: [Int64] = []
   package var deviceNames: [String]
   package var clocks: [DeviceClock]
   package var schema: Schema {

@@ -348,6 +348,8 @@ public struct ScenarioFile: Hashable, Sendable {
   public var duplicate: Probability
   /// The `clock` lines, at most one per device; a device without one has a perfect clock.
   public var clocks: [ClockSetting]
+  /// The `bandwidth` lines: the world's (no device) and per device; none: unlimited.
+  public var bandwidth: [BandwidthSetting] = []
   /// `retention D`: overrides the policy's retention when present.
   public var retention: SimDuration?
   /// `autosync D|off`: debounce after a local change; `nil` = off. Default 1s.
@@ -480,5 +482,56 @@ public struct ScenarioFile: Hashable, Sendable {
     self.schema = schema
     self.timeline = timeline
     self.expectations = expectations
+  }
+}
+
+/// A `bandwidth` line: the rate of every device's link (`device` nil) or of one device's, both
+/// ways. A message's delivery takes its latency plus the asset bytes it carries at this rate.
+public struct BandwidthSetting: Hashable, Sendable {
+  /// The device whose link it is (nil: every device without its own line).
+  public var device: String?
+  /// Bits per second.
+  public var bitsPerSecond: Int64
+
+  /// A link of `bitsPerSecond`, for `device` (nil: every device).
+  public init(device: String?, bitsPerSecond: Int64) {
+    self.device = device
+    self.bitsPerSecond = bitsPerSecond
+  }
+
+  /// The fastest link a scenario may set (faster is as good as unlimited for assets of 50 MB).
+  public static let maxBitsPerSecond: Int64 = 1_000_000_000
+
+  static let units: [(name: String, bits: Int64)] = [("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000), ("bps", 1)]
+
+  /// `2Mbps`, `500kbps`, `1.5Mbps`, `1Gbps` (decimal units, bits per second).
+  public static func parseRate(_ text: String) -> Result<Int64, ByteCount.ParseError> {
+    let bad = ByteCount.ParseError(message: "expected a rate such as 500kbps, 2Mbps or 1Gbps, found '\(text)'")
+    guard let unit = units.first(where: { text.hasSuffix($0.name) }) else { return .failure(bad) }
+    let number = text.dropLast(unit.name.count)
+    let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+    guard !number.isEmpty, parts.count <= 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { $0.isASCII && $0.isNumber } })
+    else { return .failure(bad) }
+    var bits = Int64(parts[0])! * unit.bits
+    if parts.count == 2 {
+      var scale = unit.bits
+      for digit in parts[1] {
+        scale /= 10
+        let d = Int64(String(digit))!
+        if d != 0 && scale == 0 { return .failure(ByteCount.ParseError(message: "'\(text)' is not a whole number of bits per second")) }
+        bits += d * scale
+      }
+    }
+    guard bits > 0 else { return .failure(ByteCount.ParseError(message: "a bandwidth must be more than zero; found '\(text)'")) }
+    guard bits <= maxBitsPerSecond else {
+      return .failure(ByteCount.ParseError(message: "'\(text)' is faster than the 1Gbps a scenario may set (leave the line out for unlimited)"))
+    }
+    return .success(bits)
+  }
+
+  /// The shortest exact spelling: `2Mbps`, `1500kbps`.
+  public static func format(_ bits: Int64) -> String {
+    for unit in units where bits % unit.bits == 0 { return "\(bits / unit.bits)\(unit.name)" }
+    return "\(bits)bps"
   }
 }

@@ -30,6 +30,7 @@ extension ScenarioFile {
     for c in clocks {
       line("clock \(c.device) skew \(Self._signed(c.skew))" + (c.driftPPM == 0 ? "" : " drift \(c.driftPPM)ppm"))
     }
+    for b in bandwidth { line("bandwidth " + (b.device.map { "\($0) " } ?? "") + BandwidthSetting.format(b.bitsPerSecond)) }
     if let retention { line("retention \(retention)") }
     if autosync != .seconds(1) { line("autosync " + (autosync.map(\.description) ?? "off")) }
     switch push {

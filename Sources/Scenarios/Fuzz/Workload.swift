@@ -58,7 +58,10 @@ public struct WorkloadShape: Sendable {
   }
 
   /// How fuzz records and comparisons name the workload: the base scenario's name, or `default`.
-  public var name: String { base?.name ?? (sharing ? "sharing" : "default") }
+  public var name: String { base?.name ?? (sharing ? "sharing" : isAssets ? "assets" : "default") }
+
+  /// Whether the workload is the photo album with assets (`fuzz --assets`).
+  public var isAssets: Bool { base == nil && !forApps && schema == Self.albumSchema }
 
   /// The shape for a user's app: the workload for apps, drawn from the app's own schema when it
   /// states one, with records made again only when it reuses names.
@@ -91,6 +94,22 @@ public struct WorkloadShape: Sendable {
       name: "Preference",
       fields: [
         FieldSpec(name: "value", kind: .string, defaultValue: .string("light"), mutable: true)
+      ]),
+  ])
+
+  /// A photo album with assets (`selftest --oracles --workload assets`): albums, and photos in
+  /// them with a caption, an image (an asset, 8 KB to 32 MB) and a small inline thumbnail, every
+  /// field mutable — so that what the oracles find is about the files, not about the schema. The
+  /// swarm adds each device's bandwidth, staging purges and files changed while they upload.
+  public static let albumSchema = Schema(types: [
+    RecordType(name: "Album", fields: [FieldSpec(name: "name", kind: .string, defaultValue: .string(""), mutable: true)]),
+    RecordType(
+      name: "Photo",
+      fields: [
+        FieldSpec(name: "album", kind: .ref("Album"), optional: true, mutable: true),
+        FieldSpec(name: "caption", kind: .string, defaultValue: .string(""), mutable: true),
+        FieldSpec(name: "image", kind: .asset, optional: true, mutable: true),
+        FieldSpec(name: "thumbnail", kind: .bytes, defaultValue: .bytes([]), mutable: true),
       ]),
   ])
 

@@ -285,6 +285,34 @@ public enum WorkloadGenerator {
         zoneDeletion = nil
       }
     }
+    // Assets, from a stream of their own, only for a schema with asset fields (every other seed
+    // draws what it drew before): each device's link, staging purges, and files the app changes
+    // in place just after writing them (while their upload may be on the way). No `delete-file`:
+    // an app that deletes a file its record still refers to loses it under any design.
+    var bandwidth: [BandwidthSetting] = []
+    if schema.types.contains(where: { $0.fields.contains { $0.kind == .asset } }) {
+      var assets = SimRandom(seed: seed, stream: "workload-assets")
+      for d in devices where assets.chance(1, outOf: 2) {
+        let rate: Int64 = pick(&assets, [(1_000_000, 1), (5_000_000, 2), (20_000_000, 2), (50_000_000, 1)])
+        bandwidth.append(BandwidthSetting(device: d, bitsPerSecond: rate))
+      }
+      for _ in 0..<Int(assets.int(in: 0...3)) { at(randomTime(&assets), .purgeStaging(device: device(&assets))) }
+      var changes: [TimelineEntry] = []
+      for e in timeline {
+        let (d, id, fields): (String, String, [Assignment])
+        switch e.action {
+        case .create(let dev, _, let i, let f), .set(let dev, let i, let f): (d, id, fields) = (dev, i, f)
+        default: continue
+        }
+        guard let a = fields.first(where: { if case .content(_, _, true) = $0.value { true } else { false } }), assets.chance(1, outOf: 8) else {
+          continue
+        }
+        changes.append(
+          TimelineEntry(
+            time: e.time + .milliseconds(assets.int(in: 1...3_000)), action: .file(device: d, id: id, field: a.field, changed: true), location: here))
+      }
+      timeline += changes
+    }
     timeline = stableSorted(timeline)
     var profile = SwarmProfile(
       devices: devices, duration: duration, latency: latency, loss: clean.loss, duplicate: sentTwice, push: push,
@@ -305,6 +333,7 @@ public enum WorkloadGenerator {
       clocks: skews.map { ClockSetting(device: $0.device, skew: $0.skew, driftPPM: $0.driftPPM, location: here) },
       retention: retention, autosync: autosync, push: push, schema: schema, timeline: timeline, expectations: [])
     file.server = server
+    file.bandwidth = bandwidth
     file.appVersions = real.appVersions
     if let sharing {
       file.accounts = sharing.accounts.map { AccountSetting(name: $0.name, devices: $0.devices, location: here) }

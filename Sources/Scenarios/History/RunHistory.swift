@@ -291,7 +291,8 @@ struct RunHistory {
           marks.append(Mark(node: node, time: e.time, kind: .condition(label: changed ? "file changed" : "file deleted", text: text)))
         case .stagingPurged(let n):
           marks.append(
-            Mark(node: node, time: e.time, kind: .condition(label: "staging purged", text: "the system purges the staging area (\(n) fetched files)")))
+            Mark(node: node, time: e.time, kind: .condition(label: "staging purged", text: "the system purges the staging area (\(n) fetched files)"))
+          )
         }
       case .server(let up):
         if up { comeBack(serverNode, at: e.time, &found) } else { goOffline(serverNode, at: e.time) }

@@ -195,6 +195,10 @@ public enum ScenarioRunner {
     if !plan.shareNames.isEmpty { config.zoneNames = plan.file.zoneNames }
     if file.schema.latestVersion > 1 || !file.appVersions.isEmpty { config.appVersions = file.initialAppVersions.map { Int32($0) } }
     config.recordObservations = recordObservations
+    if !file.bandwidth.isEmpty {
+      let world = file.bandwidth.first { $0.device == nil }?.bitsPerSecond ?? 0
+      config.bandwidth = file.devices.map { d in file.bandwidth.first { $0.device == d }?.bitsPerSecond ?? world }
+    }
     config.context = plan.context
     var world = SyncWorld(config)
     if let app {

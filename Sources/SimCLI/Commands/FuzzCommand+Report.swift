@@ -122,6 +122,7 @@ extension FuzzCommand {
     if let base = context.shape.base { command += " --scenario \(CrashReport.shellWord(base.source))" }
     if let intents = context.intents { command += " --intents \(intents)" }
     if context.shape.sharing { command += " --sharing" }
+    if context.shape.isAssets { command += " --assets" }
     return command
   }
 

@@ -26,6 +26,7 @@ enum FuzzCommand {
       .value("--seeds", "A..B", "The seeds to run (default 1..1000; with --time, 1.. onwards: A.. is open)."),
       .value("--intents", "N", "Intents per seed, 1 to 100000 (default 50)."),
       .flag("--sharing", "Draw sharing too: two accounts, a share, permission changes, removals (with --app: an app that shares)."),
+      .flag("--assets", "Draw the photo-album workload: assets of 8 KB to 32 MB, bandwidth, staging purges, files changed while they upload."),
       .value("--time", "DURATION", "Stop after this much real time, e.g. 8h."),
       .value("--jobs", "N", "Parallel workers; the core count by default."),
       .value("--shard", "K/N", "Run only the seeds with seed mod N == K-1."),
@@ -85,6 +86,14 @@ enum FuzzCommand {
           console)
       }
       shape.sharing = true
+    }
+    if args.has("--assets") {
+      guard app == nil, shape.base == nil else {
+        throw usage(
+          "--assets draws the built-in photo album; with --scenario or --app the workload's schema is theirs (asset fields in it are drawn).", console
+        )
+      }
+      shape.schema = WorkloadShape.albumSchema
     }
     shape.intents = Int(try IntegerOption.require(args, "--intents", default: UInt64(shape.intents), in: 1...100_000, spec: spec, console: console))
 

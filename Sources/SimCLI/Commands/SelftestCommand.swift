@@ -28,7 +28,8 @@ enum SelftestCommand {
       .value("--seeds", "A..B", "With --oracles: the seeds (default 1..300)."),
       .value("--jobs", "N", "With --oracles: parallel workers (default: the core count)."),
       .value(
-        "--workload", "default|app|sharing", "With --oracles: the fuzzer's workload (default), the one for apps, or the default with sharing drawn."),
+        "--workload", "default|app|sharing|assets",
+        "With --oracles: the fuzzer's workload (default), the one for apps, the default with sharing drawn, or a photo album with assets."),
       .value(
         "--app", "NAME|all", "With --oracles: run this app (or every one this tool was built with) on the workload for it, instead of the presets."),
       Formats.option,
@@ -79,10 +80,13 @@ enum SelftestCommand {
     case "default": break
     case "app": shape.forApps = true
     case "sharing": shape.sharing = true
+    case "assets": shape.schema = WorkloadShape.albumSchema
     case let other:
       console.err(
-        UsageError.invalidValue(option: "--workload", value: other, reason: "expected default, app or sharing", suggestion: nil).render(command: spec)
-      )
+        UsageError.invalidValue(
+          option: "--workload", value: other, reason: "expected default, app, sharing or assets",
+          suggestion: Suggestion.closest(to: other, in: ["default", "app", "sharing", "assets"])
+        ).render(command: spec))
       return .usage
     }
     let workload = shape

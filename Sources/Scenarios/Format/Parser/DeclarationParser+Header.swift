@@ -7,12 +7,13 @@ import Replica
 enum ScenarioKeywords {
   static let header: Set<String> = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "bandwidth",
   ]
 
   static let statements = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "type", "at", "settle", "expect",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "bandwidth", "type", "at", "settle",
+    "expect",
   ]
 }
 
@@ -50,6 +51,7 @@ extension ScenarioParsePart {
     case "account": "account NAME [DEVICE...]"
     case "schema": "schema from PATH"
     case "app-version": "app-version N DEVICE..."
+    case "bandwidth": "bandwidth [DEVICE] RATE"
     default: keyword
     }
   }
@@ -66,7 +68,7 @@ extension ScenarioParsePart {
 extension DeclarationParser {
   mutating func parseHeader(_ i: Int, keyword: String) {
     let line = lines[i]
-    if keyword != "clock" && keyword != "account" && keyword != "app-version" {
+    if keyword != "clock" && keyword != "account" && keyword != "app-version" && keyword != "bandwidth" {
       if let prior = headerLines[keyword] {
         error(i, 0, "'\(keyword)' is already given on line \(prior); each header statement appears once")
         return
@@ -81,7 +83,7 @@ extension DeclarationParser {
     // Statements that take exactly one word (or string) after the keyword.
     let single: ScenarioToken?
     switch keyword {
-    case "devices", "policy", "clock", "deployed", "quota", "throttle", "limits", "account", "schema", "app-version":
+    case "devices", "policy", "clock", "deployed", "quota", "throttle", "limits", "account", "schema", "app-version", "bandwidth":
       single = nil
     default:
       guard t.count >= 2 else {
@@ -113,6 +115,7 @@ extension DeclarationParser {
       }
       if keyword == "loss" { loss = p } else { duplicate = p }
     case "clock": parseClock(i)
+    case "bandwidth": parseBandwidth(i)
     case "retention":
       guard let w = single, let d = value(i, word(w).flatMap { Self.duration($0, at: w.start) }) else { return }
       if d <= .zero { error(i, w, "retention must be longer than zero") } else { retention = d }
@@ -413,6 +416,33 @@ extension DeclarationParser {
       return
     }
     latency = .uniform(low, high)
+  }
+
+  /// `bandwidth RATE` (every device's link) or `bandwidth DEVICE RATE` (one device's link, both
+  /// ways): at most one line for the world and one per device.
+  mutating func parseBandwidth(_ i: Int) {
+    let t = lines[i].tokens
+    let usage = Self.usage("bandwidth")
+    guard t.count >= 2 else { return missing(i, "expected a rate such as 2Mbps after 'bandwidth'; write '\(usage)'") }
+    var device: String?
+    var k = 1
+    if t.count >= 3 {
+      guard checkName(i, t[1], "device name") else { return }
+      pendingDeviceUses.append((t[1].text, i, t[1].start))
+      device = t[1].text
+      k = 2
+    }
+    let key = device ?? ""
+    if let prior = bandwidthLines[key] {
+      let what = device.map { "the bandwidth of '\($0)'" } ?? "the world's bandwidth"
+      return error(i, t[1], "\(what) is already set on line \(prior)")
+    }
+    bandwidthLines[key] = lines[i].number
+    guard expectEnd(i, after: k, usage: usage), let text = value(i, word(t[k])) else { return }
+    switch BandwidthSetting.parseRate(text) {
+    case .failure(let e): error(i, t[k], e.message)
+    case .success(let bps): bandwidth.append(BandwidthSetting(device: device, bitsPerSecond: bps))
+    }
   }
 
   mutating func parseClock(_ i: Int) {

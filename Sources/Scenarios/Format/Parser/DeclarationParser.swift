@@ -23,6 +23,9 @@ struct DeclarationParser: ScenarioParsePart {
   var loss: Probability = .never
   var duplicate: Probability = .never
   var clocks: [ClockSetting] = []
+  /// `bandwidth` lines, and where each was given (by device name; "" for the world's).
+  var bandwidth: [BandwidthSetting] = []
+  var bandwidthLines: [String: Int] = [:]
   var clockLines: [String: Int] = [:]
   var retention: SimDuration?
   var autosync: SimDuration? = .seconds(1)

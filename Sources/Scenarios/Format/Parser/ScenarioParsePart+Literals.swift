@@ -254,7 +254,9 @@ extension ScenarioParsePart {
       return fail(offset + head.unicodeScalars.count, "expected the content's name in quotes right after '\(head)'", next: closing(from: k))
     }
     let name = t[k].text
-    guard !name.isEmpty else { return fail(t[k].start, "the content's name cannot be empty: it is the content's identity", next: closing(from: k + 1)) }
+    guard !name.isEmpty else {
+      return fail(t[k].start, "the content's name cannot be empty: it is the content's identity", next: closing(from: k + 1))
+    }
     guard k + 1 < t.count, t[k + 1].isWord, t[k + 1].glued, t[k + 1].text.hasPrefix(",") else {
       return fail(t[k].end, "expected ',' and a size after the name", next: closing(from: k + 1))
     }

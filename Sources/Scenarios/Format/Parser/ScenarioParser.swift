@@ -150,6 +150,7 @@ final class ScenarioParse {
       loss: d.loss, duplicate: d.duplicate, clocks: d.clocks, retention: d.retention, autosync: d.autosync, push: d.push,
       schema: Schema(types: d.types, deployed: d.deployed, imported: d.schemaImport), timeline: timeline, expectations: t.expectations)
     file.server = d.server
+    file.bandwidth = d.bandwidth
     file.recordZones = t.recordZones
     file.accounts = d.accounts
     file.schemaSource = d.schemaSource

@@ -256,7 +256,10 @@ extension TimelineParser {
     case "delete-file", "change-file":
       let usage = "DEVICE \(verb.text) ID.FIELD"
       guard t.count >= 5 else {
-        missing(i, "expected the asset field whose file the app \(verb.text == "delete-file" ? "deletes" : "changes"); write '\(usage)', as in '\(device) \(verb.text) p1.photo'")
+        missing(
+          i,
+          "expected the asset field whose file the app \(verb.text == "delete-file" ? "deletes" : "changes"); write '\(usage)', as in '\(device) \(verb.text) p1.photo'"
+        )
         return nil
       }
       guard let target = idAndField(i, t[4], usage: "\(device) \(verb.text) p1.photo") else { return nil }

@@ -6,7 +6,8 @@ extension TimelineParser {
   /// Anomaly kinds, as reports name them (`oracle.md`).
   static let anomalyKinds = [
     "lost-edit", "stale-overwrite", "resurrection", "dropped-event", "duplicate-event", "stranded-record", "divergence",
-    "phantom-value", "stalled-sync", "dangling-reference", "logical-duplicate", "concurrent-overwrite", "delete-update-conflict", "access-leak", "missing-asset",
+    "phantom-value", "stalled-sync", "dangling-reference", "logical-duplicate", "concurrent-overwrite", "delete-update-conflict", "access-leak",
+    "missing-asset",
   ]
 
   static let expectationForms =
