@@ -214,7 +214,7 @@ package struct ReferenceCausality: Sendable {
         grow(device)
         accountChangedAt[Int(device)] = at
 
-      case .stagingPurged, .fileDeleted:
+      case .stagingPurged, .fileDeleted, .appFile:
         // Files say nothing of causality (judged in step 8b).
         break
 

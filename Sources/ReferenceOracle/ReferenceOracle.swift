@@ -580,21 +580,27 @@ extension Judge {
   /// observations: the app's own writes (the intent log), the copies the device took in (a file
   /// arrives with a copy that carries the asset's data), the app's file deletions and the
   /// staging purges — a fetched file is in staging, and purged with it, under
-  /// `fetched-assets=keep-staging`. One `missing-asset` per device, record and asset field whose
-  /// value's file is not there at the end (or whose value carries no data).
+  /// `fetched-assets=keep-staging`, and always on a device a user's app drives, whose own file
+  /// changes (copies out of staging, deletions) are observed as they are made. One
+  /// `missing-asset` per device, record and asset field whose value's file is not there at the
+  /// end (or whose value carries no data).
   mutating func judgeAssets() {
     let schema = world.config.schema
     let assetFields = schema.types.map { t in t.fields.indices.filter { t.fields[$0].kind == .asset } }
     guard assetFields.contains(where: { !$0.isEmpty }) else { return }
-    let staging = world.config.policy.settings.fetchedAssets == .keepStaging
+    let keepsStaging = world.config.policy.settings.fetchedAssets == .keepStaging
     enum Step {
       case wrote(String)
       case arrived(String)
       case deleted(String)
       case purged
+      case app(String, own: Bool, staged: Bool)
     }
     for device in world.devices {
       let d = device.config.index
+      // (A user's app's engine, as CKSyncEngine, leaves every fetched file in staging: the app
+      // copies it out, or not.)
+      let staging = keepsStaging || (!world.drivers.isEmpty && world.drivers[Int(d)] != nil)
       var steps: [(time: VirtualTime, order: Int, step: Step)] = []
       for i in world.log.intents where i.device == d && i.ignored == nil {
         let values: [FieldWrite]
@@ -612,6 +618,7 @@ extension Judge {
           }
         case .fileDeleted(d, let name, let at): steps.append((at, steps.count, .deleted(name)))
         case .stagingPurged(d, let at): steps.append((at, steps.count, .purged))
+        case .appFile(d, let name, let own, let staged, let at): steps.append((at, steps.count, .app(name, own: own, staged: staged)))
         default: continue
         }
       }
@@ -631,6 +638,9 @@ extension Judge {
           own.remove(n)
           staged.remove(n)
         case .purged: staged = []
+        case .app(let n, let o, let s):
+          if o { own.insert(n) } else { own.remove(n) }
+          if s { staged.insert(n) } else { staged.remove(n) }
         }
       }
       for r in device.visibleRecords {

@@ -107,6 +107,13 @@ struct CompactWriter {
     case .strings(let s):
       byte(7)
       strings(s)
+    case .asset(let a):
+      byte(8)
+      optional(a.fileURL) { $0.string($1.absoluteString) }
+      optional(a.content) { w, c in
+        w.string(c.name)
+        w.int(c.size)
+      }
     }
   }
 
@@ -250,6 +257,18 @@ struct CompactReader {
       default: throw Malformed()
       }
     case 7: return .strings(try strings())
+    case 8:
+      let url = try optional { r throws(Malformed) -> URL in
+        guard let url = URL(string: try r.string()) else { throw Malformed() }
+        return url
+      }
+      let content = try optional { r throws(Malformed) -> AssetContent in
+        let name = try r.string()
+        return AssetContent(name: name, size: try r.int())
+      }
+      if let content { return .asset(SyncAsset(fileURL: url, content: content)) }
+      guard let url else { throw Malformed() }
+      return .asset(SyncAsset(fileURL: url))
     default: throw Malformed()
     }
   }

@@ -138,6 +138,9 @@ public final class SimDevice: @unchecked Sendable {
   public let sharedDatabase: SyncDatabase
   /// The device's disk: what the app stored before it was killed is still there.
   public let disk: SimDisk
+  /// The device's files: the app's container and the staging area fetched assets arrive in
+  /// (``SyncAsset``). They survive kills, as the disk does.
+  public let files: SimFiles
   /// The zone the app keeps its records in (its schema's ``AppSchema/zoneName``; `Records`
   /// unless it says another).
   public let zoneID: SyncRecordZoneID
@@ -159,9 +162,10 @@ public final class SimDevice: @unchecked Sendable {
 
   init(
     name: String, index: Int, disk: SimDisk, clock: SimDeviceClock = SimDeviceClock(), random: SimDeviceRandom = SimDeviceRandom(seed: 0),
-    zoneID: SyncRecordZoneID = SyncRecordZoneID(zoneName: "Records"), link: DeviceLink? = nil
+    zoneID: SyncRecordZoneID = SyncRecordZoneID(zoneName: "Records"), link: DeviceLink? = nil, files: SimFiles? = nil
   ) {
     self.name = name
+    self.files = files ?? SimFiles(device: name)
     database = SyncDatabase(device: index, link: link)
     sharedDatabase = SyncDatabase(device: index, scope: .shared, link: link)
     self.disk = disk

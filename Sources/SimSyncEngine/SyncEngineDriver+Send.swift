@@ -99,13 +99,21 @@ extension SyncEngineDriver {
           "a \(record.recordType) sent with its parent field (\(schema.types[type].fields[f].name)) set and no CKRecord.parent: CloudKit would leave it out of its parent's hierarchy share; the simulator shares it with its parent"
         )
       }
-      let state = recordState(key, type: Int32(type), values: values(of: record, type: type))
+      if let why = encryptionMismatch(record, type: type) { return fail(why) }
+      let values = values(of: record, type: type)
+      var state = recordState(key, type: Int32(type), values: values)
       var changed = FieldMask()
-      for name in record.changedKeys() { if let f = schema.types[type].fields.firstIndex(where: { $0.name == name }) { changed.insert(.field(f)) } }
+      for name in record.changed.sorted() {
+        if let f = schema.types[type].fields.firstIndex(where: { $0.name == name }) { changed.insert(.field(f)) }
+      }
       if record.parentChanged, type < parentFields.count, let f = parentFields[type], record.fields[schema.types[type].fields[f].name] == nil {
         changed.insert(.field(f))
       }
-      if record.recordChangeTag == nil { changed = .all }
+      if record.recordChangeTag == nil {
+        changed = .all
+      } else {
+        keepServerFields(of: key, in: &state, values: values, changed: changed, tag: record.recordChangeTag)
+      }
       var write = RecordWrite(record: state, changed: changed, isDelete: false, baseTag: Int64(record.recordChangeTag ?? "") ?? 0)
       // With sharing, the server tells a record saved before (sent to its owner's database) from
       // one saved as new (to the sender's) by the copy's change tag, as the built-in engine's
@@ -149,7 +157,21 @@ extension SyncEngineDriver {
     nextRequest += 1
     inFlight = .push(id, changes, records: records)
     effects.append(.send(.push(requestID: id, writes: writes, zone: view.zoneEpoch)))
+    // (Its uploads read their files while it travels: one changed from now on is modified.)
+    if hasAssets { view.driverSentPush(at: env.now) }
     awaitAnswer(view, effects: &effects)
+  }
+
+  /// A record saved with a change tag carries only the keys set in it (CloudKit saves a record's
+  /// changed keys): a field it does not hold and did not set keeps the server's value — that of
+  /// the server's version of that tag, which this device was handed (a save based on another
+  /// version is refused as changed, whatever it holds).
+  func keepServerFields(of key: RecordKey, in state: inout RecordState, values: [String: SyncValue], changed: FieldMask, tag: String?) {
+    guard let copy = serverCopies[key], !copy.isDeleted, copy.type == state.type, tag.flatMap({ Int64($0) }) == copy.changeTag else { return }
+    for (f, field) in schema.types[Int(state.type)].fields.enumerated()
+    where f < copy.fields.count && !changed.contains(field: f) && values[field.name] == nil {
+      state.fields[f] = copy.fields[f]
+    }
   }
 
   /// The number of the zone a record is sent to, noting it as the record's zone.
@@ -207,8 +229,8 @@ extension SyncEngineDriver {
       }
       switch result {
       case .saved(let server):
-        took(server, effects: &effects)
-        saved.append(syncRecord(server))
+        took(server, assets: .saved(record), effects: &effects)
+        saved.append(syncRecord(server, assets: .saved(record)))
         engine.state.acknowledge(sent.change, additionsThen: sent.additions)
         if let key { stepAcknowledged.insert(key) }
       case .deleted:
@@ -220,15 +242,19 @@ extension SyncEngineDriver {
         // (Refused as deleted with a live record: the record was deleted and created again, and
         // this save was of the deleted incarnation — to the app, a changed server record, as
         // CloudKit answers a change tag it does not have.)
-        took(server, effects: &effects)
-        failedWith(SyncError(.serverRecordChanged, serverRecord: syncRecord(server), clientRecord: record))
+        // (CloudKit does not download the assets of the server record it hands back: each
+        // `fileURL` is nil, Apple, `CKAsset.fileURL`.)
+        took(server, assets: .withoutData, effects: &effects)
+        failedWith(SyncError(.serverRecordChanged, serverRecord: syncRecord(server, assets: .withoutData), clientRecord: record))
       case .refusedDeleted(let tombstone):
         took(tombstone, effects: &effects)
         failedWith(SyncError(.unknownItem))
       case .rejected:
         failedWith(SyncError(.serverRejectedRequest))
-      case .failed(.limitExceeded, _):
-        // The engine splits the batch and sends again; the app is not told.
+      case .failed(.limitExceeded, _) where changes.count > 1 && results.allSatisfy(\.isLimitExceeded):
+        // The request is too large: the engine splits the batch and sends again; the app is not
+        // told. (A record refused alone — over CloudKit's 1 MB a record, or an asset over 50 MB —
+        // no split can help: it is the delegate's, below.)
         split = true
       case .failed(let error, let after):
         lastError = error
@@ -353,5 +379,12 @@ extension SyncEngineDriver {
     case .idle:
       break
     }
+  }
+}
+
+extension WriteResult {
+  /// Whether the write failed with `limitExceeded`.
+  var isLimitExceeded: Bool {
+    if case .failed(.limitExceeded, _) = self { true } else { false }
   }
 }

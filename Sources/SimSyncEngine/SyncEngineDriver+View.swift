@@ -16,6 +16,7 @@ extension SyncEngineDriver {
     }
     let calls = deliveries
     pump(&view, env: env, effects: &effects)
+    if hasAssets { syncFiles(&view, env: env, effects: &effects) }
     guard let app else { return }  // killed: the store on disk is what it was
     // (Read again only when starting a send or fetch called the app's code.)
     let shown = runsItsOwnDeleteRules && deliveries == calls ? lastShownList : shownRecords(of: app)
@@ -333,9 +334,10 @@ extension SyncEngineDriver {
     }
   }
 
-  /// The device took in a copy of a record from the server.
-  func took(_ copy: RecordState, effects: inout [DeviceEffect]) {
-    effects.append(.took(copy))
+  /// The device took in a copy of a record from the server (its assets as `assets` says:
+  /// ``stageAssets(of:delivery:)``).
+  func took(_ copy: RecordState, assets: AssetDelivery = .fetched, effects: inout [DeviceEffect]) {
+    effects.append(.took(hasAssets ? stageAssets(of: copy, delivery: assets) : copy))
     serverCopies[copy.key] = copy
     if copy.isDeleted {
       knownDeletes[copy.key] = copy.deletedBy
@@ -376,7 +378,15 @@ extension SyncEngineDriver {
         rows += 1
       }
     }
-    let what = "\(self.disk.names.count) files" + (rows > 0 ? " \(rows) rows" : "")
+    // The device's asset files, after the rest (a run without them digests as it always did).
+    var assetFiles = 0
+    for path in files.files.keys.sorted() {
+      guard let content = files.files[path] else { continue }
+      disk.combine("asset-file " + path + " " + content.name)
+      disk.combine(content.size)
+      assetFiles += 1
+    }
+    let what = "\(self.disk.names.count) files" + (rows > 0 ? " \(rows) rows" : "") + (assetFiles > 0 ? " \(assetFiles) asset files" : "")
     return .init(time: now, device: name, input: stepInput, outcome: text, disk: what + " #" + String(disk.value, radix: 16))
   }
 
@@ -420,7 +430,10 @@ extension SyncEngineDriver {
         continue
       }
       let value = shown.map { simValue($0, kind: field.kind) } ?? field.initialValue
-      let writer = written[key]?.last { $0.field == Int32(f) && $0.value == value }?.intent ?? 0
+      // (An asset saved without its data is still the asset its write wrote: what is missing is
+      // judged as missing-asset.)
+      let wrote = value.asWritten
+      let writer = written[key]?.last { $0.field == Int32(f) && $0.value == wrote }?.intent ?? 0
       fields.append(FieldValue(value: value, writer: writer, stamp: .origin))
     }
     var creator = creators[key] ?? 0
@@ -450,7 +463,7 @@ extension SyncEngineDriver {
     case .text(let t): .string(t.string)
     case .double(let d): .double(d)
     case .bytes(let b): .data(Data(b))
-    case .content(let c): .string(c.name)  // (assets in SimSyncEngine: issue 33, piece 4)
+    case .content(let c): appValue(.content(c), field: "", delivery: .withoutData)
     }
   }
 
@@ -466,16 +479,18 @@ extension SyncEngineDriver {
     case .double(let d): d.isNaN ? .null : .int(Int64(exactly: d.rounded(.towardZero)) ?? (d > 0 ? .max : .min))
     case .bool(let b): .bool(b)
     case .date(let ns): .date(ns)
-    case .data(let d) where kind == .bytes: .bytes([UInt8](d))
+    case .data(let d) where kind == .bytes: SizedBytes.content(d) ?? .bytes([UInt8](d))
     case .data(let d): .string(d.base64EncodedString())
     case .reference(let r): keys[r.recordID.recordName].map(Value.ref) ?? .null
     case .strings(let s): s.isEmpty ? .null : .string(s.joined(separator: ","))
+    case .asset(let a): simAsset(a)
     }
   }
 
-  /// A record as the server has it, for the app: its fields, the app's own extra fields saved
-  /// with it, its change tag and the server-set dates.
-  func syncRecord(_ r: RecordState) -> SyncRecord {
+  /// A record as the server has it, for the app: its fields (its assets as `assets` says, its
+  /// encrypted fields among its `encryptedValues`), the app's own extra fields saved with it, its
+  /// change tag and the server-set dates.
+  func syncRecord(_ r: RecordState, assets: AssetDelivery = .fetched) -> SyncRecord {
     let record = SyncRecord(recordType: r.typeName(in: schema), recordID: recordID(r.key))
     let specs = schema.types[Int(r.type)].fields
     let extras = provenance.extras[r.key]?[r.fields.map(\.value)]
@@ -483,7 +498,14 @@ extension SyncEngineDriver {
     // time rehashed it three or four times a record.)
     var fields: [String: SyncValue] = [:]
     fields.reserveCapacity(specs.count + (extras?.count ?? 0))
-    for f in specs.indices where r.fields[f].value != .null { fields[specs[f].name] = syncValue(r.fields[f].value) }
+    for f in specs.indices where r.fields[f].value != .null {
+      if case .content = r.fields[f].value {
+        fields[specs[f].name] = appValue(r.fields[f].value, field: specs[f].name, delivery: assets)
+      } else {
+        fields[specs[f].name] = syncValue(r.fields[f].value)
+      }
+      if specs[f].encrypted, isEncrypted(specs[f]) { record.encrypted.insert(specs[f].name) }
+    }
     for (key, value) in extras ?? [:] { fields[key] = value }
     record.fields = fields
     // The field marked `parent` is the record's `CKRecord.parent` too.

@@ -29,6 +29,14 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// The app's stated zones and naming.
   let appSchema: AppSchema
   let disk = SimDisk()
+  /// The device's files (the app's container, the staging area): kept across kills, as the disk.
+  let files: SimFiles
+  /// Per record type, its `asset` fields (empty when the schema has none).
+  let assetFields: [[Int]]
+  /// What the world was last told of the device's files (``syncFiles(_:env:effects:)``), and at
+  /// which of their versions.
+  @exclusivity(unchecked) var toldFiles: [String: SimFiles.Holding] = [:]
+  @exclusivity(unchecked) var toldFilesVersion: UInt64 = 0
   @exclusivity(unchecked) var app: App?
   /// What ties the app's engine to this device.
   let link = DeviceLink()
@@ -218,6 +226,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     self.index = index
     self.name = name
     self.schema = schema
+    files = SimFiles(device: name)
+    let assets = schema.types.map { type in type.fields.indices.filter { type.fields[$0].kind == .asset } }
+    assetFields = assets.contains { !$0.isEmpty } ? assets : []
     appSchema = App.schema
     ids = recordNames
     disk.meter = AppCostMeter.current
@@ -312,7 +323,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     appEntries &+= 1
     let random = SimDeviceRandom(seed: provenance.seed, device: name, launch: launches)
     let device = SimDevice(
-      name: name, index: index, disk: disk, clock: clock, random: random, zoneID: appSchema.zone(forType: ""), link: link)
+      name: name, index: index, disk: disk, clock: clock, random: random, zoneID: appSchema.zone(forType: ""), link: link, files: files)
     // Made on the simulator's thread: a task the app starts as it launches runs here too.
     let made: App
     do { made = try runner.run { Unchecked(App(device: device)) }.value } catch {
@@ -778,7 +789,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   }
 
   func fieldValues(_ type: Int32, _ writes: [FieldWrite]) -> [(field: String, value: SyncValue)] {
-    writes.map { (schema.types[Int(type)].fields[Int($0.field)].name, syncValue($0.value)) }
+    writes.map { (schema.types[Int(type)].fields[Int($0.field)].name, intentValue($0.value)) }
   }
 }
 

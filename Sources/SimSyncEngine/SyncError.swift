@@ -49,6 +49,14 @@ public struct SyncError: Error, Hashable, Sendable, CustomStringConvertible {
     case accountTemporarilyUnavailable
     /// The server applied the change, but the answer was lost.
     case serverResponseLost
+    /// An asset's file was not there when the save read it ("the system can't find the specified
+    /// asset"): the app deleted it, or never had it (a `SyncAsset` of a staging file the system
+    /// purged). Left to the delegate: sending the same record again cannot help until the file
+    /// is there.
+    case assetFileNotFound
+    /// An asset's file changed while the save was uploading it. Left to the delegate: add the
+    /// change again, and the next save reads the file as it is then.
+    case assetFileModified
 
     /// Whether `CKSyncEngine` handles the error itself — keeps the change pending and tries
     /// again when conditions allow — rather than leaving it to the delegate. Apple lists

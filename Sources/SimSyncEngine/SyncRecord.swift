@@ -37,7 +37,7 @@ public struct SyncRecordID: Hashable, Sendable, Codable, CustomStringConvertible
 }
 
 /// A value a record field can hold, as `CKRecordValue`: a string, a number, a Boolean, a date,
-/// bytes, a reference to another record, or a list of strings.
+/// bytes, a reference to another record, a list of strings, or an asset.
 public enum SyncValue: Hashable, Sendable, Codable {
   case string(String)
   case int(Int64)
@@ -48,6 +48,8 @@ public enum SyncValue: Hashable, Sendable, Codable {
   case data(Data)
   case reference(SyncRecord.Reference)
   case strings([String])
+  /// A file stored beside the record (`CKAsset`).
+  case asset(SyncAsset)
 }
 
 /// A type whose values a record field can hold (`CKRecordValueProtocol`): write
@@ -164,7 +166,7 @@ extension Array: SyncRecordValue where Element == String {
 
 extension SyncValue {
   /// The value as the Swift type an app casts it to: `String`, `Int`, `Double`, `Bool`, `Date`,
-  /// `Data`, `SyncRecord.Reference` or `[String]`.
+  /// `Data`, `SyncRecord.Reference`, `[String]` or `SyncAsset`.
   public var natural: any SyncRecordValue {
     switch self {
     case .string(let s): s
@@ -175,6 +177,7 @@ extension SyncValue {
     case .data(let d): d
     case .reference(let r): r
     case .strings(let s): s
+    case .asset(let a): a
     }
   }
 }
@@ -253,8 +256,12 @@ public class SyncRecord: @unchecked Sendable, CustomStringConvertible {
   }
 
   var system: SystemFields
+  /// Every field's value, plain and encrypted (``encryptedValues``).
   var fields: [String: SyncValue] = [:]
+  /// The fields set since the record was made or fetched, plain and encrypted.
   var changed: Set<String> = []
+  /// The fields held as encrypted values (``encryptedValues``); the others are plain.
+  var encrypted: Set<String> = []
 
   /// The record this one belongs to (`CKRecord.parent`): a hierarchy share of that record, or
   /// of a record above it, shares this one too ("CloudKit shares the hierarchy when a CKShare
@@ -323,11 +330,13 @@ public class SyncRecord: @unchecked Sendable, CustomStringConvertible {
     return w.data
   }
 
-  /// The value of field `key`, or nil; setting it marks the field changed.
+  /// The value of field `key`, or nil; setting it marks the field changed. An encrypted field
+  /// is read and written through ``encryptedValues`` instead: read here, it is nil.
   public subscript(key: String) -> (any SyncRecordValue)? {
-    get { fields[key]?.natural }
+    get { encrypted.isEmpty || !encrypted.contains(key) ? fields[key]?.natural : nil }
     set {
       fields[key] = newValue?.syncValue
+      if !encrypted.isEmpty { encrypted.remove(key) }
       changed.insert(key)
     }
   }
@@ -339,29 +348,51 @@ public class SyncRecord: @unchecked Sendable, CustomStringConvertible {
   public func setObject(_ value: (any SyncRecordValue)?, forKey key: String) { self[key] = value }
 
   /// The record's encrypted fields (`CKRecord.encryptedValues`): read and written as its other
-  /// fields are. In this version they share the record's fields (the simulated server keeps
-  /// them as it keeps the others, and the oracle judges them the same way); what CloudKit does
-  /// differently with them — they are lost with the zone's data after an encrypted-data reset —
-  /// is not simulated yet.
+  /// fields are, and kept apart from them — a field of the schema marked `encrypted` is read and
+  /// written here, any other through the record's subscript. An app that states its schema and
+  /// writes a field through the wrong one fails the run, saying which. The simulated server keeps
+  /// them as it keeps the others, and the oracle judges them the same way (no cryptography is
+  /// simulated).
   ///
-  ///     record.encryptedValues["name"] = contact.name
+  ///     record.encryptedValues["phone"] = contact.phone
+  ///     let phone = record.encryptedValues["phone"] as? String
   public var encryptedValues: EncryptedValues { EncryptedValues(record: self) }
 
-  /// `CKRecord.encryptedValues`, as ``encryptedValues`` gives it.
+  /// `CKRecord.encryptedValues`, as ``encryptedValues`` gives it (`CKRecordKeyValueSetting`).
   public struct EncryptedValues {
     let record: SyncRecord
-    /// The value of encrypted field `key`, or nil; setting it marks the field changed.
+    /// The value of encrypted field `key`, or nil (nil for a plain field); setting it marks the
+    /// field changed.
     public subscript(key: String) -> (any SyncRecordValue)? {
-      get { record[key] }
-      nonmutating set { record[key] = newValue }
+      get { record.encrypted.contains(key) ? record.fields[key]?.natural : nil }
+      nonmutating set {
+        record.fields[key] = newValue?.syncValue
+        if newValue == nil { record.encrypted.remove(key) } else { record.encrypted.insert(key) }
+        record.changed.insert(key)
+      }
     }
+
+    /// The value of encrypted field `key` (`object(forKey:)`).
+    public func object(forKey key: String) -> (any SyncRecordValue)? { self[key] }
+
+    /// Sets encrypted field `key` (`setObject(_:forKey:)`); nil removes it.
+    public func setObject(_ value: (any SyncRecordValue)?, forKey key: String) { self[key] = value }
+
+    /// The names of the encrypted fields that have a value, sorted.
+    public func allKeys() -> [String] { record.encrypted.filter { record.fields[$0] != nil }.sorted() }
+
+    /// The names of the encrypted fields set since the record was made or fetched, sorted.
+    public func changedKeys() -> [String] { record.changed.filter { record.encrypted.contains($0) }.sorted() }
   }
 
-  /// The names of the fields that have a value, sorted.
-  public func allKeys() -> [String] { fields.keys.sorted() }
+  /// The names of the plain fields that have a value, sorted (the encrypted ones are
+  /// ``encryptedValues``' `allKeys()`).
+  public func allKeys() -> [String] {
+    encrypted.isEmpty ? fields.keys.sorted() : fields.keys.filter { !encrypted.contains($0) }.sorted()
+  }
 
-  /// The names of the fields set since the record was made or fetched, sorted.
-  public func changedKeys() -> [String] { changed.sorted() }
+  /// The names of the plain fields set since the record was made or fetched, sorted.
+  public func changedKeys() -> [String] { encrypted.isEmpty ? changed.sorted() : changed.filter { !encrypted.contains($0) }.sorted() }
 
   /// A copy: same system fields and fields (a class, so a copy is explicit).
   public func copy() -> SyncRecord {
@@ -369,14 +400,15 @@ public class SyncRecord: @unchecked Sendable, CustomStringConvertible {
     r.system = system
     r.fields = fields
     r.changed = changed
+    r.encrypted = encrypted
     r.parent = parent
     r.parentChanged = parentChanged
     return r
   }
 
-  /// `Note n1 (Notes) tag 3: title="Groceries"`.
+  /// `Note n1 (Notes) tag 3: title="Groceries"` (an encrypted field as `phone(encrypted)=…`).
   public var description: String {
-    let values = allKeys().map { "\($0)=\(fields[$0]!)" }.joined(separator: " ")
+    let values = fields.keys.sorted().map { "\($0)\(encrypted.contains($0) ? "(encrypted)" : "")=\(fields[$0]!)" }.joined(separator: " ")
     return "\(recordType) \(recordID)" + (recordChangeTag.map { " tag \($0)" } ?? "") + (parent.map { " parent \($0.recordID.recordName)" } ?? "")
       + (values.isEmpty ? "" : ": " + values)
   }

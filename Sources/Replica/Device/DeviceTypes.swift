@@ -162,6 +162,10 @@ package enum DeviceEffect: Sendable {
   /// whose parent was deleted, or cleared its reference): the world logs it as the rule's
   /// intent, made on the device, as the built-in engine's rules are.
   case ruleIntent(RuleIntent)
+  /// A user's app changed its own files: after its step the device holds the file of the asset
+  /// named `name` in the app's container (`own`) and in the staging area (`staged`), or not
+  /// (a raw observation for the reference oracle: ``Observation/appFile(device:name:own:staged:at:)``).
+  case appFile(name: String, own: Bool, staged: Bool)
 }
 
 /// A delete rule a user's app carried out (``DeviceEffect/ruleIntent(_:)``).

@@ -31,6 +31,10 @@ package protocol AppDriver: AnyObject {
   /// as they are now — what the app's shared-database engine hands over as `CKShare` records
   /// when the answer arrives.
   func sharedFetchAnswered(requestID: UInt64, owners: [(key: RecordKey, owner: Int32)], shares: [Share])
+  /// The world changed the device's asset files itself (`purge-staging`, `delete-file`): the
+  /// app's own view of its files follows (``DeviceState/files`` is already changed). Nothing by
+  /// default.
+  func filesChangedByTheWorld(stagingPurged: Bool, deleted name: String?)
 }
 
 extension AppDriver {

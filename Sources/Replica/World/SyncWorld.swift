@@ -381,9 +381,11 @@ package struct SyncWorld: Sendable {
         ? devices[Int(d)].changeFile(of: key, field: Int(field), at: now) : devices[Int(d)].deleteFile(of: key, field: Int(field), at: now)
       trace.record(WorldTrace.lifecycle, at: now, node: d, 15, Int64(key) << 8 | Int64(field) << 1 | (changed ? 1 : 0), name == nil ? 0 : 1)
       if config.recordObservations, !changed, let name { facts.observations.append(.fileDeleted(device: d, name: name, at: now)) }
+      if !changed, let name { tellDriverOfFiles(device: d, stagingPurged: false, deleted: name) }
       note(.device(d, .file(key, field: field, changed: changed, name: name)))
     case .purgeStaging(let d):
       let n = devices[Int(d)].purgeStaging(at: now)
+      tellDriverOfFiles(device: d, stagingPurged: true, deleted: nil)
       if config.recordObservations { facts.observations.append(.stagingPurged(device: d, at: now)) }
       trace.record(WorldTrace.lifecycle, at: now, node: d, 16, Int64(n))
       note(.device(d, .stagingPurged(files: n)))
@@ -637,6 +639,8 @@ package struct SyncWorld: Sendable {
         if config.trackCausality { ledgerTook(copy, device: d) }
       case .ruleIntent(let rule):
         logRule(rule, device: d)
+      case .appFile(let name, let own, let staged):
+        if config.recordObservations { facts.observations.append(.appFile(device: d, name: name, own: own, staged: staged, at: now)) }
       }
     }
   }

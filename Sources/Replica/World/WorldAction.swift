@@ -204,6 +204,10 @@ package enum Observation: Sendable {
   case stagingPurged(device: Int32, at: VirtualTime)
   /// The app deleted the file of the asset named `name` on a device (`delete-file`).
   case fileDeleted(device: Int32, name: String, at: VirtualTime)
+  /// A user's app changed its own files (`SimDevice.files`): the device now holds the file of
+  /// the asset named `name` in the app's container (`own`) and in the staging area (`staged`),
+  /// or not.
+  case appFile(device: Int32, name: String, own: Bool, staged: Bool, at: VirtualTime)
   /// The server received a pushed copy: a delete, or a save of the fields in `changed` (the
   /// fields the device says it changed; bit `i` is field `i`).
   case serverReceived(copy: RecordState, isDelete: Bool, changed: FieldMask, at: VirtualTime)

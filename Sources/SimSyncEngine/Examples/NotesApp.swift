@@ -432,6 +432,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     let r = row.system.flatMap { SyncRecord(systemFields: $0) } ?? SyncRecord(recordType: row.recordType, recordID: recordID)
     // (A field set to nil has a version and no value: the version goes, so that the nil wins.)
     for f in Set(row.fields.keys).union(row.versions.keys).sorted() {
+      // An asset taken from a server record whose files CloudKit did not download (fileURL nil)
+      // is left out: the server keeps its own, and the next fetch brings the file.
+      if case .asset(let asset)? = row.fields[f], asset.fileURL == nil { continue }
       r[f] = row.fields[f]
       r[Self.versionKey(f)] = (row.versions[f] ?? .none).text
     }
@@ -486,12 +489,27 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       clock = max(clock, theirs.counter)
       let ours = row.versions[key] ?? .none
       if keepsLocal(dirty: row.dirty.contains(key), local: ours, server: theirs) { continue }
-      row.fields[key] = server.fields[key]
+      row.fields[key] = kept(server.fields[key])
       row.versions[key] = theirs
       row.dirty.remove(key)
     }
     row.system = server.encodedSystemFields
     put(server.recordID.recordName, row)
+  }
+
+  /// A value of a record from the server, as the app keeps it: an asset's file copied out of
+  /// the staging area into the app's container at once (Apple, `CKAsset`: "move the data into
+  /// your app's container as soon as you fetch it"). An asset without a file — one of the server
+  /// record `serverRecordChanged` carries, whose files CloudKit does not download — is kept as it
+  /// is: the record sent next leaves it out (``record(for:)``), and the next fetch brings it.
+  func kept(_ value: SyncValue?) -> SyncValue? {
+    guard case .asset(let asset)? = value, let staged = asset.fileURL else { return value }
+    let files = device.files
+    let mine = files.containerURL.appendingPathComponent("assets").appendingPathComponent(staged.lastPathComponent)
+    if !files.fileExists(at: mine) {
+      guard (try? files.copyItem(at: staged, to: mine)) != nil else { return value }
+    }
+    return .asset(SyncAsset(fileURL: mine))
   }
 
   /// A save went through: the row is clean, unless it was edited again while the batch was out
