@@ -714,6 +714,13 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     effects.append(.timer(.timeout, after: view.config.requestTimeout, generation: timeoutGeneration))
   }
 
+  /// A reply on its way downloads assets over a slow link: the request times out after them.
+  package func downloading(for transfer: SimDuration, view: DeviceState, effects: inout [DeviceEffect]) {
+    guard !isIdle else { return }
+    timeoutGeneration &+= 1
+    effects.append(.timer(.timeout, after: view.config.requestTimeout + transfer, generation: timeoutGeneration))
+  }
+
   /// The app's engine: cancel what is under way (`cancelOperations()`): a request in flight is
   /// abandoned, and what it carried stays pending.
   func cancel(_ view: inout DeviceState, effects: inout [DeviceEffect]) {

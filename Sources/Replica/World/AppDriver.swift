@@ -35,9 +35,15 @@ package protocol AppDriver: AnyObject {
   /// app's own view of its files follows (``DeviceState/files`` is already changed). Nothing by
   /// default.
   func filesChangedByTheWorld(stagingPurged: Bool, deleted name: String?)
+  /// A reply now on its way downloads `transfer` worth of asset bytes over the device's link:
+  /// the request it answers times out only after them.
+  func downloading(for transfer: SimDuration, view: DeviceState, effects: inout [DeviceEffect])
 }
 
 extension AppDriver {
+  /// Nothing: a driver whose requests do not time out.
+  package func downloading(for transfer: SimDuration, view: DeviceState, effects: inout [DeviceEffect]) {}
+
   /// Nothing: a driver of an app that does not share.
   package func sharedFetchAnswered(requestID: UInt64, owners: [(key: RecordKey, owner: Int32)], shares: [Share]) {}
 }

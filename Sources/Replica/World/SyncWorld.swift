@@ -750,12 +750,14 @@ extension SyncWorld {
     if let a = t.duplicateArrival { t.duplicateArrival = a + transfer }
     if from == serverNode {
       // A reply downloading assets: the device's request times out only after them.
-      if drivers.isEmpty {
-        var effects: [DeviceEffect] = []
+      var effects: [DeviceEffect] = []
+      if !drivers.isEmpty, let box = drivers[device.index] {
+        box.driver.downloading(for: transfer, view: devices[device.index], effects: &effects)
+      } else {
         devices[device.index].extendTimeout(by: transfer, effects: &effects)
-        for case .timer(let kind, let after, let generation) in effects {
-          loop.schedule(.timer(device: Int32(device.index), kind: kind, generation: generation), after: after)
-        }
+      }
+      for case .timer(let kind, let after, let generation) in effects {
+        loop.schedule(.timer(device: Int32(device.index), kind: kind, generation: generation), after: after)
       }
     } else {
       pendingTransfer = transfer

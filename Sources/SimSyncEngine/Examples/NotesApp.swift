@@ -489,6 +489,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       clock = max(clock, theirs.counter)
       let ours = row.versions[key] ?? .none
       if keepsLocal(dirty: row.dirty.contains(key), local: ours, server: theirs) { continue }
+      // The server record of `serverRecordChanged` carries no asset files (fileURL nil): an
+      // asset of the version the row already holds keeps the row's file.
+      if case .asset(let asset)? = server.fields[key], asset.fileURL == nil, ours == theirs, case .asset? = row.fields[key] { continue }
       row.fields[key] = kept(server.fields[key])
       row.versions[key] = theirs
       row.dirty.remove(key)
