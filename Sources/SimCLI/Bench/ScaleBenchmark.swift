@@ -28,14 +28,24 @@ enum ScaleBenchmark {
   /// `devices` devices on the essay's schema over one simulated hour: first `records` notes,
   /// then title edits and preference changes by random devices (mutable fields), with random
   /// syncs; push off (each change would otherwise notify every device), autosync 1 s.
-  static func run(devices: Int, intents: Int, seed: UInt64 = 1) -> Result {
+  /// With `assetSize`, every note also has an asset field (`attachment: asset?`), and every
+  /// create and edit writes an asset of that size there: an asset is a name and a size, so the
+  /// memory must not grow with it.
+  static func run(devices: Int, intents: Int, seed: UInt64 = 1, assetSize: Int64? = nil) -> Result {
     let clock = WallClock()
     let names = (0..<devices).map { "d\($0)" }
     let records = max(1, min(1_000, intents / 100))
+    var schema = WorkloadShape.essaySchema
+    if assetSize != nil { schema.types[0].fields.append(FieldSpec(name: "attachment", kind: .asset, optional: true, mutable: true)) }
+    func values(_ title: String, _ n: Int) -> [FieldWrite] {
+      var v = [FieldWrite(field: 0, value: .string(title))]
+      if let assetSize { v.append(FieldWrite(field: 2, value: .content(Content(name: "a\(n)", size: assetSize, isAsset: true)))) }
+      return v
+    }
     var world = SyncWorld(
       {
         let c = WorldConfig(
-          deviceNames: names, schema: WorkloadShape.essaySchema, policy: StandardPolicy(preset: "append-only")!, seed: seed,
+          deviceNames: names, schema: schema, policy: StandardPolicy(preset: "append-only")!, seed: seed,
           network: NetworkConditions(latency: .uniform(.milliseconds(20), .milliseconds(300))), autosync: .seconds(1), push: nil)
         return c
       }())
@@ -44,14 +54,14 @@ enum ScaleBenchmark {
     for k in 0..<records {
       let d = Int32(rng.int(in: 0..<devices))
       let at = VirtualTime(nanoseconds: Int64(k) * 1_000_000)  // notes first, a millisecond apart
-      world.schedule(.intent(device: d, .create(type: 0, key: RecordKey(k), values: [FieldWrite(field: 0, value: .string("t\(k)"))])), at: at)
+      world.schedule(.intent(device: d, .create(type: 0, key: RecordKey(k), values: values("t\(k)", k))), at: at)
     }
     world.schedule(.syncAll, at: VirtualTime.zero + .seconds(5))
     for i in records..<intents {
       let d = Int32(rng.int(in: 0..<devices))
       let at = VirtualTime(nanoseconds: 10_000_000_000 + rng.int(in: 0...hour))
       let key = RecordKey(rng.int(in: 0..<records))
-      world.schedule(.intent(device: d, .set(key: key, values: [FieldWrite(field: 0, value: .string("v\(i)"))])), at: at)
+      world.schedule(.intent(device: d, .set(key: key, values: values("v\(i)", i))), at: at)
     }
     world.run(until: VirtualTime.zero + .seconds(10) + .hours(1))
     world.settle(maxEvents: 50_000_000)

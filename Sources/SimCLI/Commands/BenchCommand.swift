@@ -1,3 +1,4 @@
+import Replica
 import Scenarios
 @_spi(Kernel) import Simulator
 
@@ -35,6 +36,7 @@ enum BenchCommand {
       .value("--app", "NAME", "app: which app this tool was built with (default NotesApp)."),
       .value("--devices", "N", "fuzz: devices per seed (default 3); scale: devices (default 1000)."),
       .value("--intents", "N", "fuzz: intents per seed (default 50); scale: intents (default 100000)."),
+      .value("--asset-size", "SIZE", "scale: every note also gets an asset of this size (10KB … 50MB) at each create and edit."),
       Formats.option,
     ],
     subjects: subjects,
@@ -235,7 +237,19 @@ enum BenchCommand {
     #if DEBUG
       console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench scale'.\n")
     #endif
-    let r = ScaleBenchmark.run(devices: Int(devices), intents: Int(intents))
+    var assetSize: Int64?
+    if let text = args.value("--asset-size") {
+      switch ByteCount.parse(text) {
+      case .success(let n) where n > 0 && n <= 50_000_000: assetSize = n
+      case .success:
+        console.err(UsageError.other("invalid value '\(text)' for '--asset-size': from 1B to 50MB (CloudKit's limit for an asset).").render(command: spec))
+        return .usage
+      case .failure(let e):
+        console.err(UsageError.other("invalid value '\(text)' for '--asset-size': \(e.message).").render(command: spec))
+        return .usage
+      }
+    }
+    let r = ScaleBenchmark.run(devices: Int(devices), intents: Int(intents), assetSize: assetSize)
     let mib = Double(r.peakBytes) / 1_048_576
     if args.value("--format") == "json" {
       let value: JSONValue = [
