@@ -242,7 +242,8 @@ enum BenchCommand {
       switch ByteCount.parse(text) {
       case .success(let n) where n > 0 && n <= 50_000_000: assetSize = n
       case .success:
-        console.err(UsageError.other("invalid value '\(text)' for '--asset-size': from 1B to 50MB (CloudKit's limit for an asset).").render(command: spec))
+        console.err(
+          UsageError.other("invalid value '\(text)' for '--asset-size': from 1B to 50MB (CloudKit's limit for an asset).").render(command: spec))
         return .usage
       case .failure(let e):
         console.err(UsageError.other("invalid value '\(text)' for '--asset-size': \(e.message).").render(command: spec))
