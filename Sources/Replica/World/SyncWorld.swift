@@ -73,7 +73,7 @@ package struct SyncWorld: Sendable {
   package internal(set) var recordsSent = 0
   /// When a message was last delivered (settle's time to converge ends there, not at the last
   /// stale timer).
-  var lastDelivery: VirtualTime = .zero
+  package internal(set) var lastDelivery: VirtualTime = .zero
   /// `unique=key-name`: the record each unique key names, per account, type and key values.
   var keyNames: [UniqueName: RecordKey] = [:]
   /// Per device: the account it was last signed into (a record made while signed out takes its

@@ -292,7 +292,14 @@ extension DeclarationParser {
         switch token.text {
         case "mutable": field.mutable = true
         case "unique": field.unique = true
-        case "encrypted": field.encrypted = true
+        case "encrypted":
+          // (Apple, `CKRecord.encryptedValues`: assets are encrypted by default; references are
+          // never encrypted.)
+          switch field.kind {
+          case .asset: error(i, token, "assets are encrypted by default (CKAsset); remove 'encrypted'")
+          case .ref: error(i, token, "a reference cannot be encrypted (CloudKit keeps CKRecord.Reference values in the clear); remove 'encrypted'")
+          default: field.encrypted = true
+          }
         case "since": if let n = parseSince(i, t, &k) { field.since = n }
         case "ordered", "no-inverse", "parent":
           guard field.referencedType != nil else {
@@ -364,6 +371,12 @@ extension DeclarationParser {
         continue
       }
       sawDefault = true
+      if field.kind == .asset {
+        let written = literalIsString ? Literal.string(literalText).description : literalText
+        error(i, literalOffset, "an asset field cannot have a default (a file is written by a device); remove '= \(Self.quoted(written))…'")
+        // (The rest of the line is the default's: `asset("x", 1MB)` spans words.)
+        return
+      }
       guard let literal = value(i, Self.literal(literalText, isString: literalIsString, at: literalOffset)) else { continue }
       field.defaultValue = defaultValue(literal, field, i, at: literalOffset)
     }

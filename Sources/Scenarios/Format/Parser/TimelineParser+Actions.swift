@@ -503,6 +503,16 @@ extension TimelineParser {
         continue
       }
       let read: Result<Literal, _WordError>
+      if !valueIsString, valueText.count > 6, valueText.hasPrefix("asset(") || valueText.hasPrefix("bytes(") {
+        // `asset(IMG, 3MB)`: a name without quotes.
+        error(
+          i, valueOffset + 6,
+          "expected the content's name in quotes right after '\(valueText.prefix(6))'; write \(valueText.hasPrefix("asset(") ? "asset(\"IMG_0042.heic\", 3MB)" : "bytes(\"body-v3\", 1.2MB)")"
+        )
+        ok = false
+        while index < t.count, !(t[index - 1].isWord && t[index - 1].text.hasSuffix(")")) { index += 1 }
+        continue
+      }
       if !valueIsString, valueText == "asset(" || valueText == "bytes(" {
         let content = Self.contentLiteral(valueText, at: valueOffset, tokens: t, from: index)
         read = content.0
