@@ -30,6 +30,9 @@ package final class ProvenanceRegistry: @unchecked Sendable {
   /// not change tag, so that a save whose answer was lost keeps them too; values are unique per
   /// intent, so the content names the writes it holds.)
   @exclusivity(unchecked) var extras: [RecordKey: [[Value]: [String: SyncValue]]] = [:]
+  /// Which of those extra fields the app wrote among the record's `encryptedValues` (CloudKit
+  /// hands them back encrypted, under `encryptedValues`).
+  @exclusivity(unchecked) var encryptedExtras: [RecordKey: [[Value]: Set<String>]] = [:]
   /// Per record and text field, the pieces of text intents wrote (a create's or set's whole
   /// text, an append's text), each unique in the run.
   @exclusivity(unchecked) private(set) var pieces: [RecordKey: [Int32: [(text: [Unicode.Scalar], intent: IntentID)]]] = [:]

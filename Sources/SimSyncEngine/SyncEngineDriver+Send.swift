@@ -127,6 +127,10 @@ extension SyncEngineDriver {
       if !extras.isEmpty || provenance.extras[key]?[state.fields.map(\.value)] != nil {
         provenance.extras[key, default: [:]][state.fields.map(\.value)] = extras
       }
+      let encryptedExtras = record.encrypted.filter { extras[$0] != nil }
+      if !encryptedExtras.isEmpty || provenance.encryptedExtras[key]?[state.fields.map(\.value)] != nil {
+        provenance.encryptedExtras[key, default: [:]][state.fields.map(\.value)] = encryptedExtras
+      }
       let change = SyncEngine.PendingRecordZoneChange.saveRecord(record.recordID)
       changes.append((change, engine.state.additions[change] ?? 0))
       records.append(record.copy())

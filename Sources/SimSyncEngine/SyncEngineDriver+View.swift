@@ -507,6 +507,8 @@ extension SyncEngineDriver {
       if specs[f].encrypted, isEncrypted(specs[f]) { record.encrypted.insert(specs[f].name) }
     }
     for (key, value) in extras ?? [:] { fields[key] = value }
+    // (Extra fields the app wrote among `encryptedValues` come back there.)
+    if let encrypted = provenance.encryptedExtras[r.key]?[r.fields.map(\.value)] { record.encrypted.formUnion(encrypted) }
     record.fields = fields
     // The field marked `parent` is the record's `CKRecord.parent` too.
     if Int(r.type) < parentFields.count, let f = parentFields[Int(r.type)], case .ref(let p) = r.fields[f].value {

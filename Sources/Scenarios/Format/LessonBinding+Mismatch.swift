@@ -15,10 +15,13 @@ extension _LessonSearch {
     case bool
     /// A lesson `ref T`: a reference to the type that plays `T`.
     case reference(String)
+    /// A lesson `asset`: an asset field.
+    case asset
 
     init(_ kind: FieldKind) {
       switch kind {
-      case .string, .bytes, .asset: self = .scalar
+      case .string, .bytes: self = .scalar
+      case .asset: self = .asset
       case .int, .date, .double: self = .number
       case .text: self = .text
       case .bool: self = .bool
@@ -35,6 +38,7 @@ extension _LessonSearch {
         case .text: .text
         case .bool: .bool
         case .reference(let target): .ref(target)
+        case .asset: .asset
         }
       return _LessonSearch.kindPoints(lesson, kind, refs: nil) > 0
     }
@@ -48,6 +52,7 @@ extension _LessonSearch {
       case .text: "text field\(s)"
       case .bool: "bool field\(s)"
       case .reference: "reference field\(s)"
+      case .asset: "asset field\(s)"
       }
     }
 
@@ -192,6 +197,8 @@ extension _LessonSearch {
       head = (n == 1 ? "a text field" : "\(Self.word(n)) text fields") + (appended ? (n == 1 ? " that is appended to" : " that are appended to") : "")
     case .bool:
       head = n == 1 ? "a bool field" : "\(Self.word(n)) bool fields"
+    case .asset:
+      head = n == 1 ? "an asset field" : "\(Self.word(n)) asset fields"
     case .reference(let target):
       let rules = Set(group.fields.map(\.spec.onDelete))
       let rule = rules.count == 1 ? " with on-delete \(rules.first!.rawValue)" : ""

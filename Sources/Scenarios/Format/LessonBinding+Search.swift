@@ -37,7 +37,7 @@ struct _LessonSearch {
   /// playing the lesson's target (`refs`: lesson type name → app type name; nil: any type).
   static func kindPoints(_ lesson: FieldKind, _ app: FieldKind, refs: [String: String]?) -> Int {
     switch (lesson, app) {
-    case (.string, .string), (.text, .text), (.int, .int), (.date, .date), (.bool, .bool), (.double, .double), (.bytes, .bytes): 3
+    case (.string, .string), (.text, .text), (.int, .int), (.date, .date), (.bool, .bool), (.double, .double), (.bytes, .bytes), (.asset, .asset): 3
     case (.string, .int), (.string, .date), (.int, .date), (.date, .int): 2
     case (.string, .text), (.int, .string), (.date, .string): 1
     case (.ref(let target), .ref(let other)): (refs.map { $0[target] == other } ?? true) ? 3 : 0

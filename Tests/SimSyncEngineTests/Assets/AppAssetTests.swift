@@ -338,6 +338,13 @@ import Testing
     #expect(report.passed, "\(report.text)")
   }
 
+  /// A field the schema does not declare, written among `encryptedValues`, comes back there
+  /// (the port of a public delegate found it coming back among the plain fields).
+  @Test func anUndeclaredEncryptedFieldComesBackEncrypted() throws {
+    let report = try Self.run(Self.contacts, ContactsAppWithAPrivateNickname.self).report
+    #expect(report.passed, "\(report.text)")
+  }
+
   @Test func anAppThatWritesAnEncryptedFieldInTheClearFailsSayingWhich() throws {
     let report = try Self.run(Self.contacts, ContactsAppWritingPhonesInTheClear.self).report
     #expect(!report.passed)

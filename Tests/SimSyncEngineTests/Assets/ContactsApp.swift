@@ -145,3 +145,19 @@ final class ContactsAppWritingPhonesInTheClear: ContactsApp, @unchecked Sendable
     record["phone"] = row.phone
   }
 }
+
+/// Also keeps a field the schema does not declare among the record's `encryptedValues` (a
+/// private nickname): CloudKit hands it back there. Were it handed back among the plain fields,
+/// this app would take it for a record another app wrote in the clear and blank the name — a
+/// phantom value the oracle reports.
+final class ContactsAppWithAPrivateNickname: ContactsApp, @unchecked Sendable {
+  override func fill(_ record: SyncRecord, from row: Row) {
+    super.fill(record, from: row)
+    record.encryptedValues["nickname"] = "nick-" + row.name
+  }
+
+  override func read(_ record: SyncRecord, into row: inout Row) {
+    super.read(record, into: &row)
+    if record["nickname"] != nil || record.encryptedValues["nickname"] == nil { row.name = "" }
+  }
+}
