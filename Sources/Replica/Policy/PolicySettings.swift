@@ -184,9 +184,9 @@ public struct PolicySettings: Hashable, Sendable {
 
   /// The `asset-file` axis: when the engine lets go of the file an asset's upload reads.
   /// `keep-until-saved` keeps it until the save is confirmed (Apple, `CKAsset.init(fileURL:)`:
-  /// CloudKit does not delete it; the app does, afterwards); `delete-after-send` deletes it when
-  /// the request ends however it ended, so a retry finds no file (`assetFileNotFound`,
-  /// SyncKit #120).
+  /// CloudKit does not delete it; the app does, afterwards); `delete-after-send` deletes it as
+  /// soon as an answer comes back that does not confirm the save (a conflict, a transient error),
+  /// so the retry finds no file (`assetFileNotFound`, SyncKit #120).
   public enum AssetFile: String, CaseIterable, Sendable {
     case keepUntilSaved = "keep-until-saved"
     case deleteAfterSend = "delete-after-send"

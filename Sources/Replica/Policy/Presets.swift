@@ -275,7 +275,7 @@ extension PolicyPreset {
     preset(
       "deletes-file-early", models: "planted bug: field-lww-hlc asset-file=delete-after-send",
       loses:
-        "assets: the upload's file is deleted when its request ends, before the save is confirmed, so a retry fails with assetFileNotFound and the photo never reaches the server (SyncKit #120)",
+        "assets: the upload's file is deleted when an answer comes back that does not confirm the save, so the retry fails with assetFileNotFound and the photo never reaches the server (SyncKit #120)",
       planted: true
     ) {
       $0.assetFile = .deleteAfterSend

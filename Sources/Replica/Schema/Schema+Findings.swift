@@ -192,7 +192,8 @@ extension Schema {
       add(
         .requiredWithoutDefault,
         "\(subject) is required and has no default; CloudKit needs every attribute optional or defaulted, so \(type.name) records will never upload.",
-        fix: "write `\(field.name): \(field.kind)?` or add `= …`")
+        fix: field.kind == .asset
+          ? "write `\(field.name): asset?` (an asset field has no default)" : "write `\(field.name): \(field.kind)?` or add `= …`")
     }
     if field.unique {
       // (The advice names what is still to do: a type that already declares the key as

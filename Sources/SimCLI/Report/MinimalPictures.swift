@@ -112,6 +112,7 @@ struct MinimalPicture: Sendable {
     switch campaign.key.scenario {
     case "default": break
     case "sharing": shape.sharing = true
+    case "assets": shape.schema = WorkloadShape.albumSchema
     default:
       guard let base = try? ScenarioLocator.load(campaign.key.scenario), !base.schema.types.isEmpty else {
         return .failure(

@@ -124,6 +124,7 @@ struct ReportCampaign: Sendable {
     switch key.scenario {
     case "default": break
     case "sharing": words.append("--sharing")
+    case "assets": words.append("--assets")
     default: words += ["--scenario", CrashReport.shellWord(key.scenario)]
     }
     if let intents { words += ["--intents", "\(intents)"] }

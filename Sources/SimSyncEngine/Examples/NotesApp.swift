@@ -481,7 +481,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     let versioned = server.allKeys().filter { $0.hasSuffix("@v") }.map { String($0.dropLast(2)) }
     let keys = Set(server.allKeys().filter { !Self.isBookkeeping($0) }).union(versioned).sorted()
     for key in keys {
-      if isText(key, in: row) || server.fields[Self.piecesKey(key)] != nil {
+      // (A field called body that holds an asset, in a schema of another app, is no text.)
+      let holdsAsset = if case .asset? = server.fields[key] { true } else { false }
+      if !holdsAsset && (isText(key, in: row) || server.fields[Self.piecesKey(key)] != nil) {
         mergeText(key, from: server, into: &row)
         continue
       }
@@ -552,6 +554,10 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       if rows[recordID.recordName] != nil { syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
     case .serverRejectedRequest:
       break  // refused for good: nothing to send again
+    case .limitExceeded:
+      // Refused alone (a batch over the limits is split by the engine): the record is over
+      // CloudKit's 1 MB, or an asset over 50 MB. Sending it again cannot help.
+      break
     default:
       // The engine retries only what Apple lists (network, throttling, account, zone busy);
       // anything else — full storage, a lost answer, a reference not there yet, a failed atomic
