@@ -591,8 +591,9 @@ package struct SyncWorld: Sendable {
     if config.recordObservations { facts.observations.append(.intent(intent.id)) }
     // A change to a record its device gave up on for good (the user was told) waits with it,
     // never sent: a raw fact for the reference oracle.
-    if config.recordObservations, intent.ignored == nil, devices[Int(d)].outbox.entry(for: intent.record)?.failed == true {
-      facts.observations.append(.droppedUnsent(device: d, keys: [intent.record], at: now))
+    if config.trackCausality, intent.ignored == nil, devices[Int(d)].outbox.entry(for: intent.record)?.failed == true {
+      facts.heldByGiveUp.append(intent.id)
+      if config.recordObservations { facts.observations.append(.droppedUnsent(device: d, keys: [intent.record], at: now)) }
     }
     trace.record(WorldTrace.intent, at: now, node: d, Int64(intent.id), Int64(intent.record), intent.ignored == nil ? 0 : 1)
     note(.intent(intent.id))

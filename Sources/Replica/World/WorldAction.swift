@@ -121,6 +121,9 @@ package struct WorldFacts: Sendable {
     package var intentsBefore: Int32
   }
   package var events: [Event] = []
+  /// Changes made to a record whose upload its device had given up on for good (the user told):
+  /// they wait with it, never sent (in id order; not hashed).
+  package var heldByGiveUp: [IntentID] = []
   /// Per record created again after a delete: the incarnation (creating intent) of the copy the
   /// server held last, live or deleted (lookups only).
   package var serverIncarnations: [RecordKey: IntentID] = [:]

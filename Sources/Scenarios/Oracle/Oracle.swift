@@ -182,7 +182,7 @@ package struct Oracle {
     }
     // A change made after its device gave up on the record for good (told the user: the
     // record's upload is marked failed) waits with it, never sent.
-    if world.devices.withUnsafeBufferPointer({ $0[Int(i.device)].outbox.entry(for: i.record)?.failed == true }) {
+    if world.facts.heldByGiveUp.contains(i.id) {
       for e in world.facts.events.reversed() where e.device == i.device && e.intentsBefore < i.id {
         if case .gaveUp(let keys, let error, true) = e.fact, keys.contains(i.record) {
           return "its device no longer saves \(name(i.record)): " + gaveUpCause(error, told: true, at: e.time, key: i.record, device: e.device)
