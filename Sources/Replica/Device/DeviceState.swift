@@ -438,11 +438,13 @@ package struct DeviceState: Sendable {
       if env.hasAssets, env.settings.assetFile == .deleteAfterSend {
         for (entry, result) in zip(sent, results) where result.isFailure { dropUploadCopies(of: entry, env: env) }
       }
+      // `limitExceeded` for some writes of a request and not others: those records are over
+      // CloudKit's per-record limits, which no split helps. (Read once a reply, and only when
+      // the reply has one.)
+      lazy var partlyLimited = results.contains { if case .failed(.limitExceeded, _) = $0 { false } else { true } }
       for (entry, result) in zip(sent, results) {
         if case .failed(let error, let retryAfter) = result {
-          // `limitExceeded` for some writes of a request and not others: those records are over
-          // CloudKit's per-record limits, which no split helps.
-          let alone = error == .limitExceeded && results.contains { if case .failed(.limitExceeded, _) = $0 { false } else { true } }
+          let alone = error == .limitExceeded && partlyLimited
           failed(entry, error, retryAfter: retryAfter, batchSize: alone ? 1 : sent.count, env: env, into: &failures)
         } else {
           pushResult(entry, result, env: env, effects: &effects)
