@@ -38,7 +38,7 @@ let package = Package(
     .executableTarget(name: "sim-cli", dependencies: ["SimCLI", "Scenarios", "SimSyncEngine"]),
     .target(name: "SimTesting", dependencies: ["Scenarios", "Replica", "Simulator", "SimSyncEngine"]),
     .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
-    .testTarget(name: "SimSyncEngineTests", dependencies: ["SimSyncEngine", "Replica", "Simulator", "Scenarios", "SimTesting"]),
+    .testTarget(name: "SimSyncEngineTests", dependencies: ["SimSyncEngine", "Replica", "Simulator", "Scenarios", "SimTesting", "ReferenceOracle"]),
     // The corpus of model files is read by path (#filePath), not bundled.
     .testTarget(name: "ModelImportTests", dependencies: ["ModelImport"], exclude: ["Corpus"]),
     .testTarget(name: "ReplicaTests", dependencies: ["Replica", "Simulator"]),

@@ -161,6 +161,18 @@ struct Judge {
         }
       }
     }
+    // 8a. Access: an account's database holding records made under another account that it
+    // may not read; one verdict per database and owner, on the first such record.
+    for db in world.servers.indices {
+      var owners: [Int] = []
+      for r in world.servers[db].liveRecords where world.account(ofRecord: r.key) != db && !(world.hasSharing && mayRead(Int32(db), r.key)) {
+        let owner = world.account(ofRecord: r.key)
+        if !owners.contains(owner) {
+          owners.append(owner)
+          report(ReferenceVerdict.accessLeak, r.key)
+        }
+      }
+    }
     // 8b. Assets: a device showing a record whose asset's file is not on it.
     judgeAssets()
     // 9. Divergence: against the account's own server and what is shared with it.

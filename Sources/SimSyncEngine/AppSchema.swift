@@ -32,6 +32,29 @@ public struct AppSchema: Sendable {
     /// Names the app derives from content (a tag, a day, a setting's key): a record deleted may
     /// be made again under its name, and the fuzzer follows some deletes with such a create.
     case reused
+    /// Names of the app's own form, from a pattern: `{uuid}` is a UUID drawn from the
+    /// scenario's id (as ``uuids``), `{id}` the id itself (`n1`), `{type}` the record's type as
+    /// the schema names it. `.pattern("{type}|{uuid}")` hands the app `Note|1F0C…`,
+    /// `.pattern("{uuid}:{type}")` `1F0C…:Note` (as sqlite-data names a row's record after its
+    /// primary key and table). The pattern has `{uuid}` or `{id}`, so that every record has a
+    /// name of its own; a name it makes must be one CloudKit takes (`CKRecord.ID`: ASCII, at
+    /// most 255 characters, not starting with an underscore). No record is made again under a
+    /// deleted one's name.
+    case pattern(String)
+
+    /// Why the naming cannot be used, in words; nil when it can.
+    var problem: String? {
+      guard case .pattern(let p) = self else { return nil }
+      if !p.contains("{uuid}") && !p.contains("{id}") {
+        return "the record-name pattern \"\(p)\" has neither {uuid} nor {id}: every record would get the same name"
+      }
+      var rest = p
+      for token in ["{uuid}", "{id}", "{type}"] { rest = rest.replacingOccurrences(of: token, with: "") }
+      if let brace = rest.first(where: { $0 == "{" || $0 == "}" }) {
+        return "the record-name pattern \"\(p)\" has a '\(brace)' that is not part of {uuid}, {id} or {type}"
+      }
+      return nil
+    }
   }
 
   enum Source: Sendable {

@@ -17,6 +17,7 @@ extension AppUnderTest {
     case .success(let s): schema = s
     case .failure(let e): problem = e.message
     }
+    if problem == nil, let naming = declared.recordNames.problem { problem = naming }
     let statesSchema = schema != nil
     // (`_typeName`, not `String(describing:)`: the same name without the runtime's search for
     // a description conformance: with the sixteen apps built in, ~3 ms of every start.)
@@ -32,7 +33,10 @@ extension AppUnderTest {
       provenance.appStatesSchema = statesSchema
       let file = plan.file
       let naming = declared.recordNames
-      let appNames = plan.recordNames.map { SyncEngineDriver<App>.name(for: $0, naming: naming) }
+      let types = plan.recordTypes
+      let appNames = plan.recordNames.enumerated().map { k, id in
+        SyncEngineDriver<App>.name(for: id, type: k < types.count ? file.schema.types[Int(types[k])].name : "", naming: naming)
+      }
       // (Zones are read only in a scenario that shares, as the world reads them.)
       let shares = !file.shareNames.isEmpty
       let zoneNames = shares ? file.zoneNames : []
@@ -40,7 +44,8 @@ extension AppUnderTest {
       return { d in
         SyncEngineDriver<App>(
           index: d, name: file.devices[d], schema: file.schema, recordNames: plan.recordNames, accountNames: file.accountPlan.names,
-          atomicBatches: file.server.atomic, provenance: provenance, appNames: appNames, recordZones: recordZones, zoneNames: zoneNames)
+          atomicBatches: file.server.atomic, fetchesFirst: file.server.engineFetchesFirst, provenance: provenance, appNames: appNames,
+          recordZones: recordZones, zoneNames: zoneNames)
       }
     }
   }
@@ -49,7 +54,7 @@ extension AppUnderTest {
 extension ScenarioRunner {
   /// Runs `file` with the user's app and its `SyncEngine` on every device, instead of the
   /// engine of a preset; the server behaves as CloudKit does for `CKSyncEngine` (saves
-  /// conditional on the change tag, tombstones). The report names the policy `app TYPE`.
+  /// conditional on the change tag; one without a tag of a record the server does not have is a new record). The report names the policy `app TYPE`.
   ///
   /// Values in the scenario must be unique per intent (a `set` writes a value no other intent
   /// writes to that field): the app stores values, not who wrote them, and the oracle finds the

@@ -79,10 +79,8 @@ extension SyncEngineDriver {
     var changes: [(change: SyncEngine.PendingRecordZoneChange, additions: Int)] = []
     var records: [SyncRecord] = []
     for record in batch.recordsToSave where writes.count < batchLimit {
-      guard let key = keys[record.recordID.recordName] else {
-        notSimulated("a record the scenario did not make (\(record.recordType) \(record.recordID.recordName)), which is not sent")
-        continue
-      }
+      if let why = Self.invalidName(record.recordID.recordName) { return fail("\(record.recordType) '\(record.recordID.recordName)' \(why)") }
+      guard let key = keys[record.recordID.recordName] else { return fail(unknownName(record.recordID.recordName, type: record.recordType)) }
       guard let type = schema.typeIndex(named: record.recordType) else {
         notSimulated("a record of a type the scenario does not declare (\(record.recordType)), which is not sent")
         continue
@@ -114,7 +112,7 @@ extension SyncEngineDriver {
       } else {
         keepServerFields(of: key, in: &state, values: values, changed: changed, tag: record.recordChangeTag)
       }
-      var write = RecordWrite(record: state, changed: changed, isDelete: false, baseTag: Int64(record.recordChangeTag ?? "") ?? 0)
+      var write = RecordWrite(record: state, changed: changed, isDelete: false, baseTag: baseTag(record.recordChangeTag, of: key) ?? 0)
       // With sharing, the server tells a record saved before (sent to its owner's database) from
       // one saved as new (to the sender's) by the copy's change tag, as the built-in engine's
       // copies carry it.
@@ -136,10 +134,8 @@ extension SyncEngineDriver {
       records.append(record.copy())
     }
     for id in batch.recordIDsToDelete where writes.count < batchLimit {
-      guard let key = keys[id.recordName] else {
-        notSimulated("a delete of a record the scenario did not make (\(id.recordName)), which is not sent")
-        continue
-      }
+      if let why = Self.invalidName(id.recordName) { return fail("a delete of '\(id.recordName)': that name \(why)") }
+      guard let key = keys[id.recordName] else { return fail(unknownName(id.recordName, type: nil)) }
       let type = Int(key) < provenance.types.count ? provenance.types[Int(key)] : (view.store.type(of: key) ?? 0)
       var state = recordState(key, type: type, values: [:])
       state.deletedBy = ownDeletes[key] ?? deleters[key] ?? 0
@@ -166,12 +162,33 @@ extension SyncEngineDriver {
     awaitAnswer(view, effects: &effects)
   }
 
+  /// Why CloudKit would not take `name` as a record name (`CKRecord.ID(recordName:)`: "The
+  /// string must contain only ASCII characters, must not exceed 255 characters, and must not
+  /// start with an underscore. If you specify an empty string for this parameter, the method
+  /// throws an exception."); nil when it would.
+  static func invalidName(_ name: String) -> String? {
+    if name.isEmpty { return "is an empty record name, which CKRecord.ID(recordName:) throws on" }
+    if !name.utf8.allSatisfy({ $0 < 0x80 }) { return "is not ASCII, as CloudKit's record names must be (CKRecord.ID)" }
+    if name.utf8.count > 255 { return "is \(name.utf8.count) characters long, and CloudKit's record names are at most 255 (CKRecord.ID)" }
+    if name.hasPrefix("_") { return "starts with an underscore, which CloudKit's record names must not (CKRecord.ID)" }
+    return nil
+  }
+
+  /// What the report says of a record the app sent under a name the simulator did not hand it
+  /// (it cannot tell which of the scenario's records it is, so nothing is sent).
+  func unknownName(_ name: String, type: String?) -> String {
+    let what = type.map { "a \($0) named '\(name)'" } ?? "a delete of '\(name)'"
+    let sample = names.first.map { " (the first is '\($0)')" } ?? ""
+    return
+      "the app sent \(what), a record name the simulator never handed it: it names each record as AppSchema's recordNames says\(sample), and the app must send a record under the name it was given in .create. An app that names records its own way (\"Type|UUID\", \"UUID:table\") says so with recordNames: .pattern(\"{type}|{uuid}\") or the like; a record the app makes on its own, with no intent of the scenario behind it, is not simulated yet"
+  }
+
   /// A record saved with a change tag carries only the keys set in it (CloudKit saves a record's
   /// changed keys): a field it does not hold and did not set keeps the server's value — that of
   /// the server's version of that tag, which this device was handed (a save based on another
   /// version is refused as changed, whatever it holds).
   func keepServerFields(of key: RecordKey, in state: inout RecordState, values: [String: SyncValue], changed: FieldMask, tag: String?) {
-    guard let copy = serverCopies[key], !copy.isDeleted, copy.type == state.type, tag.flatMap({ Int64($0) }) == copy.changeTag else { return }
+    guard let copy = serverCopies[key], !copy.isDeleted, copy.type == state.type, baseTag(tag, of: key) == copy.changeTag else { return }
     for (f, field) in schema.types[Int(state.type)].fields.enumerated()
     where f < copy.fields.count && !changed.contains(field: f) && values[field.name] == nil {
       state.fields[f] = copy.fields[f]
@@ -281,7 +298,7 @@ extension SyncEngineDriver {
     lostShareOnPush(lostShare, effects: &effects)
     if split { batchLimit = max(1, changes.count / 2) }
     failedPushes = anyFailure ? failedPushes + 1 : 0
-    if anyFailure { fetchFirst = true }
+    if anyFailure && fetchesFirstAfterFailure { fetchFirst = true }
     if let retryAfter {
       finishSend(effects: &effects)
       if automatic { retry(after: retryAfter, env: env, effects: &effects) }

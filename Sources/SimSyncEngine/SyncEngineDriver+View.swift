@@ -515,12 +515,41 @@ extension SyncEngineDriver {
       record.parent = SyncRecord.Reference(recordID: recordID(p), action: .none)
       record.parentChanged = false
     }
-    record.system.recordChangeTag = String(r.changeTag)
+    record.system.recordChangeTag = changeTag(r.changeTag, of: r.key)
     if r.stamp.device == Stamp.serverDates {
       record.system.modificationDate = r.stamp.clock
       record.system.creationDate = r.stamp.hlcWall
     }
     return record
+  }
+}
+
+extension SyncEngineDriver {
+  /// The database a copy of record `key` is of: its owner's, for a record another account
+  /// shares with this one; else the signed-in account's private database.
+  func database(of key: RecordKey) -> Int32 {
+    if let owner = ownerOf[key], owner != signedIn { return owner }
+    return signedIn ?? 0
+  }
+
+  /// A change tag as the app is handed it: the server's version, and the database it is of
+  /// (CloudKit's tags are opaque strings, and a tag names a version of one record in one
+  /// database: a save carrying a tag from another database is of a record this one does not
+  /// have). The first account's tags are the bare number.
+  func changeTag(_ tag: Int64, of key: RecordKey) -> String {
+    let db = database(of: key)
+    return db == 0 ? String(tag) : "\(tag)@\(db)"
+  }
+
+  /// The server's version a change tag the app sent names, in the database the save goes to:
+  /// nil for no tag; -1 for a tag of another database (or one the simulator never made), which
+  /// names no version there.
+  func baseTag(_ tag: String?, of key: RecordKey) -> Int64? {
+    guard let tag else { return nil }
+    let parts = tag.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+    guard let n = Int64(parts[0]), n > 0 else { return -1 }
+    let db = parts.count == 2 ? Int32(parts[1]) : 0
+    return db == database(of: key) ? n : -1
   }
 }
 

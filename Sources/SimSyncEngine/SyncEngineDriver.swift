@@ -86,6 +86,9 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   let parentFields: [Int?]
   /// The account the device is signed into (as its view last said).
   @exclusivity(unchecked) var currentAccount: Int32?
+  /// The account the device was signed into when the world last called in (every run; the
+  /// database a copy of a record is of, for its change tag).
+  @exclusivity(unchecked) var signedIn: Int32?
   /// With sharing: what the server's answers to shared fetches said, by request, until they
   /// arrive: each record's owner, and the shares as they were.
   @exclusivity(unchecked) var sharedAnswers: [UInt64: (owners: [(key: RecordKey, owner: Int32)], shares: [Share])] = [:]
@@ -124,8 +127,8 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
   /// most a minute) before sending again, so that an app that keeps resending what the server
   /// refuses does not spin.
   @exclusivity(unchecked) var failedPushes = 0
-  /// After a push came back with failures, fetch before sending again (a fetched deletion or
-  /// version may settle what failed).
+  /// After a push came back with failures, fetch before sending again — only under `engine
+  /// fetch-first` (``fetchesFirstAfterFailure``).
   @exclusivity(unchecked) var fetchFirst = false
   /// Which intent wrote what, shared by every device's driver in the run.
   let provenance: ProvenanceRegistry
@@ -209,18 +212,23 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
 
   /// Whether a batch built from the pending changes is atomic by zone (the scenario's `zone atomic`).
   let atomicBatches: Bool
+  /// `engine fetch-first`: after a push with failures, fetch before sending again (Apple
+  /// documents no such order; off by default).
+  let fetchesFirstAfterFailure: Bool
   /// Whether every step is walked for the delete rules the app carried out, even one that changed
   /// nothing the app shows (tests compare the runs: ``DriverTestSettings``).
   let walksEveryStepForRules = DriverTestSettings.walksEveryStepForRules
 
   package init(
     index: Int, name: String, schema: Schema, recordNames: [String], accountNames: [String] = ["icloud"], atomicBatches: Bool = false,
+    fetchesFirst: Bool = false,
     provenance: ProvenanceRegistry, appNames: [String]? = nil, recordZones: [String?] = [], zoneNames: [String] = []
   ) {
     scenarioZones = recordZones
     scenarioZoneNames = zoneNames
     parentFields = schema.types.map { type in type.fields.firstIndex { $0.isParent && $0.referencedType != nil } }
     self.atomicBatches = atomicBatches
+    fetchesFirstAfterFailure = fetchesFirst
     self.accountNames = accountNames
     self.provenance = provenance
     self.index = index
@@ -235,14 +243,30 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     // (The names the app is handed are the same on every device of a run: made once a run when
     // the caller gives them.)
     let naming = appSchema.recordNames
-    names = appNames ?? recordNames.map { Self.name(for: $0, naming: naming) }
+    names =
+      appNames
+      ?? recordNames.enumerated().map { k, id in
+        Self.name(for: id, type: k < provenance.types.count ? schema.types[Int(provenance.types[k])].name : "", naming: naming)
+      }
     for (k, n) in names.enumerated() { keys[n] = RecordKey(k) }
   }
 
-  /// The name the app is handed for the scenario's id `id`: the id itself, or a UUID drawn
-  /// from it (upper-case, as `UUID().uuidString`), the same in every run.
-  static func name(for id: String, naming: AppSchema.RecordNames) -> String {
-    guard naming == .uuids else { return id }
+  /// The name the app is handed for the scenario's id `id` of a record of type `type`: the id
+  /// itself, a UUID drawn from it (upper-case, as `UUID().uuidString`), or the app's pattern
+  /// filled in — the same in every run.
+  static func name(for id: String, type: String, naming: AppSchema.RecordNames) -> String {
+    switch naming {
+    case .uuids: return uuid(for: id)
+    case .pattern(let p):
+      var name = p.replacingOccurrences(of: "{type}", with: type)
+      if name.contains("{uuid}") { name = name.replacingOccurrences(of: "{uuid}", with: uuid(for: id)) }
+      return name.replacingOccurrences(of: "{id}", with: id)
+    case .fresh, .reused: return id
+    }
+  }
+
+  /// A UUID drawn from the scenario's id `id`.
+  static func uuid(for id: String) -> String {
     var a = StableHasher()
     a.combine("uuid-a:" + id)
     var b = StableHasher()
@@ -369,6 +393,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     nextRuleID = id + 1
     clock.deviceTime = view.clock.read(at: env.now)
     if provenance.behaviour != nil { (stepInput, stepTime) = ("intent i\(id)", env.now) }
+    signedIn = view.account
     let app = launched()
     if view.config.sharing { checkSharing(view) }
     let key = intent.key
@@ -522,6 +547,7 @@ package final class SyncEngineDriver<App: SimApp>: AppDriver {
     clock.deviceTime = view.clock.read(at: env.now)
     if provenance.behaviour != nil { (stepInput, stepTime) = (Self.describe(input), env.now) }
     if view.config.sharing { checkSharing(view) }
+    signedIn = view.account
     switch input {
     case .kill:
       // Memory goes: what the engine had pending and not written to disk is checked at the

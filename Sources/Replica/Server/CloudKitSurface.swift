@@ -169,6 +169,13 @@ public struct ServerConditions: Hashable, Sendable {
   /// `deleteSelf` action or a parent reference). Off by default: Core Data and SwiftData store
   /// relationships as record names in plain fields, which CloudKit does not check.
   public var checksReferences = false
+  /// Whether the simulated `CKSyncEngine` fetches before it sends again after a push that came
+  /// back with failures (`engine fetch-first`). Apple documents no such order (the class
+  /// overview's steps for sending have no fetch; errors it retries are sent again "when it makes
+  /// sense"), so by default (`engine send-first`) the engine sends again first, and fetches on
+  /// its own schedule: after a send, and when a push notification comes. Only a user's app reads
+  /// it.
+  public var engineFetchesFirst = false
 
   /// No quota, no throttling, CloudKit's request limits, a non-atomic zone.
   public init() {}

@@ -282,6 +282,7 @@ package struct ServerState: Sendable {
         }
       }
       var current = records[key]
+      var laterIncarnation = false
       if !context.recreatedKeys.isEmpty, let c = current, c.creator != write.record.creator, context.isRecreated(key) {
         // A record created again after a delete: its incarnations are told apart by their
         // creating intent (a later one has a larger id).
@@ -311,6 +312,7 @@ package struct ServerState: Sendable {
         // had seen this one deleted.
         if earlierCreators[key]?.contains(c.creatorDevice) != true { earlierCreators[key, default: []].append(c.creatorDevice) }
         current = nil
+        laterIncarnation = true
         if write.isDelete {
           var tombstone = write.record
           _store(&tombstone, at: now)
@@ -338,6 +340,21 @@ package struct ServerState: Sendable {
         results.append(.deleted)
         changed = true
         continue
+      }
+      // What CloudKit does with a save of a record it does not have (an app's server: the
+      // built-in engines' runs are as they were). One made from a fetched record carries a
+      // change tag: `unknownItem` ("we tried to save a record with a locally-cached server
+      // record, but that record no longer exists on the server", apple/sample-cloudkit-sync-engine,
+      // SyncedDatabase.swift) — a tag of a record deleted since, or of another database
+      // altogether. One without a tag is a new record, even under a deleted record's name: the
+      // sample re-uploads after `unknownItem` by clearing its last known record, and CloudKit
+      // keeps no tombstone that would refuse it.
+      if appZones != nil, !write.isDelete, !laterIncarnation, current == nil || current!.isDeleted {
+        if write.baseTag != 0 {
+          results.append(.failed(.unknownItem, retryAfter: nil))
+          continue
+        }
+        current = nil
       }
       switch policy.serverSave(write, current: current, context: context) {
       case .store(var record):

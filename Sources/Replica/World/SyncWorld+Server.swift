@@ -54,6 +54,13 @@ extension SyncWorld {
       writes, from: d, zone: zone, at: now, policy: config.policy, context: context, fileErrors: fileErrors)
     if config.trackCausality { noteSent(writes, results) }
     noteServerEvents(writes, results, wasDeleted: wasDeleted, account: account)
+    // A record of another account saved into this one's database (an app that uploads what it
+    // kept from the account signed in before): the oracle's `access-leak`.
+    for (w, r) in zip(writes, results) where !w.isDelete && self.account(ofRecord: w.record.key) != account {
+      if case .saved = r, !hasSharing || permission(of: Int32(account), on: w.record.key) == nil {
+        facts.serverEvents.append(.savedIntoAnotherAccount(w.record.key, account: Int32(account), device: d, at: now))
+      }
+    }
     if !context.recreatedKeys.isEmpty {
       for w in writes where context.isRecreated(w.record.key) {
         if let copy = servers[account].records[w.record.key] { facts.serverIncarnations[w.record.key] = copy.creator }

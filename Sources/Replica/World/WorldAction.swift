@@ -194,6 +194,9 @@ package enum ServerEvent: Hashable, Sendable {
   case keptOverDelete(RecordKey, delete: IntentID, at: VirtualTime)
   /// A save brought a deleted record back.
   case revived(RecordKey, at: VirtualTime)
+  /// Device `device`, signed into `account`, saved a record made under another account (with
+  /// no access to it) into `account`'s database.
+  case savedIntoAnotherAccount(RecordKey, account: Int32, device: Int32, at: VirtualTime)
 }
 
 /// One raw observation of a run (``WorldConfig/recordObservations``): what happened, never a

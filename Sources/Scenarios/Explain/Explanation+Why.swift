@@ -31,6 +31,11 @@ extension Explainer {
       return [
         "CloudKit has no unique constraints: two devices that each create the record before they sync save two records, and both survive. \(settings.unique == .ignore ? "unique=ignore: each create got a random record name (a UUID, as Core Data and SwiftData do)." : settings.unique == .dedupe ? "unique=dedupe: records got random names and the engine deletes a duplicate only when it fetches one, so a copy revived by a concurrent edit stays." : "") Deriving the record name from the key (a fixed name for a singleton) makes the second save a conflict on the same record, which the merge resolves (unique=key-name); de-duplicating after the fact has to pick the survivor deterministically on every device and move the loser's data over."
       ]
+    case .accessLeak
+    where history.world.facts.serverEvents.contains(where: { if case .savedIntoAnotherAccount(key, _, _, _) = $0 { true } else { false } }):
+      return [
+        "Each iCloud account has its own private database, and a change tag names a version of one record in one of them: a save carrying a tag from another account's database is refused with unknownItem, since this database never had the record. When the account on a device changes, CKSyncEngine resets its state; what the app kept of the previous account is that account's, to be set aside (or deleted), not sent to the new one — uploading it again without its change tag after unknownItem makes it a new record in the other account's iCloud."
+      ]
     case .accessLeak:
       return [
         "A participant sees a share's records in its shared database only while it has access. When access ends — the owner removes the participant or stops sharing, the participant leaves, the owner's zone is deleted — the zone disappears from the participant's shared database, and the engine must delete its local copies of what was in it (they are not deletes: nothing is uploaded). \(settings.accessEnded == .keep ? "access-ended=keep: the engine kept showing them." : "") A device whose iCloud account changes must not show the previous account's shared records either."
@@ -296,7 +301,7 @@ extension Explainer {
   func whyConflict(_ a: Anomaly, key: RecordKey) -> [String] {
     let rule =
       isApp
-      ? "Which side wins is the app's: the server refuses a save of a record it holds a tombstone of, and the app decides whether to give way to the delete or make the record again."
+      ? "Which side wins is the app's: the server refuses a save of a deleted record that carries a change tag (unknownItem), and the app decides whether to give way to the delete or upload the record again without its tag — which CloudKit takes as a new record."
       : settings.conflict == .deleteWins
         ? "conflict=delete-wins: once the tombstone is on the server, saves of the record are refused and the devices drop their copies."
         : "conflict=update-wins: a save the deleting device had not seen beats the delete and revives the record."

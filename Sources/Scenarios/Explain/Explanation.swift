@@ -75,7 +75,7 @@ struct Explainer {
     out += "found \(report.verdict) · \(report.converged ? "converged" : "not converged") · trace \(report.traceHash)\n"
     if let app = report.app {
       out +=
-        "app \(app): its code is the policy — the server takes a save only with the current change tag (as for CKSyncEngine) and keeps deletions as tombstones; what wins a conflict is the app's merge\n"
+        "app \(app): its code is the policy — the server takes a save only with the current change tag (as for CKSyncEngine), or without one of a record it does not have; what wins a conflict is the app's merge\n"
       if let boundTo = report.boundTo { out += "on \(app)'s schema: \(boundTo)\n" }
     } else {
       out += "policy settings: " + settings.pairs.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "\n"

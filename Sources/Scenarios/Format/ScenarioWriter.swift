@@ -50,6 +50,7 @@ extension ScenarioFile {
     }
     if server.atomic { line("zone atomic") }
     if server.checksReferences { line("references checked") }
+    if server.engineFetchesFirst { line("engine fetch-first") }
     if server.maxRecordsPerRequest != defaults.maxRecordsPerRequest || server.maxBytesPerRequest != defaults.maxBytesPerRequest {
       line("limits \(server.maxRecordsPerRequest) records \(ByteCount.format(server.maxBytesPerRequest))")
     }

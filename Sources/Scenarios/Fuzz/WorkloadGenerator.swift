@@ -162,6 +162,9 @@ public enum WorkloadGenerator {
     }
     if cloud.chance(1, outOf: 4) { server.atomic = true }
     server.checksReferences = checksReferences
+    // (The engine's order after a failed push is the base scenario's: a world setting the
+    // swarm does not draw.)
+    if let base = shape.base { server.engineFetchesFirst = base.server.engineFetchesFirst }
     if cloud.chance(1, outOf: 8) { server.maxRecordsPerRequest = Int(cloud.int(in: 2...8)) }
     // Transient errors for chosen records, for a while (errors a correct engine can outlast;
     // a permanent one strands its record under any design, so the swarm does not draw it).

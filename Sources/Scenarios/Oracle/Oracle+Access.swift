@@ -21,6 +21,7 @@ extension Oracle {
   /// share; with zone-wide shares an owner's zone is one share at a time), naming the account,
   /// the share and when access ended.
   mutating func judgeAccess() {
+    judgeForeignSaves()
     guard world.hasSharing else { return }
     for d in world.devices.indices {
       guard let account = world.deviceAccount(d) else { continue }
@@ -84,5 +85,45 @@ extension Oracle {
         "; the device's iCloud account changed at \(changed) and it kept the previous account's copies (account=\(world.config.policy.settings.account))"
     }
     return ""
+  }
+
+  /// `access-leak`: after settle an account's database holds records made under another
+  /// account, which it has no access to — uploaded by a device that kept them across an account
+  /// change. One anomaly per database and owner, on its first record, naming the device that
+  /// saved them there and when.
+  mutating func judgeForeignSaves() {
+    for db in world.servers.indices {
+      var groups: [(owner: Int, keys: [RecordKey])] = []
+      for r in world.servers[db].liveRecords where world.account(ofRecord: r.key) != db {
+        if world.hasSharing, world.permission(of: Int32(db), on: r.key) != nil { continue }
+        let owner = world.account(ofRecord: r.key)
+        if let g = groups.firstIndex(where: { $0.owner == owner }) { groups[g].keys.append(r.key) } else { groups.append((owner, [r.key])) }
+      }
+      for g in groups {
+        var first: (device: Int32, at: VirtualTime)?
+        for case .savedIntoAnotherAccount(let key, let account, let device, let at) in world.facts.serverEvents
+        where account == Int32(db) && g.keys.contains(key) {
+          first = (device, at)
+          break
+        }
+        let records = g.keys.map(name).joined(separator: ", ")
+        let made = g.keys.count == 1 ? "made" : "all made"
+        var how = ""
+        if let first {
+          how =
+            ": \(deviceName(first.device)) saved \(g.keys.count == 1 ? "it" : "them") there at \(first.at), signed into \(words.account(Int32(db)))"
+          if let changed = world.accountChangedAt[Int(first.device)], changed <= first.at {
+            how +=
+              " (its account changed at \(changed)), \(judgesAnApp ? "the app's code" : "the engine") having kept \(words.account(Int32(g.owner)))'s data"
+          }
+        }
+        anomalies.append(
+          Anomaly(
+            kind: .accessLeak, record: recordRef(g.keys[0]), devices: first.map { [deviceRef($0.device)] } ?? [], at: first?.at,
+            explanation:
+              "after settle \(words.account(Int32(db)))'s database holds \(records), \(made) under \(words.account(Int32(g.owner)))'s account, which \(words.account(Int32(db))) has no access to\(how): data of one iCloud account uploaded into another's."
+          ))
+      }
+    }
   }
 }

@@ -109,6 +109,17 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     var removed: [String: [Version]] = [:]
     /// The version of the create that made the note (nil in a row written before it was kept).
     var created: Version?
+    /// The note's first save went out and no answer said whether the server took it (the
+    /// request timed out, the network went, the answer was lost): it is not sent again until a
+    /// fetch says whether the server has it (CloudKit keeps no tombstone: sent again without a
+    /// change tag after another device deleted it, it would be a new record, and the note would
+    /// come back).
+    var unconfirmed = false
+    /// A note made again here under the name of one deleted here (the delete acknowledged, or
+    /// still pending when the note was made): a fetch may still report a deletion of that one,
+    /// which is not of this note. Cleared by the first fetched deletion of the name, or when the
+    /// note is saved.
+    var expectsEcho = false
 
     /// Encoded with the set sorted: a `Set` encodes in its iteration order, which differs from
     /// run to run, and the bytes on disk should not.
@@ -122,6 +133,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       try c.encode(pieces, forKey: .pieces)
       try c.encode(removed, forKey: .removed)
       try c.encodeIfPresent(created, forKey: .created)
+      if unconfirmed { try c.encode(true, forKey: .unconfirmed) }
+      if expectsEcho { try c.encode(true, forKey: .expectsEcho) }
     }
 
     /// The row as the app stores it: its fields one after the other, in a compact binary form
@@ -136,6 +149,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       w.dictionary(pieces) { w, pieces in w.list(pieces) { $1.write(to: &$0) } }
       w.dictionary(removed) { w, versions in w.list(versions) { $1.write(to: &$0) } }
       w.optional(created) { $1.write(to: &$0) }
+      // (Only when one is set: the bytes of every other row are as before.)
+      if unconfirmed || expectsEcho { w.int((unconfirmed ? 1 : 0) | (expectsEcho ? 2 : 0)) }
       return w.data
     }
   }
@@ -206,6 +221,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   /// and another create is another note (made again elsewhere), not one to keep out; a fetched
   /// copy of a deleted note is kept out of the note made again here.
   var deleted: [String: [Version]] = [:]
+  /// The names of notes deleted here whose delete the server acknowledged, until a fetch
+  /// reports the deletion (in memory: a kill forgets them).
+  var acknowledgedDeletes: Set<String> = []
   var engine: SyncEngine!
   /// The app's sync engine.
   public var syncEngine: SyncEngine { engine }
@@ -357,13 +375,19 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     case .create(let type, let recordID, let values):
       // (Also a note created again under the name of one deleted here: its pending delete is
       // replaced by the save, and it is a new record, with nothing of the old one's.)
-      put(recordID.recordName, newRow(type, values))
+      var row = newRow(type, values)
+      // (A deletion of the name a fetch reports next may be of the note deleted here — sent, or
+      // still pending and now replaced by this save — rather than of this one.)
+      row.expectsEcho =
+        acknowledgedDeletes.contains(recordID.recordName) || engine(for: recordID).state.pendingRecordZoneChanges.contains(.deleteRecord(recordID))
+      put(recordID.recordName, row)
       engine(for: recordID).state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .set(let recordID, let values):
       guard var row = rows[recordID.recordName] else { return false }
       write(values, into: &row)
       put(recordID.recordName, row)
-      engine(for: recordID).state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      // (A note whose first save is unknown waits for the fetch: ``confirm(syncEngine:)``.)
+      if !row.unconfirmed { engine(for: recordID).state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
     case .delete(let recordID):
       guard let row = rows[recordID.recordName] else { return false }
       if let created = row.created, !(deleted[recordID.recordName] ?? []).contains(created) {
@@ -375,7 +399,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       guard var row = rows[recordID.recordName] else { return false }
       append(text, to: field, in: &row)
       put(recordID.recordName, row)
-      engine(for: recordID).state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      if !row.unconfirmed { engine(for: recordID).state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
     case .deleteZone:
       // The user deleted everything: every row goes, and every change not yet sent. (What
       // another account shares stays: it is in its owner's zone.)
@@ -499,6 +523,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       row.dirty.remove(key)
     }
     row.system = server.encodedSystemFields
+    row.expectsEcho = false
     put(server.recordID.recordName, row)
   }
 
@@ -525,6 +550,7 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     if let theirs = Version(record.fields[Self.createdKey]), let ours = row.created, theirs != ours { return }
     firstFetch?.insert(record.recordID.recordName)
     row.system = record.encodedSystemFields
+    row.expectsEcho = false
     if !syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(record.recordID)) { row.dirty = [] }
     put(record.recordID.recordName, row)
   }
@@ -533,6 +559,16 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   /// give way to a delete made elsewhere; leave transient errors to the engine.
   func failed(_ failure: SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave, syncEngine: SyncEngine) {
     let recordID = failure.record.recordID
+    if var row = rows[recordID.recordName], row.system == nil, Self.leavesTheSaveUnknown(failure.error.code) {
+      // A first save whose answer never came: the server may have the note. Sent again as it
+      // is (no change tag), it would make the note anew if another device deleted it since; a
+      // fetch says first (``confirm(_:syncEngine:)``).
+      row.unconfirmed = true
+      put(recordID.recordName, row)
+      syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      persistState()  // (the row and the engine's state go to disk together)
+      return
+    }
     switch failure.error.code {
     case .serverRecordChanged:
       if let server = failure.error.serverRecord { merge(server) }
@@ -541,9 +577,8 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       }
     case .unknownItem:
       // The server refuses the record because another device deleted it: the delete wins.
-      // (The simulated server keeps tombstones and refuses a save of a deleted record with or
-      // without a change tag; real CloudKit would make a save without one a new record — the
-      // way deleted notes come back in real apps.)
+      // (Uploading it again without its change tag would make it a new record, as Apple's
+      // sample does — the way deleted notes come back in real apps.)
       fetchedDeletion(recordID, syncEngine: syncEngine)
     case .zoneNotFound, .userDeletedZone:
       // The zone is gone (or was never saved): the next fetch says why (`fetchedDatabaseChanges`),
@@ -566,6 +601,29 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
         syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
       }
     }
+  }
+
+  /// Errors after which a save may or may not have been made: the request or its answer was
+  /// lost on the way, or the request was cut off while it was out (an account change cancels
+  /// what is in flight).
+  static func leavesTheSaveUnknown(_ code: SyncError.Code) -> Bool {
+    code == .networkFailure || code == .networkUnavailable || code == .serverResponseLost || code == .operationCancelled
+  }
+
+  /// After a fetch that completed, the notes whose first save was left unknown are settled: one
+  /// the fetch brought was saved (sent again, with its change tag, if something here is still
+  /// newer); one it reported deleted is gone already; one it said nothing of never reached the
+  /// server, and is sent again.
+  func confirm(syncEngine: SyncEngine) {
+    var any = false
+    for (name, row) in rows.sorted(by: { $0.key < $1.key }) where row.unconfirmed {
+      var row = row
+      row.unconfirmed = false
+      put(name, row)
+      if row.system == nil || !row.dirty.isEmpty { syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(id(name))]) }
+      any = true
+    }
+    if any { persistState() }
   }
 
   /// A delete failed: sent again, unless the record or its zone is gone already, or the engine
@@ -717,6 +775,14 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
         merge(m.record)
       }
       for d in changes.deletions {
+        acknowledgedDeletes.remove(d.recordID.recordName)
+        // The deletion of a note deleted here, reported after the note was made again here: not
+        // this one's.
+        if var row = rows[d.recordID.recordName], row.expectsEcho, row.system == nil {
+          row.expectsEcho = false
+          put(d.recordID.recordName, row)
+          continue
+        }
         // A note made here and never saved is not the record deleted (one deleted before it
         // was created again under its name): the delete is of the earlier one.
         if rows[d.recordID.recordName]?.system == nil, syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(d.recordID)) { continue }
@@ -734,10 +800,12 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       }
       firstFetch = nil
       hasFetched = true
+      confirm(syncEngine: syncEngine)
     case .sentRecordZoneChanges(let sent):
       for r in sent.savedRecords { saved(r, syncEngine: syncEngine) }
       for f in sent.failedRecordSaves { failed(f, syncEngine: syncEngine) }
       for (recordID, error) in sent.failedRecordDeletes { failedDelete(recordID, error, syncEngine: syncEngine) }
+      for recordID in sent.deletedRecordIDs { acknowledgedDeletes.insert(recordID.recordName) }
     case .fetchedDatabaseChanges(let changes):
       for deletion in changes.deletions where deletion.zoneID == device.zoneID { zoneDeleted(deletion.reason, syncEngine: syncEngine) }
     case .accountChange(let change):
@@ -871,6 +939,26 @@ public final class NotesAppWipingOnSignOut: NotesApp, @unchecked Sendable {
   }
 }
 
+/// Planted bug: the notes stay through an account switch and are sent to the account signed
+/// into — and a save the new account's database refuses with `unknownItem` (its change tag is
+/// of the other account's database) is uploaded again as a new record, as Apple's sample does
+/// after `unknownItem`: one account's notes end up in the other's iCloud (`access-leak`).
+public final class NotesAppCarryingNotesAcrossAccounts: NotesApp, @unchecked Sendable {
+  override func accountChanged(_ change: SyncEngine.Event.AccountChange) {
+    guard case .switchAccounts = change.changeType else { return super.accountChanged(change) }
+    engine.state.add(pendingRecordZoneChanges: rows.keys.sorted().map { .saveRecord(id($0)) })
+    persistState()
+  }
+  override func failed(_ failure: SyncEngine.Event.SentRecordZoneChanges.FailedRecordSave, syncEngine: SyncEngine) {
+    let name = failure.record.recordID.recordName
+    guard failure.error.code == .unknownItem, var row = rows[name] else { return super.failed(failure, syncEngine: syncEngine) }
+    row.system = nil
+    row.dirty = Set(row.fields.keys)
+    put(name, row)
+    syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(failure.record.recordID)])
+  }
+}
+
 /// Planted bug: the app ignores `fetchedDatabaseChanges` — when the user deletes the app's data
 /// on another device, this one keeps the notes that were in the zone, and sends them to the new
 /// zone when it edits them (`resurrection`).
@@ -902,6 +990,7 @@ public var exampleApps: [any SimApp.Type] {
     NotesApp.self, NotesAppOverwritingPendingEdits.self, NotesAppNotPersistingState.self, NotesAppForgettingFailedSaves.self,
     NotesAppGivingUpOnTransientErrors.self, NotesAppClearingInFlightEdits.self, NotesAppCoalescingAwayDeletes.self,
     NotesAppKeepingOneDevicesText.self, NotesAppWipingOnSignOut.self, NotesAppIgnoringZoneDeletions.self, NotesAppCoalescingReinserts.self,
+    NotesAppCarryingNotesAcrossAccounts.self,
     RemindersApp.self, RemindersAppNotCascading.self, RemindersAppIgnoringFailedDeletes.self, RemindersAppNotSavingItsZone.self,
     RemindersAppKeepingOneDevicesNotes.self, SharingNotesApp.self, SharingNotesAppKeepingRevokedShares.self,
     SharingNotesAppIgnoringPermissionFailure.self,
@@ -922,6 +1011,9 @@ extension NotesApp.Row {
       pieces = try r.dictionary { r throws(Malformed) in try r.list { r throws(Malformed) in try NotesApp.Piece(from: &r) } }
       removed = try r.dictionary { r throws(Malformed) in try r.list { r throws(Malformed) in try NotesApp.Version(from: &r) } }
       created = try r.optional { r throws(Malformed) in try NotesApp.Version(from: &r) }
+      let flags = r.atEnd ? 0 : try r.int()
+      unconfirmed = flags & 1 != 0
+      expectsEcho = flags & 2 != 0
     } catch {
       return nil
     }

@@ -47,6 +47,9 @@ public class RemindersApp: SimApp, @unchecked Sendable {
     syncEngine = SyncEngine(.init(database: device.database, stateSerialization: saved.meta.state, delegate: store))
     let unsent = ReminderStore.unsent(saved, zone: device.zoneID)
     if !unsent.isEmpty { syncEngine.state.add(pendingRecordZoneChanges: unsent) }
+    // (A row whose first save is unknown waits for a fetch, whatever the stored state says.)
+    let held = saved.meta.unconfirmed.map { SyncEngine.PendingRecordZoneChange.saveRecord(SyncRecordID(recordName: $0, zoneID: device.zoneID)) }
+    if !held.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: held) }
   }
 
   /// The user's change, made in the store.
@@ -162,6 +165,10 @@ public final actor ReminderStore: SyncEngineDelegate {
     /// Lists known deleted (here, or fetched), sorted: a reminder fetched later in one of them
     /// goes too.
     var goneLists: [String] = []
+    /// Rows whose first save went out and got no answer that says whether the server took it,
+    /// sorted: not sent again until a fetch has said (sent again without a change tag after
+    /// another device deleted it, the row would be a new record: CloudKit keeps no tombstone).
+    var unconfirmed: [String] = []
   }
 
   /// Rows and meta, read from the disk at launch.
@@ -249,7 +256,7 @@ public final actor ReminderStore: SyncEngineDelegate {
   /// before a kill may not be in the state the engine last gave the app).
   nonisolated static func unsent(_ saved: Saved, zone: SyncRecordZoneID) -> [SyncEngine.PendingRecordZoneChange] {
     var changes: [SyncEngine.PendingRecordZoneChange] = []
-    for (name, row) in saved.rows.sorted(by: { $0.key < $1.key }) where !row.dirty.isEmpty {
+    for (name, row) in saved.rows.sorted(by: { $0.key < $1.key }) where !row.dirty.isEmpty && !saved.meta.unconfirmed.contains(name) {
       changes.append(.saveRecord(SyncRecordID(recordName: name, zoneID: zone)))
     }
     for name in saved.meta.deletes { changes.append(.deleteRecord(SyncRecordID(recordName: name, zoneID: zone))) }
@@ -276,7 +283,7 @@ public final actor ReminderStore: SyncEngineDelegate {
       guard var row = rows[recordID.recordName] else { return false }
       set(values, in: &row)
       put(recordID.recordName, row)
-      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      if !meta.unconfirmed.contains(recordID.recordName) { engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
     case .append(let recordID, let field, let text):
       guard var row = rows[recordID.recordName], field == "notes" else { return false }
       let version = tick()
@@ -289,7 +296,7 @@ public final actor ReminderStore: SyncEngineDelegate {
       row.versions[field] = version
       markDirty(field, in: &row)
       put(recordID.recordName, row)
-      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      if !meta.unconfirmed.contains(recordID.recordName) { engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
     case .delete(let recordID):
       guard rows[recordID.recordName] != nil else { return false }
       delete(recordID.recordName, engine: engine)
@@ -458,6 +465,7 @@ public final actor ReminderStore: SyncEngineDelegate {
   /// the server too (one made here meanwhile may be there already, or on its way).
   func deletedElsewhere(_ name: String, engine: SyncEngine, cascadeNow: Bool = true) {
     guard let row = rows[name] else { return }
+    meta.unconfirmed.removeAll { $0 == name }
     put(name, nil)
     if row.type == "List" { noteGone(name) }
     engine.state.remove(pendingRecordZoneChanges: [.saveRecord(id(name))])
@@ -515,6 +523,15 @@ public final actor ReminderStore: SyncEngineDelegate {
       seen = nil
       fetched = true
       dropOrphans(engine: syncEngine)
+      // The rows whose first save was left unknown: the fetch brought the row (sent again with
+      // its tag if something here is newer), or said nothing of it (it never reached the
+      // server: sent again); one it reported deleted is gone.
+      if !meta.unconfirmed.isEmpty {
+        for name in meta.unconfirmed {
+          if let row = rows[name], row.system == nil || !row.dirty.isEmpty { syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(id(name))]) }
+        }
+        meta.unconfirmed = []
+      }
     case .sentDatabaseChanges(let sent):
       for failure in sent.failedZoneSaves where !failure.error.code.isRetriedByTheEngine {
         syncEngine.state.add(pendingDatabaseChanges: [.saveZone(failure.zone)])
@@ -549,6 +566,12 @@ public final actor ReminderStore: SyncEngineDelegate {
 
   func failedSave(_ record: SyncRecord, _ error: SyncError, engine: SyncEngine) {
     let name = record.recordID.recordName
+    if rows[name]?.system == nil, NotesApp.leavesTheSaveUnknown(error.code) {
+      // A first save whose answer never came: a fetch says whether the server has the row.
+      if !meta.unconfirmed.contains(name) { meta.unconfirmed = (meta.unconfirmed + [name]).sorted() }
+      engine.state.remove(pendingRecordZoneChanges: [.saveRecord(record.recordID)])
+      return
+    }
     switch error.code {
     case .serverRecordChanged:
       if let server = error.serverRecord { merge(server) }
@@ -724,6 +747,9 @@ extension ReminderStore.Meta {
       if let user { table.put("user") { $0.string(user) } } else { table.delete("user") }
     }
     if old?.goneLists != goneLists { table.put("goneLists") { $0.strings(goneLists) } }
+    if (old?.unconfirmed ?? []) != unconfirmed {
+      if unconfirmed.isEmpty { table.delete("unconfirmed") } else { table.put("unconfirmed") { $0.strings(unconfirmed) } }
+    }
   }
 
   /// What `table` holds; nil when it holds nothing (no `clock`) or bytes of another kind.
@@ -739,6 +765,7 @@ extension ReminderStore.Meta {
       if let fetch { (fetched, seen) = fetch }
       if let user = try table.row("user", { r throws(Malformed) in try r.string() }) { self.user = user }
       if let goneLists = try table.row("goneLists", { r throws(Malformed) in try r.strings() }) { self.goneLists = goneLists }
+      if let unconfirmed = try table.row("unconfirmed", { r throws(Malformed) in try r.strings() }) { self.unconfirmed = unconfirmed }
     } catch {
       return nil
     }

@@ -38,11 +38,11 @@ import Testing
     // The record's zone was never saved: the first send fails with zoneNotFound, the app saves
     // the zone, and the next send sends the zone first.
     #expect(Array(iPad.prefix(3)) == ["willSendChanges", "sentRecordZoneChanges failed Note n1 zoneNotFound title=a", "didSendChanges"])
-    // (The engine tries again after a pause, fetching first.)
+    // (The engine tries again after a pause, sending first: Apple documents no fetch before it.)
     #expect(
       Array(iPad.dropFirst(3).prefix(6)) == [
-        "willFetchChanges", "didFetchChanges", "willSendChanges", "sentDatabaseChanges saved [\"Elsewhere\"] failed []",
-        "sentRecordZoneChanges saved n1 created 6 modified 6", "didSendChanges",
+        "willSendChanges", "sentDatabaseChanges saved [\"Elsewhere\"] failed []", "sentRecordZoneChanges saved n1 created 6 modified 6",
+        "didSendChanges", "willFetchChanges", "willFetchRecordZoneChanges Elsewhere",
       ], "\(iPad)")
     let phone = EventLog.current.of("phone").filter { !$0.hasPrefix("stateUpdate") }
     #expect(
@@ -53,6 +53,17 @@ import Testing
     // Nothing left before the `send` at 5 s.
     let firstPush = result.world.events.first { if case .sent(_, _, _, .push) = $0.what { true } else { false } }
     #expect(firstPush.map { $0.time >= VirtualTime.zero + .seconds(5) } == true)
+  }
+
+  /// `engine fetch-first`, the other order Apple leaves open: after a push with failures the
+  /// engine fetches before it sends again.
+  @Test func underFetchFirstTheEngineFetchesBeforeItSendsAgain() throws {
+    let result = try Self.run(
+      Self.header + "engine fetch-first\nat 0s iPad create Note n1 title=\"a\"\nat 5s iPad send\nsettle", OtherZoneApp.self)
+    #expect(result.report.passed, "\(result.report.text)")
+    let iPad = EventLog.current.of("iPad").filter { !$0.hasPrefix("stateUpdate") && !$0.hasPrefix("perform") }
+    #expect(Array(iPad.prefix(3)) == ["willSendChanges", "sentRecordZoneChanges failed Note n1 zoneNotFound title=a", "didSendChanges"])
+    #expect(Array(iPad.dropFirst(3).prefix(3)) == ["willFetchChanges", "didFetchChanges", "willSendChanges"], "\(iPad)")
   }
 
   /// `stateUpdate` follows a change the app makes to the state about 100 ms later (Apple's

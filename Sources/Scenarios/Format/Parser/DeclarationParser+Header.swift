@@ -7,12 +7,12 @@ import Replica
 enum ScenarioKeywords {
   static let header: Set<String> = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "bandwidth",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "bandwidth", "engine",
   ]
 
   static let statements = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "bandwidth", "type", "at", "settle",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "bandwidth", "engine", "type", "at", "settle",
     "expect",
   ]
 }
@@ -52,6 +52,7 @@ extension ScenarioParsePart {
     case "schema": "schema from PATH"
     case "app-version": "app-version N DEVICE..."
     case "bandwidth": "bandwidth [DEVICE] RATE"
+    case "engine": "engine send-first|fetch-first"
     default: keyword
     }
   }
@@ -159,6 +160,15 @@ extension DeclarationParser {
         server.atomic = false
       } else {
         error(i, w, "expected atomic or non-atomic" + didYouMean(w.text, ["atomic", "non-atomic"], else: "; write '\(usage)'"))
+      }
+    case "engine":
+      guard let w = single else { return }
+      if w.is("fetch-first") {
+        server.engineFetchesFirst = true
+      } else if w.is("send-first") {
+        server.engineFetchesFirst = false
+      } else {
+        error(i, w, "expected send-first or fetch-first" + didYouMean(w.text, ["send-first", "fetch-first"], else: "; write '\(usage)'"))
       }
     default: break
     }
