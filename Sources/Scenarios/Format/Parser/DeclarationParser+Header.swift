@@ -12,7 +12,8 @@ enum ScenarioKeywords {
 
   static let statements = [
     "scenario", "about", "devices", "policy", "seed", "latency", "loss", "duplicate", "clock", "retention", "autosync", "push",
-    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "bandwidth", "engine", "type", "at", "settle",
+    "deployed", "quota", "throttle", "zone", "limits", "account", "schema", "app-version", "references", "bandwidth", "engine", "type", "at",
+    "settle",
     "expect",
   ]
 }
