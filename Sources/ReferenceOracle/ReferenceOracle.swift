@@ -167,7 +167,14 @@ struct Judge {
       var owners: [Int] = []
       for r in world.servers[db].liveRecords where world.account(ofRecord: r.key) != db && !(world.hasSharing && mayRead(Int32(db), r.key)) {
         let owner = world.account(ofRecord: r.key)
-        if !owners.contains(owner) {
+        // (Counted once per device and owner: a device of the database showing that owner's
+        // records it may not read has the verdict already.)
+        let shownThere =
+          world.hasSharing
+          && world.devices.contains { d in
+            d.account == Int32(db) && d.visibleRecords.contains { world.account(ofRecord: $0.key) == owner && !mayRead(Int32(db), $0.key) }
+          }
+        if !owners.contains(owner) && !shownThere {
           owners.append(owner)
           report(ReferenceVerdict.accessLeak, r.key)
         }

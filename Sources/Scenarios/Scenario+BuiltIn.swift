@@ -16,6 +16,7 @@ enum BuiltInScenarios {
     ("app-list-deleted", PackageResources.app_list_deleted_scenario),
     ("app-reinserted-note", PackageResources.app_reinserted_note_scenario),
     ("app-signed-out-offline", PackageResources.app_signed_out_offline_scenario),
+    ("app-switched-account", PackageResources.app_switched_account_scenario),
     ("app-zone-busy", PackageResources.app_zone_busy_scenario),
     ("app-zone-deleted", PackageResources.app_zone_deleted_scenario),
     ("asset-changed-in-upload", PackageResources.asset_changed_in_upload_scenario),

@@ -176,11 +176,11 @@ extension SyncEngineDriver {
 
   /// What the report says of a record the app sent under a name the simulator did not hand it
   /// (it cannot tell which of the scenario's records it is, so nothing is sent).
-  func unknownName(_ name: String, type: String?) -> String {
-    let what = type.map { "a \($0) named '\(name)'" } ?? "a delete of '\(name)'"
+  func unknownName(_ name: String, type: String?, shown: Bool = false) -> String {
+    let what = type.map { "\(shown ? "shows" : "sent") a \($0) named '\(name)'" } ?? "sent a delete of '\(name)'"
     let sample = names.first.map { " (the first is '\($0)')" } ?? ""
     return
-      "the app sent \(what), a record name the simulator never handed it: it names each record as AppSchema's recordNames says\(sample), and the app must send a record under the name it was given in .create. An app that names records its own way (\"Type|UUID\", \"UUID:table\") says so with recordNames: .pattern(\"{type}|{uuid}\") or the like; a record the app makes on its own, with no intent of the scenario behind it, is not simulated yet"
+      "the app \(what), a record name the simulator never handed it: it names each record as AppSchema's recordNames says\(sample), and the app must keep and send a record under the name it was given in .create. An app that names records its own way (\"Type|UUID\", \"UUID:table\") says so with recordNames: .pattern(\"{type}|{uuid}\") or the like; a record the app makes on its own, with no intent of the scenario behind it, is not simulated yet"
   }
 
   /// A record saved with a change tag carries only the keys set in it (CloudKit saves a record's

@@ -101,7 +101,11 @@ extension SyncEngineDriver {
     var rows: [RecordKey: ShownCache.Row] = [:]
     var shownTwice = false
     for record in inApp({ await target.value.shownRecords() }) ?? [] {
-      guard let key = keys[record.recordID.recordName], let type = schema.typeIndex(named: record.recordType) else { continue }
+      guard let key = keys[record.recordID.recordName] else {
+        fail(unknownName(record.recordID.recordName, type: record.recordType, shown: true))
+        continue
+      }
+      guard let type = schema.typeIndex(named: record.recordType) else { continue }
       let state: RecordState
       let values = values(of: record, type: type)
       if keep, let row = shownCache.rows[key], row.type == Int32(type), !stale.contains(key), row.values == values {
@@ -162,7 +166,10 @@ extension SyncEngineDriver {
       if let key = keys[name], shownCache.rows.removeValue(forKey: key) != nil { changed = true }
     }
     for record in changes.changed {
-      guard let key = keys[record.recordID.recordName] else { continue }
+      guard let key = keys[record.recordID.recordName] else {
+        fail(unknownName(record.recordID.recordName, type: record.recordType, shown: true))
+        continue
+      }
       changed = true
       guard let type = schema.typeIndex(named: record.recordType) else {
         shownCache.rows[key] = nil

@@ -25,7 +25,7 @@ import Testing
     // planted-bug app (Tests/SimSyncEngineTests/AppScenarioTests.swift).
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
     "app-delete-after-edit", "app-concurrent-appends", "app-signed-out-offline", "app-zone-deleted",
-    "app-reinserted-note", "app-list-deleted", "app-delete-in-failed-batch",
+    "app-reinserted-note", "app-list-deleted", "app-delete-in-failed-batch", "app-switched-account",
   ]
 
   @Test func everyNamedScenarioShipsAndHasAnAboutLine() throws {

@@ -296,7 +296,7 @@ import Testing
   static let appScenarios = [
     "app-edit-under-fetch", "app-killed-before-sync", "app-conflicting-save", "app-zone-busy", "app-edit-while-sending",
     "app-delete-after-edit", "app-concurrent-appends", "app-signed-out-offline", "app-zone-deleted",
-    "app-reinserted-note", "app-list-deleted", "app-delete-in-failed-batch",
+    "app-reinserted-note", "app-list-deleted", "app-delete-in-failed-batch", "app-switched-account",
   ]
 
   /// A planted-bug app, the named scenario that catches it, the kind it must report there, and
@@ -312,10 +312,11 @@ import Testing
     (NotesAppWipingOnSignOut.self, "app-signed-out-offline", .lostEdit, 10),
     (NotesAppIgnoringZoneDeletions.self, "app-zone-deleted", .resurrection, 20),
     (NotesAppCoalescingReinserts.self, "app-reinserted-note", .lostEdit, 5),
-    (RemindersAppNotCascading.self, "app-list-deleted", .danglingReference, 3),
+    (RemindersAppNotCascading.self, "app-list-deleted", .danglingReference, 5),
     (RemindersAppIgnoringFailedDeletes.self, "app-delete-in-failed-batch", .resurrection, 31),
     (RemindersAppNotSavingItsZone.self, "app-zone-deleted", .strandedRecord, 20),
     (RemindersAppKeepingOneDevicesNotes.self, "app-concurrent-appends", .lostEdit, 2),
+    (NotesAppCarryingNotesAcrossAccounts.self, "app-switched-account", .accessLeak, 12),
   ]
 
   @Test func everyPlantedAppHasAScenarioHere() {

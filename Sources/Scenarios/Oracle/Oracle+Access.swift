@@ -21,7 +21,7 @@ extension Oracle {
   /// share; with zone-wide shares an owner's zone is one share at a time), naming the account,
   /// the share and when access ended.
   mutating func judgeAccess() {
-    judgeForeignSaves()
+    defer { judgeForeignSaves() }
     guard world.hasSharing else { return }
     for d in world.devices.indices {
       guard let account = world.deviceAccount(d) else { continue }
@@ -100,6 +100,16 @@ extension Oracle {
         if let g = groups.firstIndex(where: { $0.owner == owner }) { groups[g].keys.append(r.key) } else { groups.append((owner, [r.key])) }
       }
       for g in groups {
+        // (A device signed into the database that shows them is an access-leak already, once
+        // per device and owner, as `oracle.md` counts: the copy it uploaded is the same leak.)
+        if world.hasSharing,
+          world.devices.indices.contains(where: { d in
+            world.deviceAccount(d) == Int32(db)
+              && world.visibleRecords(device: d).contains { world.account(ofRecord: $0.key) == g.owner && !world.mayShow(device: d, $0.key) }
+          })
+        {
+          continue
+        }
         var first: (device: Int32, at: VirtualTime)?
         for case .savedIntoAnotherAccount(let key, let account, let device, let at) in world.facts.serverEvents
         where account == Int32(db) && g.keys.contains(key) {

@@ -562,10 +562,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
     if var row = rows[recordID.recordName], row.system == nil, Self.leavesTheSaveUnknown(failure.error.code) {
       // A first save whose answer never came: the server may have the note. Sent again as it
       // is (no change tag), it would make the note anew if another device deleted it since; a
-      // fetch says first (``confirm(_:syncEngine:)``).
+      // fetch says first (``confirm(syncEngine:)``). The change stays pending, and the batch
+      // skips it meanwhile (``nextRecordZoneChangeBatch``).
       row.unconfirmed = true
       put(recordID.recordName, row)
-      syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
+      syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
       persistState()  // (the row and the engine's state go to disk together)
       return
     }
@@ -620,7 +621,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
       var row = row
       row.unconfirmed = false
       put(name, row)
-      if row.system == nil || !row.dirty.isEmpty { syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(id(name))]) }
+      // (Taken out and added again: a change the batch skipped is sent again only when one is
+      // added, as `CKSyncEngine` schedules a send.)
+      let save = SyncEngine.PendingRecordZoneChange.saveRecord(id(name))
+      syncEngine.state.remove(pendingRecordZoneChanges: [save])
+      if row.system == nil || !row.dirty.isEmpty { syncEngine.state.add(pendingRecordZoneChanges: [save]) }
       any = true
     }
     if any { persistState() }
@@ -783,6 +788,11 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
           put(d.recordID.recordName, row)
           continue
         }
+        // A note whose first save is unknown: the server had it, and it was deleted since.
+        if rows[d.recordID.recordName]?.unconfirmed == true {
+          fetchedDeletion(d.recordID, syncEngine: syncEngine)
+          continue
+        }
         // A note made here and never saved is not the record deleted (one deleted before it
         // was created again under its name): the delete is of the earlier one.
         if rows[d.recordID.recordName]?.system == nil, syncEngine.state.pendingRecordZoneChanges.contains(.saveRecord(d.recordID)) { continue }
@@ -822,6 +832,9 @@ public class NotesApp: SimApp, SyncEngineDelegate, @unchecked Sendable {
   {
     let changes = syncEngine.state.pendingRecordZoneChanges.filter { context.options.scope.contains($0) }
     return await SyncEngine.RecordZoneChangeBatch(pendingChanges: changes) { recordID in
+      // A note whose first save is unknown is skipped, and stays pending (Apple: "If you return
+      // nil from the record provider, this will skip to the next pending change").
+      if self.rows[recordID.recordName]?.unconfirmed == true { return nil }
       guard let record = self.record(for: recordID) else {
         // A row that is gone: its save is no longer wanted (the engine would keep it pending).
         syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(recordID)])
@@ -1011,7 +1024,10 @@ extension NotesApp.Row {
       pieces = try r.dictionary { r throws(Malformed) in try r.list { r throws(Malformed) in try NotesApp.Piece(from: &r) } }
       removed = try r.dictionary { r throws(Malformed) in try r.list { r throws(Malformed) in try NotesApp.Version(from: &r) } }
       created = try r.optional { r throws(Malformed) in try NotesApp.Version(from: &r) }
-      let flags = r.atEnd ? 0 : try r.int()
+      let written = !r.atEnd
+      let flags = written ? try r.int() : 0
+      // (Written only when one is set: anything else is bytes of another kind.)
+      guard flags >= 0 && flags <= 3 && (!written || flags != 0) else { return nil }
       unconfirmed = flags & 1 != 0
       expectsEcho = flags & 2 != 0
     } catch {

@@ -47,9 +47,6 @@ public class RemindersApp: SimApp, @unchecked Sendable {
     syncEngine = SyncEngine(.init(database: device.database, stateSerialization: saved.meta.state, delegate: store))
     let unsent = ReminderStore.unsent(saved, zone: device.zoneID)
     if !unsent.isEmpty { syncEngine.state.add(pendingRecordZoneChanges: unsent) }
-    // (A row whose first save is unknown waits for a fetch, whatever the stored state says.)
-    let held = saved.meta.unconfirmed.map { SyncEngine.PendingRecordZoneChange.saveRecord(SyncRecordID(recordName: $0, zoneID: device.zoneID)) }
-    if !held.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: held) }
   }
 
   /// The user's change, made in the store.
@@ -256,7 +253,7 @@ public final actor ReminderStore: SyncEngineDelegate {
   /// before a kill may not be in the state the engine last gave the app).
   nonisolated static func unsent(_ saved: Saved, zone: SyncRecordZoneID) -> [SyncEngine.PendingRecordZoneChange] {
     var changes: [SyncEngine.PendingRecordZoneChange] = []
-    for (name, row) in saved.rows.sorted(by: { $0.key < $1.key }) where !row.dirty.isEmpty && !saved.meta.unconfirmed.contains(name) {
+    for (name, row) in saved.rows.sorted(by: { $0.key < $1.key }) where !row.dirty.isEmpty {
       changes.append(.saveRecord(SyncRecordID(recordName: name, zoneID: zone)))
     }
     for name in saved.meta.deletes { changes.append(.deleteRecord(SyncRecordID(recordName: name, zoneID: zone))) }
@@ -283,7 +280,7 @@ public final actor ReminderStore: SyncEngineDelegate {
       guard var row = rows[recordID.recordName] else { return false }
       set(values, in: &row)
       put(recordID.recordName, row)
-      if !meta.unconfirmed.contains(recordID.recordName) { engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
+      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .append(let recordID, let field, let text):
       guard var row = rows[recordID.recordName], field == "notes" else { return false }
       let version = tick()
@@ -296,7 +293,7 @@ public final actor ReminderStore: SyncEngineDelegate {
       row.versions[field] = version
       markDirty(field, in: &row)
       put(recordID.recordName, row)
-      if !meta.unconfirmed.contains(recordID.recordName) { engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)]) }
+      engine.state.add(pendingRecordZoneChanges: [.saveRecord(recordID)])
     case .delete(let recordID):
       guard rows[recordID.recordName] != nil else { return false }
       delete(recordID.recordName, engine: engine)
@@ -528,6 +525,8 @@ public final actor ReminderStore: SyncEngineDelegate {
       // server: sent again); one it reported deleted is gone.
       if !meta.unconfirmed.isEmpty {
         for name in meta.unconfirmed {
+          // (Taken out and added again: a skipped change is sent again only when one is added.)
+          syncEngine.state.remove(pendingRecordZoneChanges: [.saveRecord(id(name))])
           if let row = rows[name], row.system == nil || !row.dirty.isEmpty { syncEngine.state.add(pendingRecordZoneChanges: [.saveRecord(id(name))]) }
         }
         meta.unconfirmed = []
@@ -566,10 +565,11 @@ public final actor ReminderStore: SyncEngineDelegate {
 
   func failedSave(_ record: SyncRecord, _ error: SyncError, engine: SyncEngine) {
     let name = record.recordID.recordName
-    if rows[name]?.system == nil, NotesApp.leavesTheSaveUnknown(error.code) {
+    if let row = rows[name], row.system == nil, NotesApp.leavesTheSaveUnknown(error.code) {
       // A first save whose answer never came: a fetch says whether the server has the row.
+      // The change stays pending; the batch skips it meanwhile.
       if !meta.unconfirmed.contains(name) { meta.unconfirmed = (meta.unconfirmed + [name]).sorted() }
-      engine.state.remove(pendingRecordZoneChanges: [.saveRecord(record.recordID)])
+      engine.state.add(pendingRecordZoneChanges: [.saveRecord(record.recordID)])
       return
     }
     switch error.code {
@@ -675,6 +675,8 @@ public final actor ReminderStore: SyncEngineDelegate {
     var gone: [SyncEngine.PendingRecordZoneChange] = []
     var records: [SyncRecordID: SyncRecord] = [:]
     for case .saveRecord(let id) in changes {
+      // (A row whose first save is unknown is skipped, and stays pending, until a fetch says.)
+      if meta.unconfirmed.contains(id.recordName) { continue }
       if let r = record(id.recordName) { records[id] = r } else { gone.append(.saveRecord(id)) }
     }
     if !gone.isEmpty { syncEngine.state.remove(pendingRecordZoneChanges: gone) }
