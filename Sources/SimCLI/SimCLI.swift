@@ -98,10 +98,11 @@ public enum SimCLI {
     return .usage
   }
 
+  /// The help of the tool: a tool of the user's own names itself, and says which sim-cli it is.
   static func topLevelHelp() -> String {
+    let tool = ToolName.current
+    let title = tool == "sim-cli" ? "sim-cli \(Version.string)" : "\(tool) (sim-cli \(Version.string), with this tool's apps)"
     var text = """
-      sim-cli \(Version.string) — what will this sync design lose?
-
       A deterministic simulator of devices syncing through a CloudKit-like server. It replays
       scenarios or fuzzes random ones, and reports lost edits, resurrected deletes, dropped
       events, stranded records and divergence.
@@ -129,6 +130,6 @@ public enum SimCLI {
       Environment: CONFLICT_SIM_SCENARIOS (a scenarios folder searched first), NO_COLOR.
 
       """
-    return text
+    return "\(title) — what will this sync design lose?\n\n" + CommandSpec.naming(text)
   }
 }

@@ -14,6 +14,10 @@ import Scenarios
 /// app's code calling back into the simulator, which calls the app) gets a task of its own, as
 /// does every call after one that suspended elsewhere took the worker with it. The worker ends
 /// when its runner is released.
+///
+/// A call can run another within it on the same executor (``runWithinCurrentCall(_:)``: the
+/// app's code running its own `async` code from a synchronous place, `SimDevice.runToCompletion`):
+/// the executor whose jobs this thread runs now is kept in a thread-local while it runs them.
 final class InlineRunner: Sendable {
   /// The delegate's call suspended on work the simulator does not run.
   struct Suspended: Error, CustomStringConvertible {
@@ -28,6 +32,19 @@ final class InlineRunner: Sendable {
   private let meter = AppCostMeter.current
 
   deinit { executor.stopWorker() }
+
+  /// Whether this thread is making a call into the app now, on any runner.
+  static var callUnderWay: Bool { InlineExecutor.current != nil }
+
+  /// Runs `body` to its end as a call within the call this thread is making now (the app's
+  /// launch, an intent, a read of what it shows, a delegate call: ``callUnderWay`` must hold),
+  /// on that call's executor. When `body` does not finish, this throws, and so does the call it
+  /// ran within once it returns — whether or not the app's code caught the error — so the run
+  /// fails with the sentence of a call that waited elsewhere itself.
+  static func runWithinCurrentCall<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(Suspended) -> T {
+    guard let current = InlineExecutor.current else { preconditionFailure("no call into the app is under way on this thread") }
+    return try current.runWithin(body)
+  }
 
   /// Runs `body` as a task on this runner's executor until it has nothing left to run; returns
   /// its result, or throws when it did not finish. With an ``AppCostMeter`` bound, the call is
@@ -65,6 +82,16 @@ private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
   /// A call that suspended elsewhere comes back from another thread (the queue and the parked
   /// worker are guarded).
   private let lock = Lock()
+  /// How many calls on this executor are under way, one within another (1: the outermost).
+  @exclusivity(unchecked) private var depth = 0
+  /// A call run within another (``runWithin(_:)``) did not finish: every call it ran within
+  /// fails too, up to the outermost, which clears this.
+  @exclusivity(unchecked) private var innerCallSuspended = false
+
+  /// The executor whose jobs this thread is running now (the innermost), or nil.
+  static var current: InlineExecutor? {
+    pthread_getspecific(currentExecutorKey).map { Unmanaged<InlineExecutor>.fromOpaque($0).takeUnretainedValue() }
+  }
 
   func enqueue(_ job: UnownedJob) { lock.withLock { jobs.append(job) } }
 
@@ -85,6 +112,41 @@ private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
   }
 
   func run<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(InlineRunner.Suspended) -> T {
+    // This thread runs this executor's jobs until the call returns (and then the outer one's).
+    let outer = pthread_getspecific(currentExecutorKey)
+    pthread_setspecific(currentExecutorKey, Unmanaged.passUnretained(self).toOpaque())
+    depth += 1
+    if depth == 1 { innerCallSuspended = false }
+    defer {
+      depth -= 1
+      pthread_setspecific(currentExecutorKey, outer)
+    }
+    return try call(body)
+  }
+
+  /// Runs `body` as a task of its own within the call under way on this thread (one of this
+  /// executor's: ``current``), to its end. When it does not finish, the call it ran within
+  /// fails too (``innerCallSuspended``).
+  func runWithin<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(InlineRunner.Suspended) -> T {
+    nonisolated(unsafe) var result: T? = nil
+    Task(executorPreference: self) { result = await body() }
+    drain()
+    guard let value = result else {
+      innerCallSuspended = true
+      throw InlineRunner.Suspended()
+    }
+    return value
+  }
+
+  /// Whether a call within the call that is returning now did not finish (the outermost call
+  /// clears the mark).
+  private func failedWithin() -> Bool {
+    guard innerCallSuspended else { return false }
+    if depth == 1 { innerCallSuspended = false }
+    return true
+  }
+
+  private func call<T: Sendable>(_ body: @escaping @Sendable () async -> T) throws(InlineRunner.Suspended) -> T {
     // (The result goes in a captured variable, boxed where the call's type is known: a generic
     // class holding it looked up the metadata of `T?` at run time each time one was freed.)
     nonisolated(unsafe) var result: T? = nil
@@ -102,14 +164,14 @@ private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
         defer { busy = false }
         worker.resume(returning: { result = await body() })
         drain()
-        guard let value = result else { throw InlineRunner.Suspended() }
+        guard let value = result, !failedWithin() else { throw InlineRunner.Suspended() }
         return value
       }
     }
     // A call within a call, or the worker is gone: a task of its own.
     Task(executorPreference: self) { result = await body() }
     drain()
-    guard let value = result else { throw InlineRunner.Suspended() }
+    guard let value = result, !failedWithin() else { throw InlineRunner.Suspended() }
     return value
   }
 
@@ -142,6 +204,13 @@ private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
     drain()
   }
 }
+
+/// The thread-local slot of ``InlineExecutor/current``.
+private let currentExecutorKey: pthread_key_t = {
+  var key = pthread_key_t()
+  pthread_key_create(&key, nil)
+  return key
+}()
 
 /// A mutex (pthread's, held by a class so that it never moves): cheaper than `NSLock`, which
 /// goes through Foundation's classes on every call.

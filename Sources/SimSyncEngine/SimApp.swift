@@ -159,6 +159,11 @@ public final class SimDevice: @unchecked Sendable {
   public static let epoch: TimeInterval = 1_767_225_600
 
   let clock: SimDeviceClock
+  /// What ties the device to the simulator (nil for a device made in a test).
+  let link: DeviceLink?
+  /// Runs ``runToCompletion(_:)`` when no call into the app is under way on this thread (made
+  /// on first use).
+  lazy var ownRunner = InlineRunner()
 
   init(
     name: String, index: Int, disk: SimDisk, clock: SimDeviceClock = SimDeviceClock(), random: SimDeviceRandom = SimDeviceRandom(seed: 0),
@@ -172,6 +177,7 @@ public final class SimDevice: @unchecked Sendable {
     self.clock = clock
     self.random = random
     self.zoneID = zoneID
+    self.link = link
   }
 }
 

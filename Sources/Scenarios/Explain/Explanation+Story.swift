@@ -78,8 +78,11 @@ extension Explainer {
     return items.sorted { ($0.t, $0.rank, $0.order) < ($1.t, $1.rank, $1.order) }.map { StoryLine(time: time($0.t), text: $0.text) }
   }
 
+  /// A fact in words. For an app the preset's setting that made it is not named (`account=wipe`):
+  /// the app's code did it.
   func factText(_ fact: DeviceFact, key: RecordKey, device: Int) -> String? {
     let who = names.node(device)
+    func setting(_ words: String) -> String { isApp ? "" : " (\(words))" }
     switch fact {
     case .outboxLost(let keys) where keys.contains(key):
       return "\(who)'s in-memory outbox, with \(names.record(key))'s pending upload, dies with the app (outbox=memory)"
@@ -97,15 +100,15 @@ extension Explainer {
     case .stalled(let keys, let error) where keys.contains(key):
       return "settle gives up with \(names.record(key)) still unsent on \(who)" + (error.map { ", waiting on \($0)" } ?? "")
     case .wipedOnAccountChange(let keys) where keys.contains(key):
-      return "\(who) deletes its local data on the account change, \(names.record(key))'s unsent change with it (account=wipe)"
+      return "\(who) deletes its local data on the account change, \(names.record(key))'s unsent change with it" + setting("account=wipe")
     case .setAside(let keys, let account) where keys.contains(key):
       return "settle ends with \(names.record(key))'s unsent change set aside on \(who) with account \(names.account(account))"
     case .permissionRefused(let keys, let reverted) where keys.contains(key):
       return "\(who) is refused the save of \(names.record(key)) with permissionFailure and "
-        + (reverted ? "takes the server's record back, telling the user" : "keeps showing the edit as saved (permission-failure=ignore)")
+        + (reverted ? "takes the server's record back, telling the user" : "keeps showing the edit as saved" + setting("permission-failure=ignore"))
     case .accessEnded(let removed, let kept) where removed.contains(key) || kept.contains(key):
       return "\(who) learns its account has no access to \(names.record(key)) any more and "
-        + (removed.contains(key) ? "removes its copy" : "keeps showing it (access-ended=keep)")
+        + (removed.contains(key) ? "removes its copy" : "keeps showing it" + setting("access-ended=keep"))
     case .zoneGone(let reason, let wiped, let reuploaded) where wiped.contains(key) || reuploaded.contains(key):
       return "\(who) learns the zone was deleted (\(reason)) and "
         + (wiped.contains(key) ? "deletes its copy of \(names.record(key))" : "queues \(names.record(key)) to upload again")

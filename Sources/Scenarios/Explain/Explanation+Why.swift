@@ -29,7 +29,7 @@ extension Explainer {
       ]
     case .logicalDuplicate:
       return [
-        "CloudKit has no unique constraints: two devices that each create the record before they sync save two records, and both survive. \(settings.unique == .ignore ? "unique=ignore: each create got a random record name (a UUID, as Core Data and SwiftData do)." : settings.unique == .dedupe ? "unique=dedupe: records got random names and the engine deletes a duplicate only when it fetches one, so a copy revived by a concurrent edit stays." : "") Deriving the record name from the key (a fixed name for a singleton) makes the second save a conflict on the same record, which the merge resolves (unique=key-name); de-duplicating after the fact has to pick the survivor deterministically on every device and move the loser's data over."
+        "CloudKit has no unique constraints: two devices that each create the record before they sync save two records, and both survive. \(isApp ? "" : settings.unique == .ignore ? "unique=ignore: each create got a random record name (a UUID, as Core Data and SwiftData do)." : settings.unique == .dedupe ? "unique=dedupe: records got random names and the engine deletes a duplicate only when it fetches one, so a copy revived by a concurrent edit stays." : "") Deriving the record name from the key (a fixed name for a singleton) makes the second save a conflict on the same record, which the merge resolves (unique=key-name); de-duplicating after the fact has to pick the survivor deterministically on every device and move the loser's data over."
       ]
     case .accessLeak
     where history.world.facts.serverEvents.contains(where: { if case .savedIntoAnotherAccount(key, _, _, _) = $0 { true } else { false } }):
@@ -38,11 +38,11 @@ extension Explainer {
       ]
     case .accessLeak:
       return [
-        "A participant sees a share's records in its shared database only while it has access. When access ends — the owner removes the participant or stops sharing, the participant leaves, the owner's zone is deleted — the zone disappears from the participant's shared database, and the engine must delete its local copies of what was in it (they are not deletes: nothing is uploaded). \(settings.accessEnded == .keep ? "access-ended=keep: the engine kept showing them." : "") A device whose iCloud account changes must not show the previous account's shared records either."
+        "A participant sees a share's records in its shared database only while it has access. When access ends — the owner removes the participant or stops sharing, the participant leaves, the owner's zone is deleted — the zone disappears from the participant's shared database, and the engine must delete its local copies of what was in it (they are not deletes: nothing is uploaded). \(!isApp && settings.accessEnded == .keep ? "access-ended=keep: the engine kept showing them." : "") A device whose iCloud account changes must not show the previous account's shared records either."
       ]
     case .missingAsset:
       return [
-        "An asset (CKAsset) is a file stored beside its record. A device that saves one must keep the file until the save is confirmed; a device that fetches one finds the file in a staging area the system purges when it likes, and must copy it into its own files at once (Apple, CKAsset). The server record that comes with serverRecordChanged has no asset data (CKAsset.fileURL is nil): a merge that copies its assets saves nothing in their place. \(settings.fetchedAssets == .keepStaging ? "fetched-assets=keep-staging: the engine kept the staging file." : "")\(settings.assetMerge == .allFields ? "asset-merge=all-fields: the merge copied every field of the server's record." : "")"
+        "An asset (CKAsset) is a file stored beside its record. A device that saves one must keep the file until the save is confirmed; a device that fetches one finds the file in a staging area the system purges when it likes, and must copy it into its own files at once (Apple, CKAsset). The server record that comes with serverRecordChanged has no asset data (CKAsset.fileURL is nil): a merge that copies its assets saves nothing in their place. \(!isApp && settings.fetchedAssets == .keepStaging ? "fetched-assets=keep-staging: the engine kept the staging file." : "")\(!isApp && settings.assetMerge == .allFields ? "asset-merge=all-fields: the merge copied every field of the server's record." : "")"
       ]
     case .duplicateEvent, .divergence, .phantomValue, .stalledSync:
       return []
@@ -260,9 +260,11 @@ extension Explainer {
         "\(who)'s fetch was answered 'token expired' at \(time(m.sent)): it had to refetch everything, and a refetch does not list deletions of records it did not create."
       )
       out.append(
-        settings.refetch == .naive
-          ? "refetch=naive: after the refetch \(who) kept the rows it already had, \(r) included — a zombie no later sync removes (refetch=diff deletes rows the server no longer returns)."
-          : "refetch=diff: rows the refetch did not return are deleted locally, unless they still have changes pending.")
+        isApp
+          ? "After such a refetch the app learns of the deletions it is not told of only by noting which of its rows the refetch did not bring back; a row it keeps stays, though the record is deleted."
+          : settings.refetch == .naive
+            ? "refetch=naive: after the refetch \(who) kept the rows it already had, \(r) included — a zombie no later sync removes (refetch=diff deletes rows the server no longer returns)."
+            : "refetch=diff: rows the refetch did not return are deleted locally, unless they still have changes pending.")
       break
     }
     for m in history.marks {

@@ -355,14 +355,17 @@ struct TimelineDrawing {
         return (
           "refused (\(keys.count))",
           "\(who): the server refused \(keys.map(history.names.record).joined(separator: ", ")) with permissionFailure at \(at)"
-            + (reverted ? "; took the server's records back and told the user" : "; the app still shows the edits saved (permission-failure=ignore)")
+            + (reverted
+              ? "; took the server's records back and told the user"
+              : "; the app still shows the edits saved" + (report.app == nil ? " (permission-failure=ignore)" : ""))
         )
       case .accessEnded(let removed, let kept):
         return (
           "access ended (\(removed.count + kept.count))",
           "\(who): its account lost access to shared records at \(at)"
             + (removed.isEmpty ? "" : "; removed \(removed.map(history.names.record).joined(separator: ", "))")
-            + (kept.isEmpty ? "" : "; kept showing \(kept.map(history.names.record).joined(separator: ", ")) (access-ended=keep)")
+            + (kept.isEmpty
+              ? "" : "; kept showing \(kept.map(history.names.record).joined(separator: ", "))" + (report.app == nil ? " (access-ended=keep)" : ""))
         )
       case .appDropped(let keys, let cause):
         return (

@@ -64,7 +64,7 @@ enum BenchCommand {
       let trials = IntegerOption.parse(args, "--trials", default: 3, in: 1...100, spec: spec, console: console)
     else { return .usage }
     #if DEBUG
-      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench kernel'.\n")
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release \(ToolName.current) bench kernel'.\n")
     #endif
     let json = args.value("--format") == "json"
     var results: [KernelBenchmark.Result] = []
@@ -107,7 +107,7 @@ enum BenchCommand {
       return error.code
     }
     #if DEBUG
-      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench scenario'.\n")
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release \(ToolName.current) bench scenario'.\n")
     #endif
     guard let runs = fixedRuns(args, console) else { return .usage }
     let r = ScenarioBenchmark.measure(file, seconds: Double(seconds), runs: runs.count)
@@ -145,7 +145,7 @@ enum BenchCommand {
       let intents = IntegerOption.parse(args, "--intents", default: 50, in: 1...100_000, spec: spec, console: console)
     else { return .usage }
     #if DEBUG
-      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench fuzz'.\n")
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release \(ToolName.current) bench fuzz'.\n")
     #endif
     guard let runs = fixedRuns(args, console) else { return .usage }
     let r = FuzzBenchmark.measure(devices: Int(devices), intents: Int(intents), seconds: Double(seconds), seeds: runs.count)
@@ -193,7 +193,7 @@ enum BenchCommand {
 
   static func appBench(_ app: AppUnderTest, seconds: UInt64, _ args: ParsedArguments, _ console: Console) -> ExitCode {
     #if DEBUG
-      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench app'.\n")
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release \(ToolName.current) bench app'.\n")
     #endif
     guard let runs = fixedRuns(args, console) else { return .usage }
     let r = AppBenchmark.measure(app: app, seconds: Double(seconds), seeds: runs.count)
@@ -235,7 +235,7 @@ enum BenchCommand {
       return .usage
     }
     #if DEBUG
-      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench scale'.\n")
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release \(ToolName.current) bench scale'.\n")
     #endif
     var assetSize: Int64?
     if let text = args.value("--asset-size") {
@@ -298,7 +298,7 @@ enum BenchCommand {
 
   static func curve(_ args: ParsedArguments, _ console: Console) -> ExitCode {
     #if DEBUG
-      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release sim-cli bench curve'.\n")
+      console.err("warning: this is a debug build; figures are not representative. Use 'swift run -c release \(ToolName.current) bench curve'.\n")
     #endif
     let rows = CurveBenchmark.measure(minimumSeconds: 0.5) { d, i in console.err("bench curve: \(d) devices × \(i) intents…\n") }
     if args.value("--format") == "json" {

@@ -1,3 +1,4 @@
+import Foundation
 import Replica
 import Scenarios
 @_spi(Kernel) import Simulator
@@ -27,11 +28,20 @@ enum CompletionCommand {
     var scenarios = Scenario.builtInNames
     for (name, _) in ScenarioLocator.named() where !scenarios.contains(name) { scenarios.append(name) }
     switch args.positionals[0] {
-    case "bash": console.out(bash(visible, presets: presets, scenarios: scenarios))
-    case "zsh": console.out(zsh(visible, presets: presets, scenarios: scenarios))
-    default: console.out(fish(visible, presets: presets, scenarios: scenarios))
+    case "bash": console.out(forTool(bash(visible, presets: presets, scenarios: scenarios)))
+    case "zsh": console.out(forTool(zsh(visible, presets: presets, scenarios: scenarios)))
+    default: console.out(forTool(fish(visible, presets: presets, scenarios: scenarios)))
     }
     return .success
+  }
+
+  /// The script for the tool running (``ToolName/current``): a tool of the user's own completes
+  /// its own name, with a shell function named after it (`_notes_sim`).
+  static func forTool(_ script: String) -> String {
+    let tool = ToolName.current
+    guard tool != "sim-cli" else { return script }
+    let function = "_" + String(tool.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+    return script.replacingOccurrences(of: "_sim_cli", with: function).replacingOccurrences(of: "sim-cli", with: tool)
   }
 
   static func takesScenario(_ c: CommandSpec) -> Bool { c.positionals.contains { $0.name.contains("NAME") } }

@@ -36,7 +36,7 @@ enum ListCommand {
           // Listed, yet no file of that name: a name whose bytes are not UTF-8 (read with
           // U+FFFD in their place), or a file removed since.
           abouts.append("(cannot be opened: its file name is not UTF-8, or it is gone)")
-        default: abouts.append("(does not parse: run 'sim-cli check \(entry.name)')")
+        default: abouts.append("(does not parse: run '\(ToolName.current) check \(entry.name)')")
         }
         bad = true
       }
@@ -48,7 +48,7 @@ enum ListCommand {
     } else {
       console.out(text(entries, abouts: abouts))
       if entries.contains(where: \.shadows) {
-        console.err("note: 'sim-cli run NAME' runs the one listed, not the ones it hides; run a hidden file by its path.\n")
+        console.err("note: '\(ToolName.current) run NAME' runs the one listed, not the ones it hides; run a hidden file by its path.\n")
       }
     }
     return bad ? .dataError : .success

@@ -216,10 +216,11 @@ enum ScenarioOptions {
       console.err(errors.rendered())
       return .dataError
     case .notFound:
-      console.err("Error: \(sentence(error.description))\nSee 'sim-cli list' for the named scenarios.\n")
+      console.err("Error: \(sentence(error.description))\nSee '\(ToolName.current) list' for the named scenarios.\n")
     case .fileNotFound:
       console.err(
-        "Error: \(sentence(error.description))\nA path names a scenario file; a bare name (no .scenario, no /) names one of 'sim-cli list'.\n")
+        "Error: \(sentence(error.description))\nA path names a scenario file; a bare name (no .scenario, no /) names one of '\(ToolName.current) list'.\n"
+      )
     case .unreadable:
       console.err("Error: \(sentence(error.description))\n")
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Scenarios
 
 /// The declared shape of one subcommand: what it takes and how its help reads.
@@ -72,7 +73,14 @@ struct CommandSpec: Sendable {
       text += "\nExamples:\n"
       for e in examples { text += "  \(e)\n" }
     }
-    return text
+    return Self.naming(text)
+  }
+
+  /// `text` with the tool's name (`sim-cli`) replaced by the name of the tool running
+  /// (``ToolName/current``): the help of a tool of the user's own shows examples that run it.
+  static func naming(_ text: String) -> String {
+    let tool = ToolName.current
+    return tool == "sim-cli" ? text : text.replacingOccurrences(of: "sim-cli", with: tool)
   }
 
   static func row(_ left: String, _ right: String) -> String {

@@ -40,8 +40,8 @@ package enum OracleAgreement {
     return difference(
       mine, theirs, result, file, seed: seed, subject: policy.description,
       reproduction: shape.forApps
-        ? "sim-cli selftest --oracles --workload app --seeds \(seed)..\(seed)"
-        : "sim-cli fuzz --seeds \(seed)..\(seed) --policy '\(policy)'\(shape.sharing ? " --sharing" : "")")
+        ? "\(ToolName.current) selftest --oracles --workload app --seeds \(seed)..\(seed)"
+        : "\(ToolName.current) fuzz --seeds \(seed)..\(seed) --policy '\(policy)'\(shape.sharing ? " --sharing" : "")")
   }
 
   /// Runs fuzz seed `seed` of the workload for `app` with the app on every device and compares
