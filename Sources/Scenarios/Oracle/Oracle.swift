@@ -175,7 +175,7 @@ package struct Oracle {
           "the server refused it with permissionFailure at \(e.time) (\(words.account(world.deviceAccount(Int(e.device)) ?? 0)) may not write it: read-only on the share)"
           + (reverted
             ? ", and its device took the server's record back and told the user"
-            : "; its device dropped the change and still shows it saved (permission-failure=ignore)")
+            : "; its device dropped the change and still shows it saved" + (judgesAnApp ? "" : " (permission-failure=ignore)"))
       default:
         continue
       }
