@@ -45,8 +45,9 @@ let package = Package(
     // Golden files are read by path (#filePath), not bundled: excluded so SwiftPM does not ask.
     .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "Replica", "Simulator", "ModelImport"], exclude: ["Golden"]),
     .testTarget(name: "SimTestingTests", dependencies: ["SimTesting", "Scenarios", "Replica", "Simulator"]),
-    // Depends on the executable too, so that `swift test` builds the binary the tests spawn.
-    .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "ReferenceOracle", "sim-cli"]),
+    // Depends on the executable too, so that `swift test` builds the binary the tests spawn. Its
+    // data files are read by path (#filePath), not bundled.
+    .testTarget(name: "SimCLITests", dependencies: ["SimCLI", "Simulator", "ReferenceOracle", "sim-cli"], exclude: ["Data"]),
   ],
   swiftLanguageModes: [.v6]
 )

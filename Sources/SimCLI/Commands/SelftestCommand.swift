@@ -8,7 +8,8 @@ import Scenarios
 /// under every preset with both the oracle and the independent reference checker and compares.
 enum SelftestCommand {
   static let spec = CommandSpec(
-    name: "selftest", summary: "Check determinism (the kernel's trace hash) or the oracle against the reference checker.",
+    name: "selftest",
+    summary: "Check determinism (the kernel's trace hash), the oracle against the reference checker, or every app on every order of types.",
     discussion: """
       Without --oracles: prints the trace hash of the kernel's seeded workload; the same seed
       must print the same hash in every process and on every machine.
@@ -20,6 +21,16 @@ enum SelftestCommand {
       preset. With --app NAME (or all), each seed runs the app on every device, on the workload
       for that app (its own schema when it states one). Exit 0 when they agree on every run, 1
       with the first difference (seed order).
+      With --type-orders: runs the fuzz workload for apps (as fuzz --app APP --scenario FILE
+      does) on the schema of every named scenario and every --scenario, identical schemas once,
+      with its types declared in every order (a schema of more than 6 types: every rotation and
+      its reversal), × every app (--app narrows) × --seeds (default 1..2000). An app that
+      states its schema runs on every order of its own instead. Prints a table per app (runs,
+      runs failing the oracle, intents the app refused, runs a device's app stopped with a
+      diagnostic, internal errors), each distinct diagnostic once with the command that runs its
+      first, and a summary with runs/s. Exit 0 when nothing is an internal error and every
+      diagnostic is a clear sentence; 1 with an unclear one; 70 with an internal error (a crash
+      names the run that was going on and the command that runs it alone).
       """,
     options: [
       .value("--seed", "N", "The kernel workload's seed (default 1)."),
@@ -31,18 +42,37 @@ enum SelftestCommand {
         "--workload", "default|app|sharing|assets",
         "With --oracles: the fuzzer's workload (default), the one for apps, the default with sharing drawn, or a photo album with assets."),
       .value(
-        "--app", "NAME|all", "With --oracles: run this app (or every one this tool was built with) on the workload for it, instead of the presets."),
+        "--app", "NAME|all",
+        "With --oracles: run this app (or every one this tool was built with) on the workload for it, instead of the presets. With --type-orders: only this app (default all)."
+      ),
+      .flag("--type-orders", "Run every app on every order of the types of every scenario's schema."),
+      .value("--scenario", "FILE|NAME", "With --type-orders: sweep this scenario's schema too (repeatable).", repeatable: true),
+      .flag("--no-named", "With --type-orders: leave out the named scenarios (sim-cli list); sweep only the --scenario ones."),
+      .value("--order", "TYPE,TYPE,…", "With --type-orders: run only this order of types (what each reproduce line uses)."),
+      .value("--intents", "N", "With --type-orders: intents per run, 1 to 100000 (default 50)."),
+      .flag("--verbose", "With --type-orders: print each (order, app) before its first run."),
       Formats.option,
     ],
-    examples: ["sim-cli selftest --seed 1", "sim-cli selftest --oracles --seeds 1..100000"],
+    examples: [
+      "sim-cli selftest --seed 1", "sim-cli selftest --oracles --seeds 1..100000",
+      "sim-cli selftest --type-orders --seeds 1..2000 --scenario my-app.scenario",
+    ],
     hidden: true)
 
   static let command = Command(spec: spec) { args, console in
+    if args.has("--type-orders") {
+      do { return try typeOrders(args, console) } catch let exit as CommandExit { return exit.code }
+    }
+    for option in typeOrderOptions where args.has(option) {
+      console.err(UsageError.other("'\(option)' applies only with --type-orders.").render(command: spec))
+      return .usage
+    }
     if args.has("--oracles") { return oracles(args, console) }
     // The options of --oracles mean nothing without it: taking them silently (`--jobs 0`,
     // `--seeds 5..1`, `--workload garbage` exited 0) would let a typo pass for a check.
     for option in ["--seeds", "--jobs", "--workload", "--app"] where args.value(option) != nil {
-      console.err(UsageError.other("'\(option)' applies only with --oracles.").render(command: spec))
+      let with = option == "--workload" ? "--oracles" : "--oracles or --type-orders"
+      console.err(UsageError.other("'\(option)' applies only with \(with).").render(command: spec))
       return .usage
     }
     guard let seed = IntegerOption.parse(args, "--seed", default: 1, in: 0...UInt64.max, spec: spec, console: console),

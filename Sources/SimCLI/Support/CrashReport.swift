@@ -18,9 +18,11 @@ enum CrashReport {
     buffer.initialize(from: bytes, count: bytes.count)
     message = buffer
     length = bytes.count - 1
+    CrashContext.slots = 0  // (initialized here, not first in the signal handler)
     for sig in [SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS, SIGFPE] {
       signal(sig) { _ in
         if let m = CrashReport.message { _ = write(STDERR_FILENO, m, CrashReport.length) }
+        CrashContext.writeForCrash()
         _exit(70)
       }
     }
@@ -36,6 +38,75 @@ enum CrashReport {
     let safe =
       !s.isEmpty && s.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || "0123456789-_./=:,@%+".unicodeScalars.contains($0))) }
     return safe ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+}
+
+/// What each worker of a long command is running, for the crash report: a trap in one run ends
+/// the whole process, and the report then names the run that was going on (`selftest
+/// --type-orders`: the schema's order, the app, the seed, and the command that runs it alone).
+///
+/// The buffers are allocated before the work starts (``reserve(workers:)``); each worker
+/// overwrites only its own slot; the signal handler only reads them, with `write(2)`, and marks
+/// the slot of the thread that crashed. (Another worker may be rewriting its slot meanwhile: its
+/// line may then be cut.)
+enum CrashContext {
+  static let slotBytes = 1_024
+  nonisolated(unsafe) static var slots = 0
+  nonisolated(unsafe) static var text: UnsafeMutablePointer<CChar>?
+  nonisolated(unsafe) static var lengths: UnsafeMutablePointer<Int>?
+  nonisolated(unsafe) static var threads: UnsafeMutablePointer<pthread_t?>?
+  nonisolated(unsafe) static var heading: UnsafeMutablePointer<CChar>?
+  nonisolated(unsafe) static var headingLength = 0
+
+  /// Room for `workers` workers, each to say what it runs; `heading` is printed before them.
+  static func reserve(workers: Int, heading title: String) {
+    clear()
+    let bytes = Array(title.utf8CString)
+    let h = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+    h.initialize(from: bytes, count: bytes.count)
+    let t = UnsafeMutablePointer<CChar>.allocate(capacity: workers * slotBytes)
+    t.initialize(repeating: 0, count: workers * slotBytes)
+    let l = UnsafeMutablePointer<Int>.allocate(capacity: workers)
+    l.initialize(repeating: 0, count: workers)
+    let th = UnsafeMutablePointer<pthread_t?>.allocate(capacity: workers)
+    th.initialize(repeating: nil, count: workers)
+    // (Buffers of an earlier reservation are left allocated: a handler may be reading them.)
+    (heading, headingLength, text, lengths, threads) = (h, bytes.count - 1, t, l, th)
+    slots = workers
+  }
+
+  /// Worker `worker` now runs what `line` says (one line, cut to the slot's size).
+  static func set(worker: Int, _ line: String) {
+    guard worker < slots, let text, let lengths, let threads else { return }
+    lengths[worker] = 0
+    threads[worker] = pthread_self()
+    var n = 0
+    for byte in line.utf8 where n < slotBytes - 1 {
+      text[worker * slotBytes + n] = CChar(bitPattern: byte)
+      n += 1
+    }
+    lengths[worker] = n
+  }
+
+  /// Nothing is running any more: the report names nothing.
+  static func clear() {
+    slots = 0
+  }
+
+  /// Writes the heading and every worker's line, the crashing thread's marked (signal-safe: no
+  /// allocation, only `write(2)`).
+  static func writeForCrash() {
+    guard slots > 0, let text, let lengths, let threads, let heading else { return }
+    _ = write(STDERR_FILENO, heading, headingLength)
+    let me = pthread_self()
+    for worker in 0..<slots where lengths[worker] > 0 {
+      let mine = threads[worker].map { pthread_equal($0, me) != 0 } ?? false
+      let mark: StaticString = mine ? "  ✗ " : "    "
+      _ = write(STDERR_FILENO, mark.utf8Start, mark.utf8CodeUnitCount)
+      _ = write(STDERR_FILENO, text + worker * slotBytes, lengths[worker])
+      let end: StaticString = mine ? "   (this run crashed)\n" : "   (also running)\n"
+      _ = write(STDERR_FILENO, end.utf8Start, end.utf8CodeUnitCount)
+    }
   }
 }
 
