@@ -132,4 +132,3 @@ actor MainActorSetupStore {
     engine = SyncEngine(.init(database: device.database, stateSerialization: nil, delegate: delegate))
   }
 }
-
