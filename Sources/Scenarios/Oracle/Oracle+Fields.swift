@@ -209,7 +209,8 @@ extension Oracle {
       // Prefer naming the concurrent intent that wrote the surviving value.
       let how: String
       if let w = winner, concurrent(w, l) {
-        how = "when \(describe(w, field: f)), a concurrent write to the same field, won (\(judgesAnApp ? "the app's merge kept it" : "last-writer-wins"))"
+        how =
+          "when \(describe(w, field: f)), a concurrent write to the same field, won (\(judgesAnApp ? "the app's merge kept it" : "last-writer-wins"))"
       } else if !rival.writtenFields.contains(f), judgesAnApp {
         how = "when \(describe(rival)), saved concurrently, brought it back in its whole record and the app's code applied it over the edit"
       } else if !rival.writtenFields.contains(f) {
