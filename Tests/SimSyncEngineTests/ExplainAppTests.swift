@@ -36,7 +36,7 @@ import Testing
       let text = Explanation.run(fuzzCase.file, app: app, seed: seed).text
       #expect(Self.presetWords(in: text).isEmpty, "seed \(seed): \(Self.presetWords(in: text))\n\(text)")
       explained += 1
-      if explained == 1, let shrunk = Shrinker.shrink(fuzzCase.file, seed: seed, app: app, maxRuns: 300) {
+      if explained == 1, let shrunk = Shrinker.shrink(fuzzCase.file, seed: seed, app: app, maxRuns: 60) {
         let again = Explanation.run(shrunk.file, app: app, seed: seed).text
         #expect(Self.presetWords(in: again).isEmpty, "shrunk seed \(seed): \(again)")
       }
@@ -46,7 +46,7 @@ import Testing
 
   /// What a device did, told in the story of a record and on the timeline: for an app, without
   /// the preset setting that does the same (`account=wipe`, `permission-failure=ignore`). (The
-  /// oracle's own sentence of the lost edit still names `permission-failure=ignore`.)
+  /// oracle's own sentence of the lost edit names no setting for an app either.)
   @Test func theStoryAndTheTimelineNameNoPresetForWhatTheAppDid() throws {
     let wiping = Explanation.run(try Scenario.load("app-signed-out-offline"), app: AppUnderTest(NotesAppWipingOnSignOut.self)).text
     let wiped = wiping.split(separator: "\n").filter { $0.contains("deletes its local data on the account change") }
