@@ -163,7 +163,7 @@ struct Judge {
     }
     // 8a. Access: an account's database holding records made under another account that it
     // may not read; one verdict per database and owner, on the first such record.
-    for db in world.servers.indices {
+    for db in world.servers.indices where world.servers.count > 1 {
       var owners: [Int] = []
       for r in world.servers[db].liveRecords where world.account(ofRecord: r.key) != db && !(world.hasSharing && mayRead(Int32(db), r.key)) {
         let owner = world.account(ofRecord: r.key)

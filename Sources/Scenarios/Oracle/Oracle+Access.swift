@@ -92,6 +92,8 @@ extension Oracle {
   /// change. One anomaly per database and owner, on its first record, naming the device that
   /// saved them there and when.
   mutating func judgeForeignSaves() {
+    // (One account, one database: nothing can be another's. Most runs; no copy of the records.)
+    guard world.servers.count > 1 else { return }
     for db in world.servers.indices {
       var groups: [(owner: Int, keys: [RecordKey])] = []
       for r in world.servers[db].liveRecords where world.account(ofRecord: r.key) != db {

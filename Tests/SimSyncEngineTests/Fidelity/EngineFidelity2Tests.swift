@@ -121,7 +121,7 @@ extension EngineFidelityTests {
       return
     }
     #expect(errors.rendered().contains("expected send-first or fetch-first"), "\(errors.rendered())")
-    #expect(errors.rendered().contains("fetch-first"), "\(errors.rendered())")
+    #expect(errors.rendered().contains("did you mean 'fetch-first'?"), "\(errors.rendered())")
   }
 
   /// `recordNames: .pattern("{type}|{uuid}")` hands the app `Note|UUID` names; reports keep
